@@ -1,0 +1,24 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { hashApiKey, looksLikeApiKey } from '#lib/tenancy/api-keys';
+import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+
+/**
+ * Lambda REQUEST authorizer: x-api-key → clientId in the request context. Throwing
+ * 'Unauthorized' is API Gateway's contract for a 401. The policy covers the whole API so that a
+ * cached result serves every route; tenancy is enforced by the keys handlers derive from clientId.
+ */
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
+  if (!looksLikeApiKey(header)) throw new Error('Unauthorized');
+  const key = await dynamoTenantStore.findApiKey(hashApiKey(header));
+  if (!key || key.revokedAt) throw new Error('Unauthorized');
+  const [arnPrefix, stage] = event.methodArn.split('/');
+  return {
+    principalId: key.clientId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${arnPrefix}/${stage}/*/*` }],
+    },
+    context: { clientId: key.clientId, keyId: key.keyId },
+  };
+};

@@ -1,0 +1,17 @@
+import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { header, pathId } from '#lib/http/path';
+import { json } from '#lib/http/response';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { etagOf, type RequestDocument, representationOf, requestService } from '#lib/requests/requests';
+
+const requests = requestService(dynamoRequestStore);
+
+/** PUT /api/external/v1.1/Requests/{externalId}: replaces an existing request; 404 when missing. */
+export const handler = endpoint<RequestDocument>(
+  async (event) => {
+    const externalId = pathId(event, 'externalId');
+    const { request } = await requests.replace(clientIdOf(event), externalId, event.body, header(event, 'if-match'));
+    return json(200, representationOf(request), { ETag: etagOf(request) });
+  },
+  { json: { schema: 'RequestAddressedByPath' } },
+);

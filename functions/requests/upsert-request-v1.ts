@@ -1,0 +1,22 @@
+import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { header, pathId } from '#lib/http/path';
+import { json } from '#lib/http/response';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { etagOf, type RequestDocument, representationOf, requestService } from '#lib/requests/requests';
+
+const requests = requestService(dynamoRequestStore);
+
+/** PUT /api/external/v1/Requests/{appointmentId}: create or replace (201 on create, 200 on replace). */
+export const handler = endpoint<RequestDocument>(
+  async (event) => {
+    const appointmentId = pathId(event, 'appointmentId');
+    const { request, created } = await requests.upsert(
+      clientIdOf(event),
+      appointmentId,
+      event.body,
+      header(event, 'if-match'),
+    );
+    return json(created ? 201 : 200, representationOf(request), { ETag: etagOf(request) });
+  },
+  { json: { schema: 'RequestAddressedByPath' } },
+);

@@ -1,0 +1,87 @@
+/**
+ * The route table: the single source of truth for the API. The CDK stack (infra/) creates one
+ * Lambda function and one API Gateway method per row; the local gateway (local/) serves the same
+ * rows with the same handlers. Adding an endpoint is one handler file plus one row here.
+ *
+ * API Gateway allows one variable name per path level, so a level shared by several routes uses
+ * one name: `{externalId}` under v1.1/Requests (the spec's `{requestExternalId}` of attachments is
+ * the same URL segment) and under Portals/accounts (where the list route's segment is the
+ * clientUserId). Names are internal; the URLs are exactly the spec's.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a route's function may touch; the CDK construct turns this into least-privilege grants. */
+export interface RouteAccess {
+  table?: 'read' | 'readWrite';
+  /** S3 actions on the client's prefix of the attachments bucket. */
+  bucket?: Array<'read' | 'write' | 'delete' | 'presign'>;
+  /** Envelope encryption of portal-account secrets (encrypt only: decryption is the RPA worker's). */
+  secrets?: 'encrypt';
+}
+
+export interface Route {
+  method: HttpMethod;
+  path: string;
+  /** Module under functions/, without extension; it exports `handler`. */
+  handler: string;
+  access: RouteAccess;
+  /** Obsolete routes answer with Deprecation/Sunset/Link headers pointing to the successor. */
+  successor?: string;
+}
+
+const v1 = '/api/external/v1';
+const v11 = '/api/external/v1.1';
+
+export const routes: readonly Route[] = [
+  // Requests (issue: foundation)
+  {
+    method: 'PUT',
+    path: `${v1}/Requests/{appointmentId}`,
+    handler: 'requests/upsert-request-v1',
+    access: { table: 'readWrite' },
+  },
+  {
+    method: 'PATCH',
+    path: `${v1}/Requests/{appointmentId}`,
+    handler: 'requests/patch-request-v1',
+    access: { table: 'readWrite' },
+  },
+  { method: 'POST', path: `${v11}/Requests`, handler: 'requests/create-request', access: { table: 'readWrite' } },
+  {
+    method: 'PUT',
+    path: `${v11}/Requests/{externalId}`,
+    handler: 'requests/replace-request',
+    access: { table: 'readWrite' },
+  },
+  { method: 'GET', path: `${v11}/Requests/{externalId}`, handler: 'requests/get-request', access: { table: 'read' } },
+
+  // Schemas and validation
+  { method: 'GET', path: `${v11}/Schemas`, handler: 'schemas/list-schemas', access: {} },
+  { method: 'GET', path: `${v11}/Schemas/{name}`, handler: 'schemas/get-schema', access: {} },
+  { method: 'POST', path: `${v11}/Schemas/{name}/validate`, handler: 'schemas/validate-payload', access: {} },
+];
+
+/**
+ * Functions that are not behind the API: triggered by events. The CDK stack wires each trigger;
+ * the local stack binds the same handler to the emulator's events.
+ */
+export interface EventFunction {
+  /** PascalCase function name, e.g. `ProcessUploadedAttachment`. */
+  name: string;
+  handler: string;
+  trigger: { s3ObjectCreated: { prefix?: string; suffix?: string } };
+  access: RouteAccess;
+}
+
+export const eventFunctions: readonly EventFunction[] = [];
+
+/** A stable, readable name for the function of a route, e.g. `requests/create-request` → `CreateRequest`. */
+export const functionNameOf = (route: Route): string => {
+  const base = route.handler
+    .split('/')
+    .at(-1)!
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+  return route.successor ? `${base}V1` : base;
+};

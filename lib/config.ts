@@ -1,0 +1,9 @@
+/** Names of deployed resources, injected as environment variables by the CDK construct (or the local stack). */
+const required = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`Environment variable ${name} is not set`);
+  return value;
+};
+
+export const tableName = () => required('TABLE_NAME');
+export const bucketName = () => required('BUCKET_NAME');

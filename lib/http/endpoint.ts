@@ -1,0 +1,116 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { log } from '#lib/log';
+import { assertValid, type SchemaName } from '#lib/validation/validate';
+import {
+  badRequest,
+  HttpProblem,
+  payloadTooLarge,
+  unauthorized,
+  unsupportedMediaType,
+  ValidationFailed,
+} from './problem.ts';
+import { type ApiResult, json, problemJson } from './response.ts';
+
+/** The event a handler sees: API Gateway's REST event with the body already parsed. */
+export type ApiEvent<TBody = undefined> = Omit<APIGatewayProxyEvent, 'body'> & { body: TBody };
+export type ApiHandler<TBody> = (event: ApiEvent<TBody>, context: Context) => Promise<ApiResult>;
+
+/** JSON bodies above this are refused with 413 before parsing (a request item must fit DynamoDB's 400 KB). */
+export const MAX_JSON_BODY_BYTES = 256 * 1024;
+export const JSON_MEDIA_TYPES = ['application/json'];
+
+export interface JsonBodyOptions {
+  schema?: SchemaName;
+  /** Accepted media types besides application/json (e.g. application/merge-patch+json). */
+  mediaTypes?: string[];
+  maxBytes?: number;
+}
+
+/**
+ * Wraps a handler in the house middleware order: normalize headers → parse body → validate →
+ * handler → errors to problem details. The error middleware is registered first so that its
+ * onError runs last, after every other middleware had its say.
+ */
+export const endpoint = <TBody = undefined>(handler: ApiHandler<TBody>, options: { json?: JsonBodyOptions } = {}) => {
+  const stack = middy<ApiEvent<TBody>, ApiResult>().use(problemDetails()).use(httpHeaderNormalizer());
+  if (options.json) {
+    stack.use(jsonBody(options.json));
+    if (options.json.schema) stack.use(validateBody(options.json.schema));
+  }
+  return stack.handler(handler);
+};
+
+/** The tenant, as resolved by the authorizer. Never taken from the body or path. */
+export const clientIdOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>): string => {
+  const clientId = event.requestContext.authorizer?.clientId;
+  if (typeof clientId !== 'string' || clientId === '') throw unauthorized();
+  return clientId;
+};
+
+const mediaTypeOf = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+
+const jsonBody = (options: JsonBodyOptions): MiddlewareObj<ApiEvent<unknown>, ApiResult> => {
+  const accepted = [...JSON_MEDIA_TYPES, ...(options.mediaTypes ?? [])];
+  const maxBytes = options.maxBytes ?? MAX_JSON_BODY_BYTES;
+  return {
+    before: (request) => {
+      const event = request.event as unknown as APIGatewayProxyEvent;
+      const raw = event.body ?? '';
+      const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+      if (bytes.length > maxBytes) throw payloadTooLarge(maxBytes);
+      if (!accepted.includes(mediaTypeOf(event.headers?.['content-type']))) throw unsupportedMediaType(accepted);
+      if (bytes.length === 0) throw badRequest('A JSON request body is required.');
+      const text = bytes.toString('utf8');
+      try {
+        request.event.body = JSON.parse(text);
+      } catch (error) {
+        // The parser's message quotes the input; only the position is safe to echo back.
+        const position = /position (\d+)/.exec(String((error as Error).message))?.[1];
+        throw badRequest(
+          `The request body is not valid JSON${position ? ` (error at position ${position})` : ''}.`,
+          position ? { position: Number(position) } : {},
+        );
+      }
+    },
+  };
+};
+
+const validateBody = (schema: SchemaName): MiddlewareObj<ApiEvent<unknown>, ApiResult> => ({
+  before: (request) => {
+    assertValid(schema, request.event.body);
+  },
+});
+
+const problemDetails = (): MiddlewareObj<ApiEvent<unknown>, ApiResult> => ({
+  onError: (request) => {
+    const { error } = request;
+    if (error instanceof ValidationFailed) {
+      request.response = json(400, { succeeded: false, errors: error.errors, type: 'none' });
+      return;
+    }
+    const problem =
+      error instanceof HttpProblem ? error : new HttpProblem(500, 'An unexpected error occurred. It has been logged.');
+    if (!(error instanceof HttpProblem)) {
+      // Name and stack only: messages of SDK or parser errors can quote stored data.
+      log.error('Unhandled error', {
+        errorName: (error as Error | undefined)?.name,
+        stack: (error as Error | undefined)?.stack?.split('\n').slice(1, 6).join(' | '),
+        requestId: request.context.awsRequestId,
+      });
+    }
+    request.response = problemJson(
+      problem.status,
+      {
+        type: 'about:blank',
+        title: problem.title,
+        status: problem.status,
+        detail: problem.detail,
+        ...problem.extensions,
+        requestId: request.context.awsRequestId,
+      },
+      problem.headers,
+    );
+  },
+});

@@ -1,0 +1,93 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { baseHeaders } from './response.ts';
+
+/**
+ * What API Gateway itself answers, before any handler runs. The CDK stack configures its
+ * gateway responses from these bodies and the local gateway sends them verbatim, so clients see
+ * one problem-details shape whether a handler or the gateway refused them.
+ */
+export const GATEWAY_LIMITS = {
+  /** API Gateway REST: 10 MB request payload. */
+  maxPayloadBytes: 10 * 1024 * 1024,
+  /** Lambda: 6 MB synchronous response. */
+  maxLambdaResponseBytes: 6 * 1024 * 1024,
+} as const;
+
+/** Bodies API Gateway hands to Lambda base64-encoded (uploads); JSON stays text. */
+export const BINARY_MEDIA_TYPES = ['multipart/form-data', 'application/octet-stream'] as const;
+
+export const isBinaryMediaType = (contentType: string | undefined): boolean => {
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return BINARY_MEDIA_TYPES.some((binary) => binary === mediaType);
+};
+
+export interface GatewayProblem {
+  /** CDK ResponseType name. */
+  type: string;
+  status: number;
+  title: string;
+  detail: string;
+}
+
+export const GATEWAY_PROBLEMS = {
+  unauthorized: {
+    type: 'UNAUTHORIZED',
+    status: 401,
+    title: 'Unauthorized',
+    detail: 'A valid x-api-key header is required.',
+  },
+  accessDenied: {
+    type: 'ACCESS_DENIED',
+    status: 403,
+    title: 'Forbidden',
+    detail: 'This API key may not call this endpoint.',
+  },
+  notFound: {
+    type: 'MISSING_AUTHENTICATION_TOKEN',
+    status: 404,
+    title: 'Not Found',
+    detail: 'No endpoint matches this method and path.',
+  },
+  payloadTooLarge: {
+    type: 'REQUEST_TOO_LARGE',
+    status: 413,
+    title: 'Payload Too Large',
+    detail: `The request exceeds the gateway limit of ${GATEWAY_LIMITS.maxPayloadBytes} bytes.`,
+  },
+  throttled: {
+    type: 'THROTTLED',
+    status: 429,
+    title: 'Too Many Requests',
+    detail: 'The request rate limit was exceeded.',
+  },
+  badGateway: {
+    type: 'DEFAULT_5XX',
+    status: 502,
+    title: 'Bad Gateway',
+    detail: 'The endpoint returned an invalid response.',
+  },
+  internalError: {
+    type: 'DEFAULT_5XX',
+    status: 500,
+    title: 'Internal Server Error',
+    detail: 'An unexpected error occurred.',
+  },
+} as const satisfies Record<string, GatewayProblem>;
+
+export const problemBody = (problem: GatewayProblem) =>
+  ({ type: 'about:blank', title: problem.title, status: problem.status, detail: problem.detail }) as const;
+
+const respond = (problem: GatewayProblem): APIGatewayProxyResult => ({
+  statusCode: problem.status,
+  headers: { ...baseHeaders, 'Content-Type': 'application/problem+json; charset=utf-8' },
+  body: JSON.stringify(problemBody(problem)),
+});
+
+export const gatewayResponses = {
+  unauthorized: () => respond(GATEWAY_PROBLEMS.unauthorized),
+  accessDenied: () => respond(GATEWAY_PROBLEMS.accessDenied),
+  notFound: () => respond(GATEWAY_PROBLEMS.notFound),
+  payloadTooLarge: () => respond(GATEWAY_PROBLEMS.payloadTooLarge),
+  badGateway: () => respond(GATEWAY_PROBLEMS.badGateway),
+  internalError: () => respond(GATEWAY_PROBLEMS.internalError),
+};

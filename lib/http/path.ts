@@ -1,0 +1,20 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
+import { badRequest } from './problem.ts';
+
+const idPattern = new RegExp(ID_PATTERN);
+
+/** A client-chosen id from the path, checked before it is used in any key. */
+export const pathId = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>, name: string, label = name): string => {
+  const value = event.pathParameters?.[name];
+  if (!value || value.length > ID_MAX_LENGTH || !idPattern.test(value)) {
+    throw badRequest(
+      `${label} must be 1 to ${ID_MAX_LENGTH} characters: letters, digits and . _ : @ - (not starting with a symbol).`,
+      { parameter: label },
+    );
+  }
+  return value;
+};
+
+export const header = (event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined =>
+  event.headers?.[name.toLowerCase()] ?? undefined;

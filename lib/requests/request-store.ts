@@ -1,0 +1,40 @@
+/** Port: stored requests. `document` is the request exactly as the client sent it (minus externalId). */
+export type AuthorizationStatus =
+  | 'not_submitted'
+  | 'pending'
+  | 'approved'
+  | 'partially_approved'
+  | 'denied'
+  | 'cancelled';
+
+export interface Authorization {
+  status: AuthorizationStatus;
+  number: string | null;
+  decisionDate: string | null;
+  lastCheckedAt: string | null;
+}
+
+export interface StoredRequest {
+  clientId: string;
+  externalId: string;
+  document: Record<string, unknown>;
+  authorization: Authorization;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class VersionConflict extends Error {
+  constructor() {
+    super('The stored version changed');
+    this.name = 'VersionConflict';
+  }
+}
+
+export interface RequestStore {
+  get(clientId: string, externalId: string): Promise<StoredRequest | undefined>;
+  /** Writes version 1; throws VersionConflict when the request exists. */
+  create(request: StoredRequest): Promise<void>;
+  /** Writes `request` (whose version is the previous one + 1) if the stored version is still `request.version - 1`. */
+  update(request: StoredRequest): Promise<void>;
+}

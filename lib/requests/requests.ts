@@ -1,0 +1,124 @@
+import { badRequest, conflict, notFound, preconditionFailed } from '#lib/http/problem';
+import { assertValid } from '#lib/validation/validate';
+import { applyMergePatch } from './merge-patch.ts';
+import { type Authorization, type RequestStore, type StoredRequest, VersionConflict } from './request-store.ts';
+
+/**
+ * Request use cases, independent of HTTP and storage. Semantics (DESIGN.md): v1 PUT upserts,
+ * v1 PATCH merge-patches an existing request and validates the result, v1.1 POST creates (409 if
+ * it exists), v1.1 PUT replaces an existing one (404 if missing). If-Match guards every write.
+ */
+export type RequestDocument = Record<string, unknown> & { externalId?: string };
+
+export const initialAuthorization = (): Authorization => ({
+  status: 'not_submitted',
+  number: null,
+  decisionDate: null,
+  lastCheckedAt: null,
+});
+
+/** The representation clients read: their document plus what the service adds. */
+export const representationOf = (request: StoredRequest) => ({
+  externalId: request.externalId,
+  ...request.document,
+  authorization: request.authorization,
+  createdAt: request.createdAt,
+  updatedAt: request.updatedAt,
+  version: request.version,
+});
+
+export const etagOf = (request: Pick<StoredRequest, 'version'>) => `"${request.version}"`;
+
+/** If-Match: `*` or a list of ETags, weak or strong; absent means "any version". */
+const checkIfMatch = (ifMatch: string | undefined, current: StoredRequest | undefined) => {
+  if (ifMatch === undefined) return;
+  if (!current) throw preconditionFailed('If-Match was given but the request does not exist.');
+  if (ifMatch.trim() === '*') return;
+  const tags = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (!tags.includes(etagOf(current))) {
+    throw preconditionFailed(`The request has changed: its current ETag is ${etagOf(current)}.`);
+  }
+};
+
+/** The body's externalId, when present, must name the same request as the path. */
+const withoutExternalId = (externalId: string, body: RequestDocument): Record<string, unknown> => {
+  const { externalId: inBody, ...document } = body;
+  if (inBody !== undefined && inBody !== externalId) {
+    throw badRequest(
+      `externalId in the body ("${String(inBody).slice(0, 64)}") does not match the path ("${externalId}").`,
+    );
+  }
+  return document;
+};
+
+const MAX_ATTEMPTS = 3;
+
+export const requestService = (store: RequestStore) => {
+  const write = async (
+    clientId: string,
+    externalId: string,
+    next: (current: StoredRequest | undefined) => Record<string, unknown>,
+    options: { ifMatch?: string; mustExist?: boolean; mustNotExist?: boolean },
+  ): Promise<{ request: StoredRequest; created: boolean }> => {
+    for (let attempt = 1; ; attempt++) {
+      const current = await store.get(clientId, externalId);
+      if (options.mustExist && !current) throw notFound(`Request ${externalId}`);
+      if (options.mustNotExist && current) throw conflict(`Request ${externalId} already exists.`);
+      checkIfMatch(options.ifMatch, current);
+      const now = new Date().toISOString();
+      const request: StoredRequest = {
+        clientId,
+        externalId,
+        document: next(current),
+        authorization: current?.authorization ?? initialAuthorization(),
+        version: (current?.version ?? 0) + 1,
+        createdAt: current?.createdAt ?? now,
+        updatedAt: now,
+      };
+      try {
+        if (current) await store.update(request);
+        else await store.create(request);
+        return { request, created: !current };
+      } catch (error) {
+        // Another writer won the race: with If-Match that is a stale write; without it, try again.
+        if (!(error instanceof VersionConflict)) throw error;
+        if (options.ifMatch !== undefined) throw preconditionFailed('The request was changed by another write.');
+        if (options.mustNotExist) throw conflict(`Request ${externalId} already exists.`);
+        if (attempt >= MAX_ATTEMPTS) throw conflict('The request is being changed concurrently; retry.');
+      }
+    }
+  };
+
+  return {
+    get: async (clientId: string, externalId: string) => {
+      const request = await store.get(clientId, externalId);
+      if (!request) throw notFound(`Request ${externalId}`);
+      return request;
+    },
+
+    /** v1 PUT: create or replace. */
+    upsert: (clientId: string, externalId: string, body: RequestDocument, ifMatch?: string) =>
+      write(clientId, externalId, () => withoutExternalId(externalId, body), { ifMatch }),
+
+    /** v1.1 POST. */
+    create: (clientId: string, body: RequestDocument & { externalId: string }) =>
+      write(clientId, body.externalId, () => withoutExternalId(body.externalId, body), { mustNotExist: true }),
+
+    /** v1.1 PUT. */
+    replace: (clientId: string, externalId: string, body: RequestDocument, ifMatch?: string) =>
+      write(clientId, externalId, () => withoutExternalId(externalId, body), { ifMatch, mustExist: true }),
+
+    /** v1 PATCH: merge patch onto the stored document; the result must be a valid request. */
+    patch: (clientId: string, externalId: string, patch: Record<string, unknown>, ifMatch?: string) =>
+      write(
+        clientId,
+        externalId,
+        (current) => {
+          const merged = applyMergePatch({ externalId, ...current!.document }, patch) as RequestDocument;
+          assertValid('RequestAddressedByPath', merged);
+          return withoutExternalId(externalId, merged);
+        },
+        { ifMatch, mustExist: true },
+      ),
+  };
+};

@@ -1,0 +1,9 @@
+/**
+ * The single table's shape, shared by the CDK stack and the local stack's bootstrap so both
+ * create the same keys and indexes. Index names are generic: what they hold is in docs/data-model.md.
+ */
+export const TABLE_KEY = { partition: 'pk', sort: 'sk' } as const;
+
+export const GSI1 = { name: 'gsi1', partition: 'gsi1pk', sort: 'gsi1sk' } as const;
+
+export const tableIndexes = [GSI1] as const;

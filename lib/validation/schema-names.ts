@@ -1,0 +1,12 @@
+/**
+ * Schemas clients can read at /Schemas/{name} and validate against at /Schemas/{name}/validate.
+ * Internal variants (e.g. a request addressed by its path) are compiled too but not listed.
+ */
+export const PUBLIC_SCHEMAS = ['Request', 'PortalAccount', 'RpaAccessRequest'] as const;
+export const INTERNAL_SCHEMAS = ['RequestAddressedByPath'] as const;
+
+export type PublicSchemaName = (typeof PUBLIC_SCHEMAS)[number];
+export type SchemaName = PublicSchemaName | (typeof INTERNAL_SCHEMAS)[number];
+
+export const isPublicSchemaName = (name: string): name is PublicSchemaName =>
+  (PUBLIC_SCHEMAS as readonly string[]).includes(name);

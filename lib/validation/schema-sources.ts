@@ -1,0 +1,12 @@
+import type { SchemaName } from './schema-names.ts';
+import { portalAccountSchema } from './schemas/portal-account.ts';
+import { requestAddressedByPathSchema, requestSchema } from './schemas/request.ts';
+import { rpaAccessRequestSchema } from './schemas/rpa-access-request.ts';
+
+/** Every schema the build compiles, by name. Read by scripts/compile-schemas.ts only. */
+export const schemaSources: Record<SchemaName, Record<string, unknown>> = {
+  Request: requestSchema,
+  RequestAddressedByPath: requestAddressedByPathSchema,
+  PortalAccount: portalAccountSchema,
+  RpaAccessRequest: rpaAccessRequestSchema,
+};

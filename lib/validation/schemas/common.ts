@@ -1,0 +1,15 @@
+/** Building blocks shared by the schemas. Limits here are documented in docs/validation.md. */
+export const DRAFT = 'http://json-schema.org/draft-07/schema#';
+
+/** Client-chosen identifiers: 1–64 characters, no `#` or `/` (they delimit keys and paths). */
+export const ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:@-]*$';
+export const ID_MAX_LENGTH = 64;
+export const identifier = (description: string) =>
+  ({ type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN, description }) as const;
+
+export const text = (maxLength: number, description?: string) =>
+  ({ type: 'string', minLength: 1, maxLength, ...(description ? { description } : {}) }) as const;
+
+export const date = (description: string) => ({ type: 'string', format: 'date', description }) as const;
+
+export const enumOf = (codes: string[], description: string) => ({ type: 'string', enum: codes, description }) as const;

@@ -1,0 +1,34 @@
+/**
+ * The schema a client reads (since 2025-03-10): every array's `items` is an array of schemas, one
+ * per kind of element (`items: S` → `[S]`, `items: {anyOf: [A, B]}` → `[A, B]`). Validation keeps
+ * using the original schema, which checks every element. Applied at build time.
+ */
+type Json = unknown;
+
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs'];
+const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf'];
+const SUBSCHEMAS = ['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'];
+
+export const toServedSchema = (schema: Json): Json => {
+  if (Array.isArray(schema)) return schema.map(toServedSchema);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const source = schema as Record<string, Json>;
+  const out: Record<string, Json> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (key === 'items') {
+      const kinds = Array.isArray(value)
+        ? value
+        : value && typeof value === 'object' && Array.isArray((value as Record<string, Json>).anyOf)
+          ? ((value as Record<string, Json>).anyOf as Json[])
+          : [value];
+      out.items = kinds.map(toServedSchema);
+    } else if (SUBSCHEMA_MAPS.includes(key) && value && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, toServedSchema(sub)]));
+    } else if (SUBSCHEMA_LISTS.includes(key) || SUBSCHEMAS.includes(key)) {
+      out[key] = toServedSchema(value);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+};

@@ -1,0 +1,31 @@
+import type { ErrorObject } from 'ajv';
+import { ValidationFailed } from '#lib/http/problem';
+import { toErrorTexts } from './error-text.ts';
+import * as validators from './generated/validators.ts';
+import type { SchemaName } from './schema-names.ts';
+
+export type { SchemaName } from './schema-names.ts';
+
+/** The spec's Validation result. */
+export interface ValidationResult {
+  succeeded: boolean;
+  errors: string[];
+  type: 'none';
+}
+
+type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/** Validators were compiled at build time (ajv standalone): nothing is compiled on a cold start. */
+const compiled = validators as unknown as Record<SchemaName, CompiledValidator>;
+
+export const validate = (schema: SchemaName, value: unknown): ValidationResult => {
+  const validator = compiled[schema];
+  if (!validator) throw new Error(`No compiled validator for schema ${schema}; run npm run build:schemas`);
+  const succeeded = validator(value);
+  return { succeeded, errors: succeeded ? [] : toErrorTexts(validator.errors), type: 'none' };
+};
+
+export const assertValid = (schema: SchemaName, value: unknown): void => {
+  const result = validate(schema, value);
+  if (!result.succeeded) throw new ValidationFailed(result.errors);
+};

@@ -1,0 +1,47 @@
+import type { AddressInfo } from 'node:net';
+import dynalite from 'dynalite';
+import S3rver from 's3rver';
+
+/** Embedded stand-ins for AWS services, bound to loopback only. */
+export interface Emulator {
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+export const startDynalite = async (options: { path?: string }): Promise<Emulator> => {
+  const server = dynalite({
+    ...(options.path ? { path: options.path } : {}),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+};
+
+export interface S3Emulator extends Emulator {
+  server: S3rver;
+}
+
+export const startS3rver = async (options: { directory: string; buckets: string[] }): Promise<S3Emulator> => {
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: options.directory,
+    configureBuckets: options.buckets.map((name) => ({ name })),
+  });
+  const { port } = await server.run();
+  return { endpoint: `http://127.0.0.1:${port}`, server, close: () => server.close() };
+};

@@ -1,0 +1,148 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import { GSI1, TABLE_KEY } from '#lib/table';
+import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
+
+/**
+ * The whole product on one machine: embedded DynamoDB and S3 (unless DYNAMODB_ENDPOINT /
+ * S3_ENDPOINT point elsewhere), the table and bucket the CDK stack would create, and the local
+ * gateway serving the route table. Handlers are imported only after the environment is set,
+ * because their SDK clients read endpoints once, at module scope.
+ */
+export interface LocalStackOptions {
+  port?: number;
+  host?: string;
+  /** Where state lives; `undefined` keeps DynamoDB in memory and S3 in a throw-away directory. */
+  stateDir?: string;
+  /** Wipe stateDir first. */
+  clean?: boolean;
+  dynamoEndpoint?: string;
+  s3Endpoint?: string;
+  tableName?: string;
+  bucketName?: string;
+}
+
+export interface LocalStack {
+  baseUrl: string;
+  /** The environment the handlers run with; the admin CLI and tests reuse it. */
+  env: Record<string, string>;
+  s3?: S3Emulator;
+  close(): Promise<void>;
+}
+
+export const localCredentials = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'S3RVER',
+  AWS_SECRET_ACCESS_KEY: 'S3RVER',
+} as const;
+
+export const ensureTable = async (endpoint: string, tableName: string) => {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: localCredentials.AWS_REGION,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  const string = (name: string) => ({ AttributeName: name, AttributeType: 'S' as const });
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [TABLE_KEY.partition, TABLE_KEY.sort, GSI1.partition, GSI1.sort].map(string),
+        KeySchema: [
+          { AttributeName: TABLE_KEY.partition, KeyType: 'HASH' },
+          { AttributeName: TABLE_KEY.sort, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: GSI1.name,
+            KeySchema: [
+              { AttributeName: GSI1.partition, KeyType: 'HASH' },
+              { AttributeName: GSI1.sort, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 0.1, maxDelay: 1 }, { TableName: tableName });
+  client.destroy();
+};
+
+export const startLocalStack = async (options: LocalStackOptions = {}): Promise<LocalStack> => {
+  const tableName = options.tableName ?? 'service-review';
+  const bucketName = options.bucketName ?? 'service-review-attachments';
+  const stateDir = options.stateDir;
+  if (stateDir && options.clean) rmSync(stateDir, { recursive: true, force: true });
+  const scratch = stateDir ?? join(process.env.TMPDIR ?? '/tmp', `service-review-${process.pid}-${Date.now()}`);
+  mkdirSync(scratch, { recursive: true });
+
+  const emulators: Emulator[] = [];
+  let dynamoEndpoint = options.dynamoEndpoint;
+  if (!dynamoEndpoint) {
+    const db = await startDynalite(stateDir ? { path: join(stateDir, 'dynamodb') } : {});
+    emulators.push(db);
+    dynamoEndpoint = db.endpoint;
+  }
+  let s3: S3Emulator | undefined;
+  let s3Endpoint = options.s3Endpoint;
+  if (!s3Endpoint) {
+    s3 = await startS3rver({ directory: join(scratch, 's3'), buckets: [bucketName] });
+    emulators.push(s3);
+    s3Endpoint = s3.endpoint;
+  }
+
+  const env: Record<string, string> = {
+    ...localCredentials,
+    TABLE_NAME: tableName,
+    BUCKET_NAME: bucketName,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+    AWS_ENDPOINT_URL_S3: s3Endpoint,
+    S3_FORCE_PATH_STYLE: 'true',
+    LOCAL_STATE_DIR: scratch,
+  };
+  // Explicit values win over whatever the shell had, so a developer's AWS profile is never used by accident.
+  Object.assign(process.env, env);
+  await ensureTable(dynamoEndpoint, tableName);
+
+  const { routes } = await import('#functions/routes');
+  const { createGateway } = await import('./gateway.ts');
+  const loaded = new Map<string, Promise<(event: unknown, context: unknown) => Promise<unknown>>>();
+  const loadHandler = (module: string) => {
+    if (!loaded.has(module))
+      loaded.set(
+        module,
+        import(`../functions/${module}.ts`).then((m) => m.handler),
+      );
+    return loaded.get(module)!;
+  };
+  const server: Server = createGateway({ routes, loadHandler });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    env,
+    ...(s3 ? { s3 } : {}),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const emulator of emulators.reverse()) await emulator.close();
+      if (!stateDir) rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+};

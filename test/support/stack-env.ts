@@ -1,0 +1,5 @@
+import { inject } from 'vitest';
+
+// Test files talk to the same emulators as the local stack's handlers (for provisioning and for
+// reading raw items); the SDK clients read these variables when first imported.
+Object.assign(process.env, inject('stackEnv'));
