@@ -120,11 +120,14 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   const { createGateway } = await import('./gateway.ts');
   const loaded = new Map<string, Promise<(event: unknown, context: unknown) => Promise<unknown>>>();
   const loadHandler = (module: string) => {
-    if (!loaded.has(module))
+    if (!loaded.has(module)) {
+      // A computed URL (not a template literal) so Vite's dynamic-import rewriting leaves it alone in tests.
+      const url = new URL(`../functions/${module}.ts`, import.meta.url).href;
       loaded.set(
         module,
-        import(`../functions/${module}.ts`).then((m) => m.handler),
+        import(/* @vite-ignore */ url).then((m) => m.handler),
       );
+    }
     return loaded.get(module)!;
   };
   const server: Server = createGateway({ routes, loadHandler });

@@ -26,17 +26,19 @@ for (const schema of Object.values(schemaSources)) ajv.addSchema(schema);
 const names = Object.fromEntries(Object.keys(schemaSources).map((name) => [name, name]));
 // CommonJS interop: module.exports is the function, and module.exports.default is the function too.
 let code = standalone.default.default(ajv, names);
-// ajv's ESM output still calls require() for runtime helpers and formats: turn those into imports.
-const imports = new Map<string, string>();
-code = code.replace(/require\("([^"]+)"\)/g, (_match: string, required: string) => {
-  // Node's ESM resolver wants the file extension for packages without an exports map.
-  const specifier = required.startsWith('ajv/') && !required.endsWith('.js') ? `${required}.js` : required;
-  if (!imports.has(specifier)) imports.set(specifier, `__import${imports.size}`);
-  return imports.get(specifier)!;
+// ajv's ESM output still calls require() for runtime helpers and formats: turn those into imports
+// of our own ESM modules (CommonJS default-import interop differs between Node, Vitest and esbuild).
+const runtimeHelpers: Record<string, string> = { 'ajv/dist/runtime/ucs2length': 'ucs2length' };
+code = code.replace(/require\("([^"]+)"\)(\.default)?/g, (_match: string, specifier: string, dotDefault?: string) => {
+  if (specifier === '#lib/validation/formats' && !dotDefault) return '__formats';
+  const helper = runtimeHelpers[specifier];
+  if (helper && dotDefault) return `__runtime.${helper}`;
+  throw new Error(`Compiled validators need ${specifier}: add it to lib/validation/runtime.ts and runtimeHelpers`);
 });
-const header = [...imports]
-  .map(([specifier, alias]) => `import ${alias} from ${JSON.stringify(specifier)};`)
-  .join('\n');
+const header = [
+  'import __formats from "#lib/validation/formats";',
+  'import * as __runtime from "#lib/validation/runtime";',
+].join('\n');
 
 mkdirSync(outDir, { recursive: true });
 writeFileSync(

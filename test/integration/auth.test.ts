@@ -1,0 +1,84 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, newTenant, uniqueId } from '#test/support/api';
+import { validRequest } from '#test/support/fixtures';
+
+const v11 = '/api/external/v1.1/Requests';
+const unauthorized = {
+  type: 'about:blank',
+  title: 'Unauthorized',
+  status: 401,
+  detail: 'A valid x-api-key header is required.',
+};
+
+describe('authentication (x-api-key → Lambda authorizer)', () => {
+  let tenant: Awaited<ReturnType<typeof newTenant>>;
+  beforeAll(async () => {
+    tenant = await newTenant('auth');
+  });
+
+  it('answers 401 problem details without a key', async () => {
+    const res = await call('GET', '/api/external/v1.1/Schemas');
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.body).toEqual(unauthorized);
+  });
+
+  it('answers 401 for an unknown key, a malformed key and an empty key', async () => {
+    for (const apiKey of ['srk_thisKeyWasNeverIssuedToAnybodyAtAll', 'short', 'x'.repeat(500)]) {
+      const res = await call('GET', '/api/external/v1.1/Schemas', { apiKey });
+      expect(res.status, apiKey.slice(0, 10)).toBe(401);
+      expect(res.body).toEqual(unauthorized);
+    }
+    expect((await call('GET', '/api/external/v1.1/Schemas', { headers: { 'x-api-key': '' } })).status).toBe(401);
+  });
+
+  it('checks the key before the body: no key and a bad body is still 401', async () => {
+    const res = await call('POST', v11, { rawBody: '{not json', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(401);
+  });
+
+  it('accepts a valid key, then refuses it once revoked', async () => {
+    const { clientId, apiKey } = await tenant.admin.createApiKey(tenant.clientId);
+    expect(clientId).toBe(tenant.clientId);
+    expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey })).status).toBe(200);
+    await tenant.admin.revokeApiKey(apiKey);
+    expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey })).status).toBe(401);
+    // Other keys of the same client keep working.
+    expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey: tenant.apiKey })).status).toBe(200);
+  });
+});
+
+describe('tenant isolation', () => {
+  let a: Awaited<ReturnType<typeof newTenant>>;
+  let b: Awaited<ReturnType<typeof newTenant>>;
+  const id = uniqueId('shared');
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([newTenant('tenant-a'), newTenant('tenant-b')]);
+    expect((await call('POST', v11, { apiKey: a.apiKey, body: validRequest(id) })).status).toBe(201);
+  });
+
+  it("answers 404 for another client's request on read, replace and patch", async () => {
+    const read = await call('GET', `${v11}/${id}`, { apiKey: b.apiKey });
+    expect(read.status).toBe(404);
+    expect(read.body).toMatchObject({ status: 404, detail: `Request ${id} was not found.` });
+    expect((await call('PUT', `${v11}/${id}`, { apiKey: b.apiKey, body: validRequest(id) })).status).toBe(404);
+    expect(
+      (await call('PATCH', `/api/external/v1/Requests/${id}`, { apiKey: b.apiKey, body: { quantity: 1 } })).status,
+    ).toBe(404);
+  });
+
+  it('keeps ids per client: the same externalId is a different request for another client', async () => {
+    const created = await call('POST', v11, { apiKey: b.apiKey, body: { ...validRequest(id), quantity: 99 } });
+    expect(created.status).toBe(201);
+    const upserted = await call('PUT', `/api/external/v1/Requests/${id}`, {
+      apiKey: b.apiKey,
+      body: { ...validRequest(id), quantity: 42 },
+    });
+    expect(upserted.status).toBe(200);
+    const ofA = await call('GET', `${v11}/${id}`, { apiKey: a.apiKey });
+    expect(ofA.body).toMatchObject({ quantity: 3, version: 1 });
+    const ofB = await call('GET', `${v11}/${id}`, { apiKey: b.apiKey });
+    expect(ofB.body).toMatchObject({ quantity: 42, version: 2 });
+  });
+});
