@@ -24,7 +24,8 @@ const floorServer = createServer((_req, res) => res.end('{}'));
 await new Promise<void>((resolve) => floorServer.listen(0, '127.0.0.1', resolve));
 const floorUrl = `http://127.0.0.1:${(floorServer.address() as AddressInfo).port}/`;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 const measure = async (name: string, send: (i: number) => Promise<Response>) => {
   const samples: number[] = [];
@@ -50,12 +51,16 @@ const run = Date.now().toString(36);
 const floor = await measure('floor: empty HTTP server', () => fetch(floorUrl));
 const results = [
   await measure('GET Schemas (gateway + authorizer)', () => api('GET', '/api/external/v1.1/Schemas')),
-  await measure('POST v1.1 Requests (create)', (i) => api('POST', '/api/external/v1.1/Requests', validRequest(`b-${run}-${i}`))),
+  await measure('POST v1.1 Requests (create)', (i) =>
+    api('POST', '/api/external/v1.1/Requests', validRequest(`b-${run}-${i}`)),
+  ),
   await measure('GET v1.1 Requests/{id}', (i) => api('GET', `/api/external/v1.1/Requests/b-${run}-${i % ITERATIONS}`)),
   await measure('PUT v1 Requests/{id} (upsert, replace)', (i) =>
     api('PUT', `/api/external/v1/Requests/b-${run}-${i % ITERATIONS}`, validRequest(`b-${run}-${i % ITERATIONS}`)),
   ),
-  await measure('POST Schemas/Request/validate', () => api('POST', '/api/external/v1.1/Schemas/Request/validate', validRequest('v'))),
+  await measure('POST Schemas/Request/validate', () =>
+    api('POST', '/api/external/v1.1/Schemas/Request/validate', validRequest('v')),
+  ),
 ];
 
 // In-process: compiled validator vs parsing the same JSON.
@@ -72,7 +77,9 @@ const parsed = JSON.parse(text);
 const validateOps = opsPerSecond(() => validate('Request', parsed));
 
 const rows = results.map((r) => ({ ...r, ratioP50: r.p50 / floor.p50, ratioP95: r.p95 / floor.p95 }));
-process.stdout.write(`floor (empty HTTP server on loopback): p50 ${floor.p50.toFixed(3)} ms, p95 ${floor.p95.toFixed(3)} ms\n`);
+process.stdout.write(
+  `floor (empty HTTP server on loopback): p50 ${floor.p50.toFixed(3)} ms, p95 ${floor.p95.toFixed(3)} ms\n`,
+);
 for (const r of rows) {
   process.stdout.write(
     `${r.name.padEnd(42)} p50 ${r.p50.toFixed(2).padStart(7)} ms (${r.ratioP50.toFixed(1)}× floor)  p95 ${r.p95.toFixed(2).padStart(7)} ms (${r.ratioP95.toFixed(1)}× floor)\n`,
