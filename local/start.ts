@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startLocalStack } from './stack.ts';
 
@@ -8,6 +8,23 @@ import { startLocalStack } from './stack.ts';
  */
 const stateDir = resolve(process.env.LOCAL_STATE_DIR || '.local');
 const clean = process.argv.includes('--clean') || process.env.LOCAL_CLEAN === '1';
+const stackFile = resolve(stateDir, 'stack.json');
+
+// The on-disk DynamoDB state can be opened by one process at a time: say so instead of crashing.
+const running = existsSync(stackFile) ? (JSON.parse(readFileSync(stackFile, 'utf8')) as { pid?: number }) : {};
+if (running.pid && running.pid !== process.pid && isAlive(running.pid)) {
+  process.stderr.write(`The local stack is already running (pid ${running.pid}) with state in ${stateDir}.\n`);
+  process.exit(1);
+}
+
+function isAlive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const stack = await startLocalStack({
   port: Number(process.env.PORT ?? 3000),
@@ -20,7 +37,7 @@ const stack = await startLocalStack({
 const { seedDemo } = await import('./seed.ts');
 const demo = await seedDemo(stateDir);
 // The admin CLI finds the running stack through this file.
-writeFileSync(resolve(stateDir, 'stack.json'), JSON.stringify({ baseUrl: stack.baseUrl, env: stack.env }, null, 2));
+writeFileSync(stackFile, JSON.stringify({ pid: process.pid, baseUrl: stack.baseUrl, env: stack.env }, null, 2));
 
 process.stdout.write(
   [
@@ -39,6 +56,7 @@ process.stdout.write(
 );
 
 const shutdown = async () => {
+  rmSync(stackFile, { force: true });
   await stack.close();
   process.exit(0);
 };

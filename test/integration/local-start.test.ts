@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { minimalRequest } from '#test/support/fixtures';
+
+/** `npm start` as a newcomer runs it: its own process, its own state directory, its printed credentials. */
+const stateDir = mkdtempSync(join(tmpdir(), 'local-start-'));
+const demoKey = 'srk_localStartTestDemoKey_0123456789abcdefghij';
+let child: ChildProcess | undefined;
+
+const start = async (...args: string[]) => {
+  child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts', ...args], {
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOCAL_STATE_DIR: stateDir,
+      DEMO_API_KEY: demoKey,
+      DEMO_CLIENT_USER_ID: 'front-desk',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
+  const started = Date.now();
+  while (!/client user id/.test(output)) {
+    if (child.exitCode !== null) throw new Error(`npm start exited: ${output}`);
+    if (Date.now() - started > 30_000) throw new Error(`npm start did not come up: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const baseUrl = /listening on (http:\/\/\S+)/.exec(output)![1]!;
+  return { baseUrl, output };
+};
+
+const stop = async () => {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child!.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+};
+
+afterEach(stop);
+
+const api = (baseUrl: string, method: string, path: string, body?: unknown) =>
+  fetch(`${baseUrl}/api/external${path}`, {
+    method,
+    headers: { 'x-api-key': demoKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+
+describe('npm start (the local stack as a user runs it)', () => {
+  it('prints the base URL and demo credentials, seeds the demo tenant, keeps state across restarts, and starts clean on --clean', async () => {
+    const first = await start();
+    expect(first.output).toContain(`x-api-key:       ${demoKey}`);
+    expect(first.output).toContain('client user id:  front-desk');
+    expect(first.output).toMatch(/base URL:\s+http:\/\/127\.0\.0\.1:\d+\/api\/external/);
+    expect((await api(first.baseUrl, 'POST', '/v1.1/Requests', minimalRequest('persisted-1'))).status).toBe(201);
+
+    // A second stack on the same state is refused with a clear message, not a crash.
+    const second = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+      env: { ...process.env, PORT: '0', LOCAL_STATE_DIR: stateDir },
+    });
+    let secondOutput = '';
+    second.stderr.on('data', (chunk) => {
+      secondOutput += chunk;
+    });
+    expect(await new Promise((resolve) => second.once('exit', resolve))).toBe(1);
+    expect(secondOutput).toContain('already running');
+    await stop();
+
+    const restarted = await start();
+    const kept = await api(restarted.baseUrl, 'GET', '/v1.1/Requests/persisted-1');
+    expect(kept.status).toBe(200);
+    await stop();
+
+    const clean = await start('--clean');
+    expect(clean.output).toContain('(started clean)');
+    expect((await api(clean.baseUrl, 'GET', '/v1.1/Requests/persisted-1')).status).toBe(404);
+  }, 90_000);
+});
