@@ -30,6 +30,10 @@ const format = (path: string, errorType: string, message: string, value?: unknow
     : `${path}: ${errorType} error for value "${text}". Message: ${message}.`;
 };
 
+/** The value an error may quote: never that of a writeOnly property (passwords, TOTP seeds). */
+const quotable = (error: ErrorObject): unknown =>
+  (error.parentSchema as { writeOnly?: boolean } | undefined)?.writeOnly === true ? undefined : error.data;
+
 /** True when every branch of a combinator only requires properties: a "one of these names" rule. */
 const requiredOnlyBranches = (branches: unknown): string[] | undefined => {
   if (!Array.isArray(branches)) return undefined;
@@ -42,74 +46,54 @@ const requiredOnlyBranches = (branches: unknown): string[] | undefined => {
   return names;
 };
 
+/**
+ * Errors that name properties of an object are reported once per object, listing every name: missing
+ * ones (spec rule 3) and unknown ones. Each group keeps the place of its first error.
+ */
+const namedPropertyErrors: Record<string, { errorType: string; param: string; lead: string }> = {
+  required: { errorType: 'Required', param: 'missingProperty', lead: 'must have required' },
+  additionalProperties: {
+    errorType: 'AdditionalProperties',
+    param: 'additionalProperty',
+    lead: 'must NOT have additional',
+  },
+};
+
 export const toErrorTexts = (errors: ErrorObject[] | null | undefined): string[] => {
   if (!errors?.length) return [];
-  const texts: string[] = [];
-  // Missing properties are reported once per object, listing every missing name (spec rule 3).
-  const missing = new Map<string, string[]>();
-  const unknown = new Map<string, string[]>();
-  const anyOfPaths = new Map<string, string>();
-  for (const error of errors) {
-    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') anyOfPaths.set(error.schemaPath, error.instancePath);
-  }
-  const insideCombinator = (error: ErrorObject) =>
-    [...anyOfPaths.keys()].some((schemaPath) => error.schemaPath.startsWith(`${schemaPath}/`));
+  // Branches of an anyOf/oneOf are reported through the combinator's own error.
+  const combinators = errors
+    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
+    .map((e) => `${e.schemaPath}/`);
+  const entries: (string | { path: string; keyword: string; names: string[] })[] = [];
+  const groups = new Map<string, { path: string; keyword: string; names: string[] }>();
 
   for (const error of errors) {
-    if (insideCombinator(error)) continue;
+    if (combinators.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
     const path = valuePathOf(error.instancePath);
-    switch (error.keyword) {
-      case 'required': {
-        const names = missing.get(path) ?? [];
-        if (!missing.has(path)) {
-          missing.set(path, names);
-          texts.push(`\u0000required:${path}`);
-        }
-        names.push((error.params as { missingProperty: string }).missingProperty);
-        break;
+    const named = namedPropertyErrors[error.keyword];
+    if (named) {
+      const id = `${error.keyword} ${path}`;
+      if (!groups.has(id)) {
+        groups.set(id, { path, keyword: error.keyword, names: [] });
+        entries.push(groups.get(id)!);
       }
-      case 'additionalProperties': {
-        const names = unknown.get(path) ?? [];
-        if (!unknown.has(path)) {
-          unknown.set(path, names);
-          texts.push(`\u0000additional:${path}`);
-        }
-        names.push((error.params as { additionalProperty: string }).additionalProperty);
-        break;
-      }
-      case 'anyOf':
-      case 'oneOf': {
-        const names = requiredOnlyBranches(error.schema);
-        texts.push(
-          names
-            ? format(path, 'Required', `must have at least one of the properties ${quoteNames(names)}`)
-            : format(path, errorTypeOf(error.keyword), error.message ?? 'is invalid', error.data),
-        );
-        break;
-      }
-      default:
-        texts.push(format(path, errorTypeOf(error.keyword), error.message ?? 'is invalid', error.data));
+      groups.get(id)!.names.push((error.params as Record<string, string>)[named.param]!);
+      continue;
     }
+    const oneOfNames =
+      error.keyword === 'anyOf' || error.keyword === 'oneOf' ? requiredOnlyBranches(error.schema) : undefined;
+    entries.push(
+      oneOfNames
+        ? format(path, 'Required', `must have at least one of the properties ${quoteNames(oneOfNames)}`)
+        : format(path, errorTypeOf(error.keyword), error.message ?? 'is invalid', quotable(error)),
+    );
   }
-  return texts.map((text) => {
-    if (text.startsWith('\u0000required:')) {
-      const path = text.slice('\u0000required:'.length);
-      const names = missing.get(path)!;
-      return format(
-        path,
-        'Required',
-        `must have required ${names.length > 1 ? 'properties' : 'property'} ${quoteNames(names)}`,
-      );
-    }
-    if (text.startsWith('\u0000additional:')) {
-      const path = text.slice('\u0000additional:'.length);
-      const names = unknown.get(path)!;
-      return format(
-        path,
-        'AdditionalProperties',
-        `must NOT have additional ${names.length > 1 ? 'properties' : 'property'} ${quoteNames(names)}`,
-      );
-    }
-    return text;
+
+  return entries.map((entry) => {
+    if (typeof entry === 'string') return entry;
+    const { errorType, lead } = namedPropertyErrors[entry.keyword]!;
+    const noun = entry.names.length > 1 ? 'properties' : 'property';
+    return format(entry.path, errorType, `${lead} ${noun} ${quoteNames(entry.names)}`);
   });
 };
