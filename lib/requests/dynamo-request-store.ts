@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/clients';
 import { tableName } from '#lib/config';
 import { keys } from '#lib/keys';
@@ -36,22 +36,58 @@ const conditionalPut = async (item: Record<string, unknown>, condition: string, 
   }
 };
 
+const fromItem = (item: Record<string, any>): StoredRequest => ({
+  clientId: item.clientId,
+  externalId: item.externalId,
+  document: JSON.parse(item.document),
+  authorization: item.authorization,
+  version: item.version,
+  createdAt: item.createdAt,
+  updatedAt: item.updatedAt,
+});
+
 export const dynamoRequestStore: RequestStore = {
   get: async (clientId, externalId) => {
     const { Item } = await dynamo.send(
       new GetCommand({ TableName: tableName(), Key: keys.request(clientId, externalId), ConsistentRead: true }),
     );
-    if (!Item) return undefined;
-    return {
-      clientId: Item.clientId,
-      externalId: Item.externalId,
-      document: JSON.parse(Item.document),
-      authorization: Item.authorization,
-      version: Item.version,
-      createdAt: Item.createdAt,
-      updatedAt: Item.updatedAt,
-    };
+    return Item ? fromItem(Item) : undefined;
   },
   create: (request) => conditionalPut(toItem(request), 'attribute_not_exists(pk)'),
   update: (request) => conditionalPut(toItem(request), 'version = :previous', { ':previous': request.version - 1 }),
+  putDocument: async (clientId, externalId, document, { mustExist, initialAuthorization, now }) => {
+    try {
+      const { Attributes } = await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.request(clientId, externalId),
+          // Every attribute by placeholder: several names here are DynamoDB reserved words.
+          UpdateExpression:
+            'SET #document = :document, #updatedAt = :now, #createdAt = if_not_exists(#createdAt, :now), ' +
+            '#authorization = if_not_exists(#authorization, :authorization), #entity = :entity, ' +
+            '#clientId = :clientId, #externalId = :externalId ADD #version :one',
+          ...(mustExist ? { ConditionExpression: 'attribute_exists(pk)' } : {}),
+          ExpressionAttributeNames: Object.fromEntries(
+            ['document', 'updatedAt', 'createdAt', 'authorization', 'entity', 'clientId', 'externalId', 'version'].map(
+              (name) => [`#${name}`, name],
+            ),
+          ),
+          ExpressionAttributeValues: {
+            ':document': JSON.stringify(document),
+            ':now': now,
+            ':authorization': initialAuthorization,
+            ':entity': 'Request',
+            ':clientId': clientId,
+            ':externalId': externalId,
+            ':one': 1,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return fromItem(Attributes!);
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+      throw error;
+    }
+  },
 };

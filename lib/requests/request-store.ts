@@ -37,4 +37,15 @@ export interface RequestStore {
   create(request: StoredRequest): Promise<void>;
   /** Writes `request` (whose version is the previous one + 1) if the stored version is still `request.version - 1`. */
   update(request: StoredRequest): Promise<void>;
+  /**
+   * Replaces the document in one atomic write whatever the stored version (last writer wins, versions
+   * still count every write); creates the request unless `mustExist`. Returns the stored result, or
+   * undefined when `mustExist` and there is no such request.
+   */
+  putDocument(
+    clientId: string,
+    externalId: string,
+    document: Record<string, unknown>,
+    options: { mustExist: boolean; initialAuthorization: Authorization; now: string },
+  ): Promise<StoredRequest | undefined>;
 }

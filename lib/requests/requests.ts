@@ -51,7 +51,8 @@ const withoutExternalId = (externalId: string, body: RequestDocument): Record<st
   return document;
 };
 
-const MAX_ATTEMPTS = 3;
+/** Read-modify-write attempts (merge patches) before a concurrent writer makes us give up with 409. */
+const MAX_ATTEMPTS = 5;
 
 export const requestService = (store: RequestStore) => {
   const write = async (
@@ -85,8 +86,26 @@ export const requestService = (store: RequestStore) => {
         if (options.ifMatch !== undefined) throw preconditionFailed('The request was changed by another write.');
         if (options.mustNotExist) throw conflict(`Request ${externalId} already exists.`);
         if (attempt >= MAX_ATTEMPTS) throw conflict('The request is being changed concurrently; retry.');
+        // Jittered backoff so racing writers stop colliding.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }
     }
+  };
+
+  /** A replace without If-Match: one atomic write, so concurrent writers never conflict. */
+  const putDocument = async (
+    clientId: string,
+    externalId: string,
+    document: Record<string, unknown>,
+    mustExist: boolean,
+  ) => {
+    const request = await store.putDocument(clientId, externalId, document, {
+      mustExist,
+      initialAuthorization: initialAuthorization(),
+      now: new Date().toISOString(),
+    });
+    if (!request) throw notFound(`Request ${externalId}`);
+    return { request, created: request.version === 1 };
   };
 
   return {
@@ -98,7 +117,9 @@ export const requestService = (store: RequestStore) => {
 
     /** v1 PUT: create or replace. */
     upsert: (clientId: string, externalId: string, body: RequestDocument, ifMatch?: string) =>
-      write(clientId, externalId, () => withoutExternalId(externalId, body), { ifMatch }),
+      ifMatch === undefined
+        ? putDocument(clientId, externalId, withoutExternalId(externalId, body), false)
+        : write(clientId, externalId, () => withoutExternalId(externalId, body), { ifMatch }),
 
     /** v1.1 POST. */
     create: (clientId: string, body: RequestDocument & { externalId: string }) =>
@@ -106,7 +127,9 @@ export const requestService = (store: RequestStore) => {
 
     /** v1.1 PUT. */
     replace: (clientId: string, externalId: string, body: RequestDocument, ifMatch?: string) =>
-      write(clientId, externalId, () => withoutExternalId(externalId, body), { ifMatch, mustExist: true }),
+      ifMatch === undefined
+        ? putDocument(clientId, externalId, withoutExternalId(externalId, body), true)
+        : write(clientId, externalId, () => withoutExternalId(externalId, body), { ifMatch, mustExist: true }),
 
     /** v1 PATCH: merge patch onto the stored document; the result must be a valid request. */
     patch: (clientId: string, externalId: string, patch: Record<string, unknown>, ifMatch?: string) =>

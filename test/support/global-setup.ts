@@ -4,6 +4,8 @@ import { type LocalStack, startLocalStack } from '#local/stack';
 let stack: LocalStack | undefined;
 
 export const setup = async (project: TestProject) => {
+  // Handlers run in this process; keep their info logs out of the test report (LOG_LEVEL=info shows them).
+  process.env.LOG_LEVEL ??= 'warn';
   // In memory, on a free port: tests never touch a developer's .local/ state.
   stack = await startLocalStack({ port: 0 });
   project.provide('baseUrl', stack.baseUrl);
