@@ -1,5 +1,9 @@
 import type { SchemaName } from './schema-names.ts';
-import { portalAccountSchema } from './schemas/portal-account.ts';
+import {
+  portalAccountFilterSchema,
+  portalAccountReplacementSchema,
+  portalAccountSchema,
+} from './schemas/portal-account.ts';
 import { requestAddressedByPathSchema, requestSchema } from './schemas/request.ts';
 import { rpaAccessRequestSchema } from './schemas/rpa-access-request.ts';
 
@@ -8,5 +12,7 @@ export const schemaSources: Record<SchemaName, Record<string, unknown>> = {
   Request: requestSchema,
   RequestAddressedByPath: requestAddressedByPathSchema,
   PortalAccount: portalAccountSchema,
+  PortalAccountReplacement: portalAccountReplacementSchema,
+  PortalAccountFilter: portalAccountFilterSchema,
   RpaAccessRequest: rpaAccessRequestSchema,
 };

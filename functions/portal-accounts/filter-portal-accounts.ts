@@ -1,0 +1,17 @@
+import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { json } from '#lib/http/response';
+import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { type FilterRequest, portalAccountService } from '#lib/portal-accounts/portal-accounts';
+import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+
+const accounts = portalAccountService({ store: dynamoPortalAccountStore, tenants: dynamoTenantStore });
+
+/**
+ * POST /api/external/v1.1/Portals/accounts/filter: the accounts of clientUserId's organization
+ * matching portalId, payerId, status and search (display name or username), oldest first.
+ * Paging: pageSize (default 25, max 100) and the previous page's nextCursor; nextCursor null = last page.
+ */
+export const handler = endpoint<FilterRequest>(
+  async (event) => json(200, await accounts.filter(clientIdOf(event), event.body)),
+  { json: { schema: 'PortalAccountFilter' } },
+);

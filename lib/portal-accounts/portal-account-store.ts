@@ -1,0 +1,88 @@
+import type { SealedSecret } from '#lib/crypto/envelope';
+
+/** Port: stored portal accounts. Secrets arrive here already sealed (lib/crypto/envelope.ts). */
+export type PortalAccountStatus = 'active' | 'disabled';
+
+/** Written by the RPA worker after each portal login; null until the first one. */
+export interface LastLogin {
+  result: 'succeeded' | 'failed' | 'locked' | 'mfa_required';
+  at: string;
+}
+
+export interface StoredPortalAccount {
+  clientId: string;
+  organizationId: string;
+  externalId: string;
+  /** The client user that last wrote the account (it selects the organization). */
+  clientUserId: string;
+  portalId: string;
+  payerIds: string[];
+  displayName: string;
+  username: string;
+  status: PortalAccountStatus;
+  lastLogin: LastLogin | null;
+  password: SealedSecret;
+  passwordChangedAt: string;
+  totpSecret: SealedSecret | null;
+  /** When the TOTP secret was last set or removed; null if it never was. */
+  totpSecretChangedAt: string | null;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Criteria applied while paging an organization's accounts. Text is already normalized. */
+export interface PortalAccountCriteria {
+  portalId?: string;
+  payerId?: string;
+  status?: PortalAccountStatus;
+  /** Case-insensitive substring of the display name or the username (see normalizeSearchText). */
+  search?: string;
+}
+
+export interface PageQuery {
+  clientId: string;
+  organizationId: string;
+  criteria: PortalAccountCriteria;
+  /** Exclusive start: a position returned as `next` by an earlier page; absent for the first page. */
+  after?: string;
+  /** Most items to return. */
+  limit: number;
+  /** Most items to evaluate (read) before returning a short page; bounds a sparse filter's cost. */
+  maxEvaluated: number;
+}
+
+export interface Page {
+  items: StoredPortalAccount[];
+  /** Where the next page starts, or undefined when the organization's accounts are exhausted. */
+  next?: string;
+}
+
+export class AccountExists extends Error {
+  constructor() {
+    super('The portal account exists');
+    this.name = 'AccountExists';
+  }
+}
+
+export class StaleVersion extends Error {
+  constructor() {
+    super('The stored version changed or the account is gone');
+    this.name = 'StaleVersion';
+  }
+}
+
+/** Lower case, Unicode-normalized: what search matches against. */
+export const normalizeSearchText = (text: string) => text.normalize('NFKC').toLowerCase();
+
+export interface PortalAccountStore {
+  get(clientId: string, externalId: string): Promise<StoredPortalAccount | undefined>;
+  /** Throws AccountExists when the externalId is taken within the client. */
+  create(account: StoredPortalAccount): Promise<void>;
+  /** Writes `account` if the stored version is still `expectedVersion`; else throws StaleVersion. */
+  update(account: StoredPortalAccount, expectedVersion: number): Promise<void>;
+  /** Deletes if the stored version is `expectedVersion`; throws StaleVersion otherwise (or if gone). */
+  delete(clientId: string, externalId: string, expectedVersion: number): Promise<void>;
+  /** An organization's accounts in a stable order (creation time, then externalId), filtered. */
+  page(query: PageQuery): Promise<Page>;
+}

@@ -1,0 +1,340 @@
+import { cursorSigningKeys, secretsKeyring } from '#lib/crypto/config';
+import type { Keyring } from '#lib/crypto/keyring';
+import { badRequest, conflict, notFound, preconditionFailed } from '#lib/http/problem';
+import { log } from '#lib/log';
+import type { TenantStore } from '#lib/tenancy/tenant-store';
+import { sealCredential } from './credentials.ts';
+import { type CursorScope, decodeCursor, encodeCursor, filterHashOf } from './cursor.ts';
+import {
+  AccountExists,
+  normalizeSearchText,
+  type PortalAccountCriteria,
+  type PortalAccountStatus,
+  type PortalAccountStore,
+  StaleVersion,
+  type StoredPortalAccount,
+} from './portal-account-store.ts';
+import { portalOf } from './portal-registry.ts';
+
+/**
+ * Portal-account use cases, independent of HTTP and storage (docs/portal-accounts.md).
+ * - The organization is always resolved from clientUserId within the caller's client (404 if unknown).
+ * - Secrets are sealed before they reach the store and never leave it: representations say only
+ *   whether each is set and when it changed. Logs carry ids and outcomes, never usernames or secrets.
+ * - PUT replaces every non-secret field; an omitted secret is kept, `totpSecret: null` removes it.
+ * - If-Match (ETag `"<version>"`) or a body `version` makes a write conditional: stale → 412.
+ */
+export interface PortalAccountInput {
+  externalId?: string;
+  clientUserId: string;
+  portalId: string;
+  payerIds?: string[];
+  displayName?: string;
+  username: string;
+  password?: string;
+  totpSecret?: string | null;
+  status?: PortalAccountStatus;
+  version?: number;
+}
+
+export type NewPortalAccount = PortalAccountInput & { externalId: string; password: string; totpSecret?: string };
+
+export interface PageRequest {
+  pageSize?: number;
+  cursor?: string;
+}
+
+export interface FilterRequest extends PageRequest {
+  clientUserId: string;
+  portalId?: string;
+  payerId?: string;
+  search?: string;
+  status?: PortalAccountStatus;
+}
+
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+/** Items one page request may read before answering with a short page (sparse filters). */
+export const MAX_EVALUATED_PER_PAGE = 1000;
+const MAX_ATTEMPTS = 3;
+
+/** What clients read: never a secret, only whether it is set and when it changed. */
+export const representationOf = (account: StoredPortalAccount) => ({
+  externalId: account.externalId,
+  clientUserId: account.clientUserId,
+  organizationId: account.organizationId,
+  portalId: account.portalId,
+  portalName: portalOf(account.portalId)?.name ?? account.portalId,
+  payerIds: account.payerIds,
+  displayName: account.displayName,
+  username: account.username,
+  status: account.status,
+  lastLogin: account.lastLogin,
+  passwordSet: true,
+  passwordChangedAt: account.passwordChangedAt,
+  totpSecretSet: account.totpSecret !== null,
+  totpSecretChangedAt: account.totpSecretChangedAt,
+  createdAt: account.createdAt,
+  updatedAt: account.updatedAt,
+  version: account.version,
+});
+
+export type PortalAccountRepresentation = ReturnType<typeof representationOf>;
+
+export const etagOf = (account: Pick<StoredPortalAccount, 'version'>) => `"${account.version}"`;
+
+/** TOTP seeds are base32: stored upper case without padding, the form authenticators expect. */
+const normalizeTotpSecret = (secret: string) => secret.toUpperCase().replace(/=+$/, '');
+
+interface Preconditions {
+  ifMatch?: string | undefined;
+  version?: number | undefined;
+}
+
+const hasPrecondition = (p: Preconditions) => p.ifMatch !== undefined || p.version !== undefined;
+
+const checkPreconditions = (p: Preconditions, current: StoredPortalAccount) => {
+  const stale = () => preconditionFailed(`The portal account has changed: its current ETag is ${etagOf(current)}.`);
+  if (p.version !== undefined && p.version !== current.version) throw stale();
+  if (p.ifMatch === undefined || p.ifMatch.trim() === '*') return;
+  const tags = p.ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (!tags.includes(etagOf(current))) throw stale();
+};
+
+export interface PortalAccountDependencies {
+  store: PortalAccountStore;
+  tenants: Pick<TenantStore, 'getClientUser'>;
+  keyring?: () => Keyring;
+  cursorKeys?: () => Buffer[] | Promise<Buffer[]>;
+  now?: () => Date;
+  maxEvaluatedPerPage?: number;
+}
+
+export const portalAccountService = ({
+  store,
+  tenants,
+  keyring = secretsKeyring,
+  cursorKeys = cursorSigningKeys,
+  now = () => new Date(),
+  maxEvaluatedPerPage = MAX_EVALUATED_PER_PAGE,
+}: PortalAccountDependencies) => {
+  const organizationOf = async (clientId: string, clientUserId: string) => {
+    const user = await tenants.getClientUser(clientId, clientUserId);
+    if (!user) throw notFound(`Client user ${clientUserId}`);
+    return user.organizationId;
+  };
+
+  const load = async (clientId: string, externalId: string) => {
+    const account = await store.get(clientId, externalId);
+    if (!account) throw notFound(`Portal account ${externalId}`);
+    return account;
+  };
+
+  const page = async (
+    clientId: string,
+    clientUserId: string,
+    criteria: PortalAccountCriteria,
+    request: PageRequest,
+  ) => {
+    const organizationId = await organizationOf(clientId, clientUserId);
+    const scope: CursorScope = { clientId, organizationId };
+    const filterHash = filterHashOf(criteria);
+    let pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
+    let after: string | undefined;
+    if (request.cursor !== undefined) {
+      const state = decodeCursor(await cursorKeys(), scope, request.cursor);
+      if (state.filterHash !== filterHash) {
+        throw badRequest('The cursor was issued for a different filter: repeat the filter of the first page.', {
+          parameter: 'cursor',
+        });
+      }
+      if (request.pageSize !== undefined && request.pageSize !== state.pageSize) {
+        throw badRequest(`The cursor was issued for pageSize ${state.pageSize}: omit pageSize or pass the same.`, {
+          parameter: 'pageSize',
+        });
+      }
+      pageSize = state.pageSize;
+      after = state.after;
+    }
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+      throw badRequest(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}.`, { parameter: 'pageSize' });
+    }
+    const result = await store.page({
+      clientId,
+      organizationId,
+      criteria,
+      ...(after !== undefined ? { after } : {}),
+      limit: pageSize,
+      maxEvaluated: maxEvaluatedPerPage,
+    });
+    return {
+      items: result.items.map(representationOf),
+      pageSize,
+      nextCursor: result.next
+        ? encodeCursor(await cursorKeys(), scope, { after: result.next, filterHash, pageSize })
+        : null,
+    };
+  };
+
+  return {
+    get: (clientId: string, externalId: string) => load(clientId, externalId),
+
+    create: async (clientId: string, input: NewPortalAccount): Promise<StoredPortalAccount> => {
+      const organizationId = await organizationOf(clientId, input.clientUserId);
+      const { externalId } = input;
+      if (await store.get(clientId, externalId)) throw conflict(`Portal account ${externalId} already exists.`);
+      const at = now().toISOString();
+      const ref = { clientId, organizationId, externalId };
+      const account: StoredPortalAccount = {
+        ...ref,
+        clientUserId: input.clientUserId,
+        portalId: input.portalId,
+        payerIds: input.payerIds ?? [],
+        displayName: input.displayName ?? portalOf(input.portalId)?.name ?? input.portalId,
+        username: input.username,
+        status: input.status ?? 'active',
+        lastLogin: null,
+        password: await sealCredential(keyring(), ref, 'password', input.password),
+        passwordChangedAt: at,
+        totpSecret:
+          input.totpSecret === undefined
+            ? null
+            : await sealCredential(keyring(), ref, 'totpSecret', normalizeTotpSecret(input.totpSecret)),
+        totpSecretChangedAt: input.totpSecret === undefined ? null : at,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      };
+      try {
+        await store.create(account);
+      } catch (error) {
+        if (error instanceof AccountExists) throw conflict(`Portal account ${externalId} already exists.`);
+        throw error;
+      }
+      log.info('Portal account created', {
+        clientId,
+        organizationId,
+        portalAccountId: externalId,
+        portalId: account.portalId,
+        totpSecretSet: account.totpSecret !== null,
+        keyring: account.password.keyring,
+      });
+      return account;
+    },
+
+    replace: async (
+      clientId: string,
+      externalId: string,
+      input: PortalAccountInput,
+      ifMatch?: string,
+    ): Promise<StoredPortalAccount> => {
+      if (input.externalId !== undefined && input.externalId !== externalId) {
+        throw badRequest(`externalId in the body ("${input.externalId}") does not match the path ("${externalId}").`);
+      }
+      const preconditions = { ifMatch, version: input.version };
+      for (let attempt = 1; ; attempt++) {
+        const current = await load(clientId, externalId);
+        checkPreconditions(preconditions, current);
+        const organizationId = await organizationOf(clientId, input.clientUserId);
+        const moving = organizationId !== current.organizationId;
+        // Secrets are sealed for their organization and cannot be re-sealed without decrypting.
+        if (moving && (input.password === undefined || (current.totpSecret && input.totpSecret === undefined))) {
+          throw conflict(
+            'Moving a portal account to another organization requires its password (and its TOTP secret, if one is set) again.',
+          );
+        }
+        const at = now().toISOString();
+        const ref = { clientId, organizationId, externalId };
+        const totpChanged = input.totpSecret !== undefined && !(input.totpSecret === null && !current.totpSecret);
+        const next: StoredPortalAccount = {
+          ...ref,
+          clientUserId: input.clientUserId,
+          portalId: input.portalId,
+          payerIds: input.payerIds ?? [],
+          displayName: input.displayName ?? portalOf(input.portalId)?.name ?? input.portalId,
+          username: input.username,
+          status: input.status ?? 'active',
+          lastLogin: current.lastLogin,
+          password:
+            input.password === undefined
+              ? current.password
+              : await sealCredential(keyring(), ref, 'password', input.password),
+          passwordChangedAt: input.password === undefined ? current.passwordChangedAt : at,
+          totpSecret:
+            input.totpSecret === undefined
+              ? current.totpSecret
+              : input.totpSecret === null
+                ? null
+                : await sealCredential(keyring(), ref, 'totpSecret', normalizeTotpSecret(input.totpSecret)),
+          totpSecretChangedAt: totpChanged ? at : current.totpSecretChangedAt,
+          version: current.version + 1,
+          createdAt: current.createdAt,
+          updatedAt: at,
+        };
+        try {
+          await store.update(next, current.version);
+        } catch (error) {
+          if (!(error instanceof StaleVersion)) throw error;
+          // Another writer won: with a precondition that is a stale write; without one, re-read and retry.
+          if (hasPrecondition(preconditions))
+            throw preconditionFailed('The portal account was changed by another write.');
+          if (attempt >= MAX_ATTEMPTS) throw conflict('The portal account is being changed concurrently; retry.');
+          continue;
+        }
+        log.info('Portal account replaced', {
+          clientId,
+          organizationId,
+          portalAccountId: externalId,
+          portalId: next.portalId,
+          version: next.version,
+          passwordChanged: input.password !== undefined,
+          totpSecretChanged: totpChanged,
+          movedOrganization: moving,
+        });
+        return next;
+      }
+    },
+
+    remove: async (clientId: string, externalId: string, ifMatch?: string): Promise<void> => {
+      for (let attempt = 1; ; attempt++) {
+        const current = await load(clientId, externalId);
+        checkPreconditions({ ifMatch }, current);
+        try {
+          await store.delete(clientId, externalId, current.version);
+        } catch (error) {
+          if (!(error instanceof StaleVersion)) throw error;
+          if (ifMatch !== undefined) throw preconditionFailed('The portal account was changed by another write.');
+          if (attempt >= MAX_ATTEMPTS) throw conflict('The portal account is being changed concurrently; retry.');
+          continue;
+        }
+        log.info('Portal account deleted', {
+          clientId,
+          organizationId: current.organizationId,
+          portalAccountId: externalId,
+          version: current.version,
+        });
+        return;
+      }
+    },
+
+    /** GET …/{clientUserId}/list: the organization's accounts, paged. */
+    list: (clientId: string, clientUserId: string, request: PageRequest) => page(clientId, clientUserId, {}, request),
+
+    /** POST …/filter. */
+    filter: (
+      clientId: string,
+      { clientUserId, portalId, payerId, search, status, pageSize, cursor }: FilterRequest,
+    ) => {
+      const criteria: PortalAccountCriteria = {
+        ...(portalId !== undefined ? { portalId } : {}),
+        ...(payerId !== undefined ? { payerId } : {}),
+        ...(status !== undefined ? { status } : {}),
+        ...(search !== undefined ? { search: normalizeSearchText(search.trim()) } : {}),
+      };
+      return page(clientId, clientUserId, criteria, {
+        ...(pageSize !== undefined ? { pageSize } : {}),
+        ...(cursor !== undefined ? { cursor } : {}),
+      });
+    },
+  };
+};
