@@ -1,0 +1,23 @@
+import { attachmentService } from '#lib/attachments/attachments';
+import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
+import { attachmentIdOf, requestExternalIdOf } from '#lib/attachments/paths';
+import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
+import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { baseHeaders } from '#lib/http/response';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+
+const attachments = attachmentService({
+  requests: dynamoRequestStore,
+  store: dynamoAttachmentStore,
+  objects: s3ObjectStorage,
+});
+
+/**
+ * GET /api/external/v1.1/Requests/{requestExternalId}/Attachments/{attachmentId}/download:
+ * 303 See Other to a presigned S3 GET (60 s) that serves the exact bytes, whatever their size
+ * (a Lambda response could carry at most ~4.5 MB of a file). 409 while pending or rejected.
+ */
+export const handler = endpoint(async (event) => {
+  const download = await attachments.download(clientIdOf(event), requestExternalIdOf(event), attachmentIdOf(event));
+  return { statusCode: 303, headers: { ...baseHeaders, Location: download.url }, body: '' };
+});

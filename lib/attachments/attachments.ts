@@ -1,0 +1,356 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { badRequest, conflict, notFound } from '#lib/http/problem';
+import { keys } from '#lib/keys';
+import { log } from '#lib/log';
+import type { RequestStore } from '#lib/requests/request-store';
+import { type AttachmentRecord, isSweepable, isVisible, type UploadMethod } from './attachment.ts';
+import { type AttachmentStore, VersionConflict } from './attachment-store.ts';
+import {
+  ALLOWED_TYPES,
+  assertContentMatches,
+  assertSize,
+  cleanFileName,
+  fileNameFor,
+  MAX_DIRECT_FILE_BYTES,
+  MAX_PRESIGNED_FILE_BYTES,
+  resolveType,
+  SNIFF_BYTES,
+  servedContentType,
+} from './content-policy.ts';
+import type { ObjectStorage, PresignedRequest } from './object-storage.ts';
+import type { Descriptive, DirectUpload, PresignedUploadRequest } from './upload-input.ts';
+
+/** How long a direct upload may take between its record and its object before it counts as abandoned. */
+export const DIRECT_UPLOAD_DEADLINE_SECONDS = 5 * 60;
+/** Lifetime of a presigned upload URL. */
+export const UPLOAD_URL_SECONDS = 15 * 60;
+/** After the URL expires, time for an upload that started in time to finish and be verified. */
+export const UPLOAD_GRACE_SECONDS = 60 * 60;
+/** Lifetime of a download URL: the client follows the redirect at once. */
+export const DOWNLOAD_URL_SECONDS = 60;
+/** Keeps a request's list well inside Lambda's 6 MB response. */
+export const MAX_ATTACHMENTS_PER_REQUEST = 100;
+
+export interface AttachmentServiceDependencies {
+  requests: Pick<RequestStore, 'get'>;
+  store: AttachmentStore;
+  objects: ObjectStorage;
+  now?: () => Date;
+  newId?: () => string;
+}
+
+export type VerifyOutcome = 'ignored' | 'discarded' | 'missing' | 'available' | 'rejected';
+
+interface Measured {
+  size: number;
+  /** Undefined when reading stopped early: the object is larger than declared. */
+  sha256: string | undefined;
+  head: Buffer;
+}
+
+const idsOf = (record: AttachmentRecord) => [record.clientId, record.externalId, record.attachmentId] as const;
+const later = (from: Date, seconds: number) => new Date(from.getTime() + seconds * 1000).toISOString();
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Attachment use cases, independent of HTTP and of AWS. The record is written before the object,
+ * and becomes `available` only once the object is in place and verified; any failure in between
+ * removes what was written (object first, then record). If even that fails, the record is left
+ * `pending` with a deadline: invisible to clients once past it, and swept with its object.
+ */
+export const attachmentService = (deps: AttachmentServiceDependencies) => {
+  const { store, objects } = deps;
+  const now = deps.now ?? (() => new Date());
+  const newId = deps.newId ?? randomUUID;
+
+  const requireRequest = async (clientId: string, externalId: string) => {
+    if (!(await deps.requests.get(clientId, externalId))) throw notFound(`Request ${externalId}`);
+  };
+
+  const findVisible = async (clientId: string, externalId: string, attachmentId: string) => {
+    await requireRequest(clientId, externalId);
+    const record = await store.get(clientId, externalId, attachmentId);
+    if (!record || !isVisible(record, now())) throw notFound(`Attachment ${attachmentId}`);
+    return record;
+  };
+
+  const transition = async (record: AttachmentRecord, changes: Partial<AttachmentRecord>) => {
+    const next: AttachmentRecord = {
+      ...record,
+      ...changes,
+      version: record.version + 1,
+      updatedAt: now().toISOString(),
+    };
+    await store.update(next);
+    return next;
+  };
+
+  /** Object first (every version), then the record: a failure in between leaves a record that leads to the object. */
+  const discard = async (record: AttachmentRecord) => {
+    await objects.deleteAllVersions(record.objectKey);
+    await store.delete(...idsOf(record));
+  };
+
+  const discardOrLog = (record: AttachmentRecord, context: string) =>
+    discard(record).catch((error: Error) =>
+      log.error('Attachment clean-up failed; the sweep will retry', {
+        context,
+        attachmentId: record.attachmentId,
+        status: record.status,
+        errorName: error?.name,
+      }),
+    );
+
+  /** Removes a request's left-overs (interrupted uploads and deletions). Best effort; returns how many went. */
+  const sweep = async (clientId: string, externalId: string, records?: AttachmentRecord[]) => {
+    const at = now();
+    const dead = (records ?? (await store.listByRequest(clientId, externalId))).filter((r) => isSweepable(r, at));
+    for (const record of dead) await discardOrLog(record, 'sweep');
+    return dead.length;
+  };
+
+  /** Before a new attachment: sweep the request's left-overs, then check it has room for one more. */
+  const admit = async (clientId: string, externalId: string) => {
+    const records = await store.listByRequest(clientId, externalId);
+    const swept = await sweep(clientId, externalId, records);
+    if (records.length - swept >= MAX_ATTACHMENTS_PER_REQUEST) {
+      throw conflict(
+        `Request ${externalId} already has ${MAX_ATTACHMENTS_PER_REQUEST} attachments, the most it may have.`,
+      );
+    }
+  };
+
+  const newRecord = (
+    clientId: string,
+    externalId: string,
+    file: Descriptive & { fileName: string; contentType: string; size: number; sha256: string },
+    uploadMethod: UploadMethod,
+    deadlineSeconds: number,
+  ): AttachmentRecord => {
+    const at = now();
+    const attachmentId = newId();
+    return {
+      clientId,
+      externalId,
+      attachmentId,
+      objectKey: keys.attachmentObject(clientId, externalId, attachmentId),
+      ...file,
+      uploadMethod,
+      status: 'pending',
+      expiresAt: later(at, deadlineSeconds),
+      version: 1,
+      createdAt: at.toISOString(),
+      updatedAt: at.toISOString(),
+    };
+  };
+
+  /** Streams the object once: size (stopping as soon as it exceeds `expectedSize`), SHA-256, first bytes. */
+  const measure = async (objectKey: string, expectedSize: number): Promise<Measured | undefined> => {
+    const stream = await objects.read(objectKey);
+    if (!stream) return undefined;
+    const hash = createHash('sha256');
+    const head: Buffer[] = [];
+    let headBytes = 0;
+    let size = 0;
+    for await (const chunk of stream) {
+      size += chunk.length;
+      if (size > expectedSize) return { size, sha256: undefined, head: Buffer.concat(head) };
+      hash.update(chunk);
+      if (headBytes < SNIFF_BYTES) {
+        const part = Buffer.from(chunk.subarray(0, SNIFF_BYTES - headBytes));
+        head.push(part);
+        headBytes += part.length;
+      }
+    }
+    return { size, sha256: hash.digest('hex'), head: Buffer.concat(head) };
+  };
+
+  /** Why a stored object is not the declared file, in words fit for clients (no file data); undefined when it is. */
+  const mismatchOf = (record: AttachmentRecord, measured: Measured) => {
+    if (measured.sha256 === undefined) return `The uploaded file is larger than the declared ${record.size} bytes.`;
+    if (measured.size !== record.size) {
+      return `The uploaded file has ${measured.size} bytes; ${record.size} were declared.`;
+    }
+    if (measured.sha256 !== record.sha256) return 'The uploaded file does not have the declared SHA-256.';
+    const type = ALLOWED_TYPES.find((candidate) => candidate.mediaType === record.contentType);
+    if (type && !type.matches(measured.head)) return `The uploaded file's content is not a ${type.label}.`;
+    return undefined;
+  };
+
+  return {
+    /** Direct upload: checked, stored and verified before the answer; the result is available. */
+    upload: async (clientId: string, externalId: string, input: DirectUpload) => {
+      await requireRequest(clientId, externalId);
+      const cleanName = cleanFileName(input.fileName);
+      const type = resolveType(input.mediaType, cleanName);
+      assertSize(input.bytes.length, MAX_DIRECT_FILE_BYTES);
+      assertContentMatches(type, input.bytes);
+      const sha256 = createHash('sha256').update(input.bytes).digest('hex');
+      if (input.sha256 !== undefined && input.sha256 !== sha256) {
+        throw badRequest('The file received does not have the SHA-256 given in the sha256 field.', {
+          reason: 'sha256',
+        });
+      }
+      await admit(clientId, externalId);
+      const record = newRecord(
+        clientId,
+        externalId,
+        {
+          fileName: fileNameFor(cleanName, type),
+          contentType: type.mediaType,
+          size: input.bytes.length,
+          sha256,
+          ...(input.documentType ? { documentType: input.documentType } : {}),
+          ...(input.description ? { description: input.description } : {}),
+        },
+        'direct',
+        DIRECT_UPLOAD_DEADLINE_SECONDS,
+      );
+      await store.create(record);
+      try {
+        await objects.put(record.objectKey, input.bytes, { contentType: type.mediaType, sha256 });
+        let available: AttachmentRecord;
+        try {
+          available = await transition(record, { status: 'available', expiresAt: undefined });
+        } catch (error) {
+          // The upload verifier (S3 event) may have made it available first; that is success too.
+          const current = error instanceof VersionConflict ? await store.get(...idsOf(record)) : undefined;
+          if (current?.status !== 'available') throw error;
+          available = current;
+        }
+        log.info('Attachment stored', { attachmentId: record.attachmentId, method: 'direct', size: record.size });
+        return available;
+      } catch (error) {
+        await discardOrLog(record, 'direct upload');
+        throw error;
+      }
+    },
+
+    /** Presigned upload: the record waits (pending) for the client's PUT; the verifier settles it. */
+    requestUpload: async (
+      clientId: string,
+      externalId: string,
+      input: PresignedUploadRequest,
+    ): Promise<{ record: AttachmentRecord; upload: PresignedRequest }> => {
+      await requireRequest(clientId, externalId);
+      const cleanName = cleanFileName(input.fileName);
+      const type = resolveType(input.contentType, cleanName);
+      assertSize(input.size, MAX_PRESIGNED_FILE_BYTES);
+      await admit(clientId, externalId);
+      const record = newRecord(
+        clientId,
+        externalId,
+        {
+          fileName: fileNameFor(cleanName, type),
+          contentType: type.mediaType,
+          size: input.size,
+          sha256: input.sha256,
+          ...(input.documentType ? { documentType: input.documentType } : {}),
+          ...(input.description ? { description: input.description } : {}),
+        },
+        'presigned',
+        UPLOAD_URL_SECONDS + UPLOAD_GRACE_SECONDS,
+      );
+      await store.create(record);
+      try {
+        const upload = await objects.presignPut(record.objectKey, {
+          contentType: record.contentType,
+          size: record.size,
+          sha256: record.sha256,
+          expiresInSeconds: UPLOAD_URL_SECONDS,
+        });
+        log.info('Attachment upload issued', { attachmentId: record.attachmentId, size: record.size });
+        return { record, upload };
+      } catch (error) {
+        await discardOrLog(record, 'presigned upload');
+        throw error;
+      }
+    },
+
+    /**
+     * An object arrived (S3 ObjectCreated, either flow): compare it with its record. Matching → available;
+     * different → object deleted, record rejected with the reason; no live record → object deleted.
+     * Idempotent, and safe against concurrent uploads, deletions and repeated events.
+     */
+    verifyObject: async (objectKey: string): Promise<VerifyOutcome> => {
+      const ids = keys.attachmentObjectIds(objectKey);
+      if (!ids) return 'ignored';
+      for (let attempt = 1; ; attempt++) {
+        const record = await store.get(ids.clientId, ids.externalId, ids.attachmentId);
+        if (!record || record.status === 'rejected' || isSweepable(record, now())) {
+          await objects.deleteAllVersions(objectKey);
+          if (record && record.status !== 'rejected') await store.delete(...idsOf(record));
+          log.info('Attachment object discarded', { attachmentId: ids.attachmentId, status: record?.status ?? 'none' });
+          return 'discarded';
+        }
+        const measured = await measure(objectKey, record.size);
+        if (!measured) return 'missing';
+        const reason = mismatchOf(record, measured);
+        try {
+          if (!reason) {
+            if (record.status !== 'available') await transition(record, { status: 'available', expiresAt: undefined });
+            log.info('Attachment verified', { attachmentId: ids.attachmentId, method: record.uploadMethod });
+            return 'available';
+          }
+          await objects.deleteAllVersions(objectKey);
+          await transition(record, { status: 'rejected', rejectionReason: reason, expiresAt: undefined });
+          log.warn('Attachment rejected', { attachmentId: ids.attachmentId, method: record.uploadMethod });
+          return 'rejected';
+        } catch (error) {
+          if (!(error instanceof VersionConflict) || attempt >= MAX_ATTEMPTS) throw error;
+        }
+      }
+    },
+
+    list: async (clientId: string, externalId: string) => {
+      await requireRequest(clientId, externalId);
+      const at = now();
+      return (await store.listByRequest(clientId, externalId))
+        .filter((record) => isVisible(record, at))
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.attachmentId.localeCompare(b.attachmentId));
+    },
+
+    get: findVisible,
+
+    /** A short-lived URL for the bytes; only an available attachment has bytes. */
+    download: async (clientId: string, externalId: string, attachmentId: string) => {
+      const record = await findVisible(clientId, externalId, attachmentId);
+      if (record.status !== 'available') {
+        throw conflict(
+          `Attachment ${attachmentId} is ${record.status}: only an available attachment can be downloaded.`,
+        );
+      }
+      return objects.presignGet(record.objectKey, {
+        contentType: servedContentType(record.contentType),
+        expiresInSeconds: DOWNLOAD_URL_SECONDS,
+      });
+    },
+
+    /** Permanent: marked `deleting` (invisible at once), then every object version, then the record. */
+    remove: async (clientId: string, externalId: string, attachmentId: string) => {
+      await requireRequest(clientId, externalId);
+      for (let attempt = 1; ; attempt++) {
+        const record = await store.get(clientId, externalId, attachmentId);
+        // A deletion that failed half-way is finished by the next DELETE.
+        if (!record || !(isVisible(record, now()) || record.status === 'deleting')) {
+          throw notFound(`Attachment ${attachmentId}`);
+        }
+        try {
+          const doomed =
+            record.status === 'deleting'
+              ? record
+              : await transition(record, { status: 'deleting', expiresAt: undefined });
+          await discard(doomed);
+          log.info('Attachment deleted', { attachmentId });
+          return;
+        } catch (error) {
+          if (!(error instanceof VersionConflict) || attempt >= MAX_ATTEMPTS) throw error;
+        }
+      }
+    },
+
+    sweep,
+  };
+};
+
+export type AttachmentService = ReturnType<typeof attachmentService>;

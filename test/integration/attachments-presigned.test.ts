@@ -1,0 +1,244 @@
+import { randomBytes } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PRESIGNED_FILE_BYTES } from '#lib/attachments/content-policy';
+import { s3 } from '#lib/aws/clients';
+import { bucketName } from '#lib/config';
+import { keys } from '#lib/keys';
+import { call, newTenant } from '#test/support/api';
+import {
+  attachmentsOf,
+  download,
+  eventually,
+  expectProblem,
+  newRequest,
+  sample,
+  sha256,
+  stored,
+} from './attachments-support.ts';
+
+/** The presigned flow: declare, PUT straight to S3, verified by the S3 event handler, then the same metadata. */
+let tenant: Awaited<ReturnType<typeof newTenant>>;
+let apiKey: string;
+let externalId: string;
+
+beforeAll(async () => {
+  tenant = await newTenant('presigned');
+  apiKey = tenant.apiKey;
+  externalId = await newRequest(apiKey);
+});
+
+const declare = (bytes: Uint8Array, overrides: Record<string, unknown> = {}) =>
+  call('POST', attachmentsOf(externalId), {
+    apiKey,
+    body: {
+      fileName: 'ct-scan.pdf',
+      contentType: 'application/pdf',
+      size: bytes.length,
+      sha256: sha256(bytes),
+      ...overrides,
+    },
+  });
+
+const put = (upload: { url: string; headers: Record<string, string> }, bytes: Uint8Array) =>
+  fetch(upload.url, { method: 'PUT', headers: upload.headers, body: bytes });
+
+const metadata = (attachmentId: string) => call('GET', `${attachmentsOf(externalId)}/${attachmentId}`, { apiKey });
+
+const settled = (attachmentId: string) =>
+  eventually(async () => {
+    const res = await metadata(attachmentId);
+    return res.body.status !== 'pending' && res;
+  });
+
+describe('presigned upload', () => {
+  it('round-trips a 20 MiB file byte for byte: pending, PUT to S3, verified, available', async () => {
+    const bytes = sample.pdf(20 * 1024 * 1024);
+    const declared = await declare(bytes, { documentType: 'Imaging', description: 'CT abdomen' });
+    expect(declared.status, declared.text).toBe(201);
+    const { upload, ...attachment } = declared.body;
+    expect(attachment).toEqual({
+      attachmentId: expect.any(String),
+      requestExternalId: externalId,
+      fileName: 'ct-scan.pdf',
+      contentType: 'application/pdf',
+      size: bytes.length,
+      sha256: sha256(bytes),
+      documentType: 'Imaging',
+      description: 'CT abdomen',
+      status: 'pending',
+      uploadMethod: 'presigned',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      expiresAt: expect.any(String),
+    });
+    expect(upload).toEqual({
+      method: 'PUT',
+      url: expect.stringContaining('X-Amz-Signature='),
+      headers: {
+        'Content-Type': 'application/pdf',
+        'x-amz-checksum-sha256': Buffer.from(sha256(bytes), 'hex').toString('base64'),
+      },
+      expiresAt: expect.any(String),
+    });
+    const lifetime = Date.parse(upload.expiresAt) - Date.now();
+    expect(lifetime).toBeGreaterThan(14 * 60_000);
+    expect(lifetime).toBeLessThanOrEqual(15 * 60_000);
+    expect(upload.url).toContain('X-Amz-Expires=900');
+    expect(upload.url).toContain('X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost%3Bx-amz-checksum-sha256');
+    expect(upload.url).toContain(
+      encodeURIComponent(`${tenant.clientId}/requests/${externalId}/attachments/`).replace(/%2F/g, '/'),
+    );
+    expect(upload.url).not.toContain('ct-scan');
+
+    // Before the file arrives: listed as pending, not downloadable.
+    expect((await metadata(attachment.attachmentId)).body.status).toBe('pending');
+    expectProblem(
+      await call('GET', `${attachmentsOf(externalId)}/${attachment.attachmentId}/download`, { apiKey }),
+      409,
+    );
+
+    const uploaded = await put(upload, bytes);
+    expect(uploaded.status).toBe(200);
+    const done = await settled(attachment.attachmentId);
+    expect(done.body).toEqual({
+      ...attachment,
+      status: 'available',
+      expiresAt: undefined,
+      updatedAt: expect.any(String),
+    });
+    expect(done.body).not.toHaveProperty('expiresAt');
+
+    const got = await download(apiKey, externalId, attachment.attachmentId);
+    expect(got.status).toBe(303);
+    expect(got.bytes?.length).toBe(bytes.length);
+    expect(got.bytes?.equals(bytes)).toBe(true);
+
+    const list = await call('GET', attachmentsOf(externalId), { apiKey });
+    expect(list.body.attachments.map((a: { attachmentId: string }) => a.attachmentId)).toContain(
+      attachment.attachmentId,
+    );
+
+    expect((await call('DELETE', `${attachmentsOf(externalId)}/${attachment.attachmentId}`, { apiKey })).status).toBe(
+      204,
+    );
+    const after = await stored(tenant.clientId, externalId, attachment.attachmentId);
+    expect(after.object).toBe(false);
+    expect(after.record).toBeUndefined();
+  });
+
+  it('issues an upload for files of 100 MB and more, up to the limit', async () => {
+    const res = await call('POST', attachmentsOf(externalId), {
+      apiKey,
+      body: {
+        fileName: 'study.dcm',
+        contentType: 'application/dicom',
+        size: MAX_PRESIGNED_FILE_BYTES,
+        sha256: 'a'.repeat(64),
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({
+      size: MAX_PRESIGNED_FILE_BYTES,
+      status: 'pending',
+      contentType: 'application/dicom',
+    });
+    expect(MAX_PRESIGNED_FILE_BYTES).toBeGreaterThanOrEqual(100 * 1000 * 1000);
+    // Cancelling a pending upload is a DELETE like any other.
+    expect((await call('DELETE', `${attachmentsOf(externalId)}/${res.body.attachmentId}`, { apiKey })).status).toBe(
+      204,
+    );
+  });
+
+  it('rejects an upload whose bytes differ from the declaration, and deletes the object', async () => {
+    const declaredBytes = sample.pdf(100_000);
+    const cases = [
+      { sent: sample.pdf(100_000), reason: /SHA-256/ },
+      { sent: declaredBytes.subarray(0, 99_000), reason: /99000 bytes; 100000 were declared/ },
+      { sent: Buffer.concat([declaredBytes, Buffer.from('x')]), reason: /larger than the declared 100000 bytes/ },
+    ];
+    for (const { sent, reason } of cases) {
+      const declared = await declare(declaredBytes);
+      expect((await put(declared.body.upload, sent)).status).toBe(200);
+      const done = await settled(declared.body.attachmentId);
+      expect(done.body).toMatchObject({ status: 'rejected', rejectionReason: expect.stringMatching(reason) });
+      const raw = await stored(tenant.clientId, externalId, declared.body.attachmentId);
+      expect(raw.object).toBe(false);
+      expectProblem(
+        await call('GET', `${attachmentsOf(externalId)}/${declared.body.attachmentId}/download`, { apiKey }),
+        409,
+      );
+      expect(
+        (await call('DELETE', `${attachmentsOf(externalId)}/${declared.body.attachmentId}`, { apiKey })).status,
+      ).toBe(204);
+      expect((await stored(tenant.clientId, externalId, declared.body.attachmentId)).record).toBeUndefined();
+    }
+  });
+
+  it('rejects an upload that has the declared size and SHA-256 but not the declared type', async () => {
+    const bytes = randomBytes(5000);
+    const declared = await declare(bytes);
+    await put(declared.body.upload, bytes);
+    const done = await settled(declared.body.attachmentId);
+    expect(done.body).toMatchObject({
+      status: 'rejected',
+      rejectionReason: "The uploaded file's content is not a PDF.",
+    });
+  });
+
+  it('deletes an object that arrives for a cancelled upload or without any attachment', async () => {
+    const bytes = sample.pdf(10_000);
+    const declared = await declare(bytes);
+    expect(
+      (await call('DELETE', `${attachmentsOf(externalId)}/${declared.body.attachmentId}`, { apiKey })).status,
+    ).toBe(204);
+    expect((await put(declared.body.upload, bytes)).status).toBe(200);
+    await eventually(async () => !(await stored(tenant.clientId, externalId, declared.body.attachmentId)).object);
+
+    const strayId = '11111111-1111-4111-8111-111111111111';
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: bucketName(),
+        Key: keys.attachmentObject(tenant.clientId, externalId, strayId),
+        Body: bytes,
+      }),
+    );
+    await eventually(async () => !(await stored(tenant.clientId, externalId, strayId)).object);
+    expectProblem(await call('GET', `${attachmentsOf(externalId)}/${strayId}`, { apiKey }), 404);
+  });
+
+  it('refuses bad declarations with a 4xx', async () => {
+    const bytes = sample.pdf();
+    expectProblem(await declare(bytes, { sha256: undefined }), 400);
+    expectProblem(await declare(bytes, { sha256: 'xyz' }), 400);
+    expectProblem(await declare(bytes, { size: 0 }), 400);
+    expectProblem(await declare(bytes, { size: 1.5 }), 400);
+    expectProblem(await declare(bytes, { size: '10' }), 400);
+    expectProblem(await declare(bytes, { fileName: undefined }), 400);
+    expectProblem(await declare(bytes, { fileName: '/../' }), 400);
+    expectProblem(await declare(bytes, { contentType: undefined }), 400);
+    expectProblem(await declare(bytes, { patientName: 'x' }), 400);
+    expectProblem(await declare(bytes, { description: 'x'.repeat(1001) }), 400);
+    const tooBig = await declare(bytes, { size: MAX_PRESIGNED_FILE_BYTES + 1 });
+    expectProblem(tooBig, 413);
+    expect(tooBig.body.limitBytes).toBe(MAX_PRESIGNED_FILE_BYTES);
+    const html = await declare(bytes, { contentType: 'text/html', fileName: 'a.html' });
+    expectProblem(html, 415);
+    expectProblem(await call('POST', attachmentsOf(externalId), { apiKey, body: [1, 2] }), 400);
+    expectProblem(
+      await call('POST', attachmentsOf(externalId), {
+        apiKey,
+        rawBody: '{"fileName":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+    );
+    expectProblem(
+      await call('POST', attachmentsOf('no-such-request'), {
+        apiKey,
+        body: { fileName: 'a.pdf', contentType: 'application/pdf', size: 10, sha256: sha256(bytes) },
+      }),
+      404,
+    );
+  });
+});
