@@ -1,0 +1,62 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { type EventFunction, functionNameOf, type Route } from '#functions/routes';
+import { ObjectCreatedTriggers } from '#infra/constructs/object-created-triggers';
+import { bindRouteAccess } from '#infra/constructs/route-access';
+import { ServiceApi } from '#infra/constructs/service-api';
+import { ServiceFunction } from '#infra/constructs/service-function';
+import { bindTable } from '#infra/constructs/service-table';
+import type { DataStack } from '#infra/data-stack';
+
+export interface ApiStackProps extends StackProps {
+  data: DataStack;
+  routes: readonly Route[];
+  eventFunctions: readonly EventFunction[];
+}
+
+/**
+ * The REST API and the functions: one per route of the route table (functions/routes.ts), the
+ * authorizer, and one per event function, each with only the access its row declares.
+ */
+export class ApiStack extends Stack {
+  readonly api: ServiceApi;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    const { data } = props;
+    // Some data resources are addressed by name rather than by reference: make the order explicit.
+    this.addStackDependency(data);
+    const logKey = data.keys.data;
+
+    const authorizer = new ServiceFunction(this, 'Authorizer', { handler: 'authorizer', invocation: 'api', logKey });
+    bindTable(authorizer, data.table, 'read');
+    this.api = new ServiceApi(this, 'Api', { authorizer, logKey });
+
+    for (const route of props.routes) {
+      const fn = new ServiceFunction(this, functionNameOf(route), {
+        handler: route.handler,
+        invocation: 'api',
+        logKey,
+      });
+      bindRouteAccess(fn, route.access, data);
+      this.api.addRoute(route, fn);
+    }
+
+    if (props.eventFunctions.length > 0) {
+      const objectCreated = new ObjectCreatedTriggers(this, 'AttachmentsObjectCreated', {
+        bucketName: data.attachments.bucketName,
+      });
+      for (const eventFunction of props.eventFunctions) {
+        const fn = new ServiceFunction(this, eventFunction.name, {
+          handler: eventFunction.handler,
+          invocation: 'event',
+          logKey,
+        });
+        bindRouteAccess(fn, eventFunction.access, data);
+        objectCreated.add(fn, eventFunction.trigger.s3ObjectCreated);
+      }
+    }
+
+    new CfnOutput(this, 'ApiUrl', { description: 'Base URL; append /api/external/...', value: this.api.restApi.url });
+  }
+}

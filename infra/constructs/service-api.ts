@@ -1,0 +1,180 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  type CfnRestApi,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { Route } from '#functions/routes';
+import { BINARY_MEDIA_TYPES, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
+import { baseHeaders } from '#lib/http/response';
+import type { ServiceFunction } from './service-function.ts';
+
+const STAGE_NAME = 'prod';
+
+/**
+ * How long API Gateway reuses an authorizer answer for the same x-api-key value: a revoked key
+ * keeps working for at most this long (docs/infrastructure.md).
+ */
+export const AUTHORIZER_CACHE_TTL = Duration.seconds(60);
+
+/** Stage-wide limits for every method (requests per second, and burst). */
+const THROTTLE = { rateLimit: 50, burstLimit: 100 };
+
+export interface ServiceApiProps {
+  /** The Lambda REQUEST authorizer (functions/authorizer.ts). */
+  authorizer: ServiceFunction;
+  /** Encrypts the access and execution log groups. */
+  logKey: IKey;
+}
+
+/**
+ * The REST API: stage with JSON access logs and error-only execution logs (never request or
+ * response data: PHI), X-Ray, throttling and a usage plan; the x-api-key authorizer on every
+ * method; gateway responses in the problem+json shape handlers use. Routes are added with `addRoute`.
+ */
+export class ServiceApi extends Construct {
+  readonly restApi: RestApi;
+  private readonly authorizer: RequestAuthorizer;
+
+  constructor(scope: Construct, id: string, props: ServiceApiProps) {
+    super(scope, id);
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      encryptionKey: props.logKey,
+      // The access log is the audit trail of who called what: kept as long as HIPAA records.
+      retention: RetentionDays.SIX_YEARS,
+    });
+
+    this.restApi = new RestApi(this, 'RestApi', {
+      restApiName: Stack.of(this).stackName,
+      description: 'Service review external API (/api/external/...)',
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      // API Gateway needs the account-level CloudWatch role to write any log; other APIs share it.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: STAGE_NAME,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        // Ids, timings and outcomes only. resourcePath is the route template, so no client-chosen id is logged.
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: AccessLogField.contextRequestId(),
+            requestTime: AccessLogField.contextRequestTime(),
+            sourceIp: AccessLogField.contextIdentitySourceIp(),
+            userAgent: AccessLogField.contextIdentityUserAgent(),
+            clientId: AccessLogField.contextAuthorizer('clientId'),
+            keyId: AccessLogField.contextAuthorizer('keyId'),
+            httpMethod: AccessLogField.contextHttpMethod(),
+            resourcePath: AccessLogField.contextResourcePath(),
+            status: AccessLogField.contextStatus(),
+            errorType: AccessLogField.contextErrorResponseType(),
+            responseLength: AccessLogField.contextResponseLength(),
+            responseLatency: AccessLogField.contextResponseLatency(),
+            integrationLatency: AccessLogField.contextIntegrationLatency(),
+            authorizerLatency: AccessLogField.contextAuthorizerLatency(),
+            xrayTraceId: AccessLogField.contextXrayTraceId(),
+          }),
+        ),
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        tracingEnabled: true,
+        throttlingRateLimit: THROTTLE.rateLimit,
+        throttlingBurstLimit: THROTTLE.burstLimit,
+      },
+    });
+    // TLS 1.2 minimum (TLS 1.3 preferred) on the execute-api endpoint; enhanced policies require an access mode.
+    const cfnRestApi = this.restApi.node.defaultChild as CfnRestApi;
+    cfnRestApi.securityPolicy = 'SecurityPolicy_TLS13_1_2_2021_06';
+    cfnRestApi.endpointAccessMode = 'STRICT';
+
+    // API Gateway would create the execution-log group itself, unencrypted and kept forever: own it first.
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${STAGE_NAME}`,
+      encryptionKey: props.logKey,
+      retention: RetentionDays.ONE_YEAR,
+    });
+    this.restApi.deploymentStage.node.addDependency(executionLogs);
+
+    this.restApi.addUsagePlan('UsagePlan', {
+      description: 'Default throttle for API clients',
+      throttle: THROTTLE,
+      apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
+    });
+
+    this.authorizer = new RequestAuthorizer(this, 'ApiKeyAuthorizer', {
+      handler: props.authorizer.function,
+      identitySources: [IdentitySource.header('x-api-key')],
+      resultsCacheTtl: AUTHORIZER_CACHE_TTL,
+    });
+
+    // One gateway response per type (lib/http/gateway.ts has one problem per type, which a test holds it to).
+    for (const problem of Object.values(GATEWAY_PROBLEMS)) {
+      this.restApi.addGatewayResponse(`Gateway${problem.type}`, {
+        type: ResponseType.of(problem.type),
+        statusCode: String(problem.status),
+        responseHeaders: Object.fromEntries(
+          Object.entries({ ...baseHeaders, 'Content-Type': 'application/problem+json; charset=utf-8' }).map(
+            ([name, value]) => [name, `'${value}'`],
+          ),
+        ),
+        templates: { 'application/json': JSON.stringify(problemBody(problem)) },
+      });
+    }
+
+    Validations.of(this.restApi).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Bodies are validated by the handlers against the published JSON Schemas, because the spec fixes the error format (Validation result) that a gateway validator cannot produce.',
+      },
+      {
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'Every method requires a valid API key (Lambda authorizer) and is throttled; a WAF web ACL is an account-level decision (cost, managed rule sets) left to the edge baseline.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason:
+          'API clients are integration partners authenticated by API key through the Lambda REQUEST authorizer, not Cognito users.',
+      },
+      {
+        id: 'HIPAA.Security-APIGWCacheEnabledAndEncrypted',
+        reason: 'Responses carry PHI and are per tenant (Cache-Control: no-store): nothing is cached at the gateway.',
+      },
+      {
+        id: 'HIPAA.Security-APIGWSSLEnabled',
+        reason:
+          'A client certificate authenticates API Gateway to HTTP backends; every integration here is a Lambda function invoked through IAM.',
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          'The account-level API Gateway logging role uses the AWS managed policy meant for it (log delivery only).',
+      },
+    );
+  }
+
+  /** Adds a route: its method on its path, behind the authorizer, proxied to its function. */
+  addRoute(route: Route, fn: ServiceFunction) {
+    this.restApi.root
+      .resourceForPath(route.path)
+      // allowTestInvoke off: console test invocations would bypass the authorizer.
+      .addMethod(route.method, new LambdaIntegration(fn.function, { allowTestInvoke: false }), {
+        authorizer: this.authorizer,
+        authorizationType: AuthorizationType.CUSTOM,
+      });
+  }
+}

@@ -1,0 +1,26 @@
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { AttachmentsBucket } from '#infra/constructs/attachments-bucket';
+import { CursorSigningSecret } from '#infra/constructs/cursor-signing-secret';
+import { EncryptionKeys } from '#infra/constructs/encryption-keys';
+import { ServiceTable } from '#infra/constructs/service-table';
+
+/**
+ * Everything that holds PHI or keys to it: the KMS keys, the table and the attachments bucket.
+ * Kept apart from the API so the API stack can be replaced freely; every resource here is retained
+ * when the stack is deleted, and the stack itself is termination-protected.
+ */
+export class DataStack extends Stack {
+  readonly keys: EncryptionKeys;
+  readonly table: ServiceTable;
+  readonly attachments: AttachmentsBucket;
+  readonly cursorSigning: CursorSigningSecret;
+
+  constructor(scope: Construct, id: string, props: StackProps = {}) {
+    super(scope, id, { terminationProtection: true, ...props });
+    this.keys = new EncryptionKeys(this, 'Keys');
+    this.table = new ServiceTable(this, 'Table', { encryptionKey: this.keys.data });
+    this.attachments = new AttachmentsBucket(this, 'Attachments', { encryptionKey: this.keys.data });
+    this.cursorSigning = new CursorSigningSecret(this, 'CursorSigning', { encryptionKey: this.keys.data });
+  }
+}

@@ -1,0 +1,45 @@
+import { App, type Environment, type Stage, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks, HIPAASecurityChecks } from 'cdk-nag';
+import { type EventFunction, eventFunctions, type Route, routes } from '#functions/routes';
+import { ApiStack } from '#infra/api-stack';
+import { DataStack } from '#infra/data-stack';
+import cdkJson from '../cdk.json' with { type: 'json' };
+
+export interface ServiceReviewAppOptions {
+  /** Where the cloud assembly goes; by default the CLI's directory, or a temporary one. */
+  outdir?: string;
+  env?: Environment;
+  /** The route table and event functions; the real ones unless a test substitutes its own. */
+  routes?: readonly Route[];
+  eventFunctions?: readonly EventFunction[];
+}
+
+/**
+ * cdk-nag's AwsSolutions and HIPAA Security packs as CDK validation plugins: a finding not
+ * acknowledged (with a reason) on its resource or an ancestor fails synthesis.
+ */
+export const addComplianceChecks = (app: Stage) => {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new HIPAASecurityChecks(app));
+};
+
+/**
+ * The whole app, as `cdk synth` builds it and as the tests build it in-process. Feature flags come
+ * from cdk.json in both cases.
+ */
+export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => {
+  const app = new App({ context: cdkJson.context, outdir: options.outdir });
+  addComplianceChecks(app);
+  const env = options.env;
+  const data = new DataStack(app, 'ServiceReviewData', {
+    env,
+    description: 'Service review: keys, table, attachments',
+  });
+  const api = new ApiStack(app, 'ServiceReviewApi', {
+    env,
+    description: 'Service review: REST API and functions',
+    data,
+    routes: options.routes ?? routes,
+    eventFunctions: options.eventFunctions ?? eventFunctions,
+  });
+  return { app, data, api };
+};

@@ -1,0 +1,148 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EventFunction, functionNameOf, type Route } from '#functions/routes';
+import { grantSecretsDecrypt } from '#infra/constructs/encryption-keys';
+import type { ServiceFunction } from '#infra/constructs/service-function';
+import { actionsOf, expectedActions, logicalIdOf, statementsOf, synthesize } from './synthesized-app.ts';
+
+/*
+ * The real route table exercises only the access kinds its rows use today. These synthetic rows
+ * (all bundling one small real handler) cover every kind, and an event function with a filter,
+ * so the binders and the S3 wiring are checked before a real row needs them.
+ */
+const handler = 'schemas/list-schemas';
+const route = (name: string, access: Route['access']): Route => ({
+  method: 'GET',
+  path: `/api/external/test/${name}`,
+  handler: `${handler}`,
+  access,
+});
+const syntheticRoutes = [
+  { ...route('table-read', { table: 'read' }), handler: 'schemas/get-schema' },
+  {
+    ...route('everything', {
+      table: 'readWrite',
+      bucket: ['read', 'write', 'delete', 'presign'],
+      secrets: 'encrypt',
+      cursors: 'sign',
+    }),
+  },
+] satisfies Route[];
+const syntheticEvent: EventFunction = {
+  name: 'ProcessTestUpload',
+  handler,
+  trigger: { s3ObjectCreated: { prefix: 'uploads/', suffix: '.pdf' } },
+  access: { table: 'readWrite', bucket: ['read', 'delete'] },
+};
+
+let synthesized: ReturnType<typeof synthesize>;
+beforeAll(() => {
+  synthesized = synthesize({ routes: syntheticRoutes, eventFunctions: [syntheticEvent] });
+}, 120_000);
+afterAll(() => synthesized?.cleanUp());
+
+const functionNamed = (name: string) => synthesized.api.node.findChild(name) as ServiceFunction;
+const envOf = (fn: ServiceFunction) =>
+  synthesized.apiTemplate.toJSON().Resources[logicalIdOf(fn.function)].Properties.Environment.Variables;
+
+describe('route access binders', () => {
+  it('grant every access kind exactly its actions, and pass the resource names', () => {
+    for (const row of syntheticRoutes) {
+      const fn = functionNamed(functionNameOf(row));
+      expect(actionsOf(statementsOf(synthesized.apiTemplate, fn))).toEqual(expectedActions(row.access));
+    }
+    expect(Object.keys(envOf(functionNamed('GetSchema'))).sort()).toEqual(['NODE_OPTIONS', 'TABLE_NAME']);
+    expect(Object.keys(envOf(functionNamed('ListSchemas'))).sort()).toEqual([
+      'BUCKET_NAME',
+      'CURSOR_SIGNING_SECRET_ARN',
+      'NODE_OPTIONS',
+      'SECRETS_KEY_ID',
+      'TABLE_NAME',
+    ]);
+  });
+
+  it('scope object actions to attachment objects, version listing to their keys, key use to the service', () => {
+    const statements = statementsOf(synthesized.apiTemplate, functionNamed('ListSchemas'));
+    const onS3 = statements.filter((statement) => statement.actions.some((action) => action.startsWith('s3:')));
+    expect(onS3).toEqual([
+      {
+        actions: ['s3:DeleteObject', 's3:DeleteObjectVersion', 's3:GetObject', 's3:PutObject'],
+        resources: expect.stringMatching(/attachments-.*\/\*\/requests\/\*\/attachments\/\*"\]\]\}$/),
+        condition: undefined,
+      },
+      {
+        actions: ['s3:ListBucket'],
+        resources: expect.stringMatching(/attachments-.*"AWS::Region"\}\]\]\}$/),
+        condition: undefined,
+      },
+      {
+        actions: ['s3:ListBucketVersions'],
+        resources: expect.stringMatching(/attachments-.*"AWS::Region"\}\]\]\}$/),
+        condition: { StringLike: { 's3:prefix': '*/requests/*/attachments/*' } },
+      },
+    ]);
+    const dataKey = logicalIdOf(synthesized.data.keys.data);
+    for (const statement of statements.filter((candidate) => candidate.resources.includes(dataKey))) {
+      expect(JSON.stringify(statement.condition)).toMatch(/kms:ViaService.*(dynamodb|s3|secretsmanager)\./);
+    }
+  });
+
+  it('offers kms:Decrypt on the secrets key only through grantSecretsDecrypt, bound to clientId', () => {
+    const stack = new Stack(new App(), 'FutureRpaWorker');
+    const keyArn = 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-4000-8000-000000000000';
+    const worker = new Role(stack, 'Worker', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    grantSecretsDecrypt(worker, Key.fromKeyArn(stack, 'SecretsKey', keyArn));
+    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [
+          {
+            Effect: 'Allow',
+            Action: 'kms:Decrypt',
+            Resource: keyArn,
+            Condition: { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } },
+          },
+        ],
+      },
+    });
+  });
+});
+
+describe('event functions', () => {
+  it('subscribe to ObjectCreated on the attachments bucket with their prefix and suffix', () => {
+    const fn = functionNamed(syntheticEvent.name);
+    const [notifications] = Object.values(synthesized.apiTemplate.findResources('Custom::S3BucketNotifications'));
+    const [subscription] = notifications?.Properties.NotificationConfiguration.LambdaFunctionConfigurations ?? [];
+    expect(JSON.stringify(notifications?.Properties.BucketName)).toContain('attachments-');
+    expect(subscription).toMatchObject({
+      Events: ['s3:ObjectCreated:*'],
+      LambdaFunctionArn: { 'Fn::GetAtt': [logicalIdOf(fn.function), 'Arn'] },
+    });
+    expect(subscription.Filter.Key.FilterRules).toEqual(
+      expect.arrayContaining([
+        { Name: 'prefix', Value: 'uploads/' },
+        { Name: 'suffix', Value: '.pdf' },
+      ]),
+    );
+    synthesized.apiTemplate.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 's3.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [logicalIdOf(fn.function), 'Arn'] },
+      SourceAccount: Match.anyValue(),
+    });
+  });
+
+  it('run asynchronously with a dead-letter queue, and the access of their row', () => {
+    const fn = functionNamed(syntheticEvent.name);
+    expect(synthesized.apiTemplate.toJSON().Resources[logicalIdOf(fn.function)].Properties).toMatchObject({
+      Timeout: 300,
+      DeadLetterConfig: { TargetArn: { 'Fn::GetAtt': [expect.any(String), 'Arn'] } },
+    });
+    expect(actionsOf(statementsOf(synthesized.apiTemplate, fn))).toEqual(
+      expectedActions(syntheticEvent.access, 'event'),
+    );
+    synthesized.apiTemplate.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+  });
+});

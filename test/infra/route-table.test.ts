@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { eventFunctions, functionNameOf, routes } from '#functions/routes';
+
+const segmentsOf = (path: string) => path.split('/').slice(1);
+const variableOf = (segment: string | undefined) => /^\{(\w+)\}$/.exec(segment ?? '')?.[1];
+
+describe('route table, as API Gateway needs it', () => {
+  it('names sibling path variables alike: one variable name per path level', () => {
+    for (const a of routes) {
+      for (const b of routes) {
+        const [left, right] = [segmentsOf(a.path), segmentsOf(b.path)];
+        // Walk the common resource path; where both have a variable at the same level, it is one resource.
+        for (let level = 0; level < Math.min(left.length, right.length); level++) {
+          const [variableA, variableB] = [variableOf(left[level]), variableOf(right[level])];
+          if (variableA && variableB) {
+            expect({ a: a.path, b: b.path, level, name: variableA }).toEqual({
+              a: a.path,
+              b: b.path,
+              level,
+              name: variableB,
+            });
+          } else if (left[level] !== right[level]) {
+            break;
+          }
+        }
+      }
+    }
+  });
+
+  it('has one route per method and path', () => {
+    const keys = routes.map((route) => `${route.method} ${route.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('gives every function a distinct name (they become construct ids)', () => {
+    const names = [...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name), 'Authorizer'];
+    expect(new Set(names).size).toBe(names.length);
+  });
+});

@@ -1,0 +1,343 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventFunctions, functionNameOf, routes } from '#functions/routes';
+import { AUTHORIZER_CACHE_TTL } from '#infra/constructs/service-api';
+import type { ServiceFunction } from '#infra/constructs/service-function';
+import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
+import { GSI1, TABLE_KEY } from '#lib/table';
+import { actionsOf, expectedActions, logicalIdOf, statementsOf, synthesize } from './synthesized-app.ts';
+
+// One synthesis (with real esbuild bundles and both cdk-nag packs) shared by every test of this file.
+let synthesized: ReturnType<typeof synthesize>;
+beforeAll(() => {
+  synthesized = synthesize();
+}, 180_000);
+afterAll(() => synthesized?.cleanUp());
+
+const functionNamed = (name: string) => synthesized.api.node.findChild(name) as ServiceFunction;
+
+describe('synthesis', () => {
+  it('passes the AwsSolutions and HIPAA Security packs: every finding is fixed or acknowledged', () => {
+    // synthesize() would have thrown; cdk-nag.test.ts proves that the same app fails on an unacknowledged finding.
+    const report = JSON.parse(readFileSync(join(synthesized.app.outdir, 'validation-report.json'), 'utf8'));
+    expect(report.pluginReports).toEqual([]);
+  });
+});
+
+describe('functions', () => {
+  const ours = () =>
+    synthesized.apiTemplate.findResources('AWS::Lambda::Function', {
+      Properties: { Description: Match.stringLikeRegexp('^functions/') },
+    });
+
+  it('has one function per route, the authorizer and one per event function', () => {
+    expect(Object.keys(ours())).toHaveLength(routes.length + 1 + eventFunctions.length);
+    // Besides ours, only CDK's bucket-notifications handler, when there are event functions.
+    synthesized.apiTemplate.resourceCountIs(
+      'AWS::Lambda::Function',
+      routes.length + 1 + eventFunctions.length + (eventFunctions.length > 0 ? 1 : 0),
+    );
+  });
+
+  it('runs every function on nodejs22.x, arm64, traced, with source maps and its own encrypted log group', () => {
+    for (const fn of Object.values(ours())) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        MemorySize: 1024,
+        TracingConfig: { Mode: 'Active' },
+        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
+        LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
+      });
+    }
+    for (const route of routes) {
+      expect(
+        synthesized.apiTemplate.toJSON().Resources[logicalIdOf(functionNamed(functionNameOf(route)).function)],
+      ).toMatchObject({ Properties: { Timeout: 29, Description: `functions/${route.handler}.ts` } });
+    }
+    synthesized.apiTemplate.allResourcesProperties('AWS::Logs::LogGroup', {
+      KmsKeyId: Match.anyValue(),
+      RetentionInDays: Match.anyValue(),
+    });
+  });
+
+  it('gives event functions a dead-letter queue', () => {
+    for (const eventFunction of eventFunctions) {
+      expect(
+        synthesized.apiTemplate.toJSON().Resources[logicalIdOf(functionNamed(eventFunction.name).function)],
+      ).toMatchObject({
+        Properties: { DeadLetterConfig: { TargetArn: { 'Fn::GetAtt': [expect.any(String), 'Arn'] } } },
+      });
+    }
+  });
+});
+
+describe('least privilege', () => {
+  it("grants each route's function exactly the actions its declared access implies", () => {
+    for (const route of routes) {
+      const actions = actionsOf(statementsOf(synthesized.apiTemplate, functionNamed(functionNameOf(route))));
+      expect({ route: route.handler, actions }).toEqual({
+        route: route.handler,
+        actions: expectedActions(route.access),
+      });
+      if (route.access.table !== 'readWrite') {
+        expect(actions).not.toContain('dynamodb:PutItem');
+        expect(actions).not.toContain('dynamodb:UpdateItem');
+        expect(actions).not.toContain('dynamodb:DeleteItem');
+      }
+    }
+  });
+
+  it('gives the authorizer read access to the table and nothing else', () => {
+    const actions = actionsOf(statementsOf(synthesized.apiTemplate, functionNamed('Authorizer')));
+    expect(actions).toEqual(expectedActions({ table: 'read' }));
+  });
+
+  it('grants each event function exactly its declared access plus its dead-letter queue', () => {
+    for (const eventFunction of eventFunctions) {
+      const actions = actionsOf(statementsOf(synthesized.apiTemplate, functionNamed(eventFunction.name)));
+      expect(actions).toEqual(expectedActions(eventFunction.access, 'event'));
+    }
+  });
+
+  it('lets only functions of secrets routes use the secrets key, to encrypt, with clientId in the context', () => {
+    const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
+    const named = [
+      { name: 'Authorizer', secrets: false },
+      ...routes.map((route) => ({ name: functionNameOf(route), secrets: route.access.secrets === 'encrypt' })),
+      ...eventFunctions.map((fn) => ({ name: fn.name, secrets: fn.access.secrets === 'encrypt' })),
+    ];
+    for (const { name, secrets } of named) {
+      const onSecretsKey = statementsOf(synthesized.apiTemplate, functionNamed(name)).filter((statement) =>
+        statement.resources.includes(secretsKey),
+      );
+      if (!secrets) {
+        expect({ name, onSecretsKey }).toEqual({ name, onSecretsKey: [] });
+        continue;
+      }
+      expect(onSecretsKey).toEqual([
+        {
+          actions: ['kms:Encrypt', 'kms:GenerateDataKey'],
+          resources: expect.any(String),
+          condition: { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } },
+        },
+      ]);
+      expect(
+        synthesized.apiTemplate.toJSON().Resources[logicalIdOf(functionNamed(name).function)].Properties.Environment
+          .Variables.SECRETS_KEY_ID,
+      ).toBeDefined();
+    }
+  });
+
+  it('lets only the list and filter functions read the cursor signing secret', () => {
+    const secret = logicalIdOf(synthesized.data.cursorSigning.secret);
+    const readers = ['Authorizer', ...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name)].filter(
+      (name) =>
+        statementsOf(synthesized.apiTemplate, functionNamed(name)).some((statement) =>
+          statement.resources.includes(secret),
+        ),
+    );
+    expect(readers.sort()).toEqual(
+      ['ListPortalAccounts', 'ListPortalAccountsV1', 'FilterPortalAccounts', 'FilterPortalAccountsV1'].sort(),
+    );
+    const [stored] = Object.values(synthesized.dataTemplate.findResources('AWS::SecretsManager::Secret'));
+    expect(stored?.Properties.KmsKeyId).toBeDefined();
+    expect(stored?.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
+  });
+
+  it('grants kms:Decrypt on the secrets key to no one', () => {
+    const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
+    for (const template of [synthesized.apiTemplate, synthesized.dataTemplate]) {
+      const policies = template.findResources('AWS::IAM::ManagedPolicy');
+      Object.assign(policies, template.findResources('AWS::IAM::Policy'));
+      for (const policy of Object.values(policies)) {
+        for (const statement of policy.Properties.PolicyDocument.Statement) {
+          if (!JSON.stringify(statement.Resource).includes(secretsKey)) continue;
+          expect([statement.Action].flat()).not.toContain('kms:Decrypt');
+        }
+      }
+    }
+    // The key policy only delegates to IAM (the account root statement every key has).
+    const [key] = Object.values(
+      synthesized.dataTemplate.findResources('AWS::KMS::Key', {
+        Properties: { Description: Match.stringLikeRegexp('portal-account secrets') },
+      }),
+    );
+    expect(key?.Properties.KeyPolicy.Statement).toHaveLength(1);
+  });
+});
+
+describe('data', () => {
+  it('keeps the table on-demand, recoverable, protected and encrypted with the data key, shaped like lib/table.ts', () => {
+    synthesized.dataTemplate.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+        SSESpecification: {
+          SSEEnabled: true,
+          SSEType: 'KMS',
+          KMSMasterKeyId: { 'Fn::GetAtt': [logicalIdOf(synthesized.data.keys.data), 'Arn'] },
+        },
+        KeySchema: [
+          { AttributeName: TABLE_KEY.partition, KeyType: 'HASH' },
+          { AttributeName: TABLE_KEY.sort, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: GSI1.name,
+            KeySchema: [
+              { AttributeName: GSI1.partition, KeyType: 'HASH' },
+              { AttributeName: GSI1.sort, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      },
+    });
+  });
+
+  it('rotates both keys', () => {
+    synthesized.dataTemplate.resourceCountIs('AWS::KMS::Key', 2);
+    synthesized.dataTemplate.allResourcesProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  });
+
+  it('keeps attachments private, versioned, SSE-KMS with a bucket key, and access-logged', () => {
+    const bucketId = logicalIdOf(synthesized.data.attachments.bucket);
+    synthesized.dataTemplate.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      Properties: {
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        VersioningConfiguration: { Status: 'Enabled' },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [
+            {
+              BucketKeyEnabled: true,
+              ServerSideEncryptionByDefault: {
+                SSEAlgorithm: 'aws:kms',
+                KMSMasterKeyID: { 'Fn::GetAtt': [logicalIdOf(synthesized.data.keys.data), 'Arn'] },
+              },
+            },
+          ],
+        },
+        LoggingConfiguration: { DestinationBucketName: { Ref: Match.anyValue() } },
+        LifecycleConfiguration: {
+          Rules: Match.arrayWith([Match.objectLike({ NoncurrentVersionExpiration: Match.anyValue() })]),
+        },
+      },
+    });
+    synthesized.dataTemplate.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 's3:*',
+            Principal: { AWS: '*' },
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('locks the access-log bucket down too', () => {
+    synthesized.dataTemplate.resourceCountIs('AWS::S3::Bucket', 2);
+    synthesized.dataTemplate.allResourcesProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: Match.objectLike({ BlockPublicAcls: true, RestrictPublicBuckets: true }),
+      VersioningConfiguration: { Status: 'Enabled' },
+      BucketEncryption: Match.anyValue(),
+    });
+    synthesized.dataTemplate.resourcePropertiesCountIs(
+      'AWS::S3::BucketPolicy',
+      {
+        PolicyDocument: {
+          Statement: Match.arrayWith([Match.objectLike({ Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        },
+      },
+      2,
+    );
+  });
+});
+
+describe('REST API', () => {
+  it('has one method per route, each behind the x-api-key authorizer', () => {
+    const methods = synthesized.apiTemplate.findResources('AWS::ApiGateway::Method');
+    expect(Object.keys(methods)).toHaveLength(routes.length);
+    for (const method of Object.values(methods)) {
+      expect(method.Properties).toMatchObject({
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: expect.any(String) },
+      });
+    }
+    synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.x-api-key',
+      AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_TTL.toSeconds(),
+    });
+    expect(AUTHORIZER_CACHE_TTL.toSeconds()).toBe(60);
+  });
+
+  it('answers gateway errors with problem+json, one response per type of lib/http/gateway.ts', () => {
+    const types = new Set(Object.values(GATEWAY_PROBLEMS).map((problem) => problem.type));
+    // API Gateway keeps one response per type: two problems of one type would silently lose one.
+    expect(types.size).toBe(Object.keys(GATEWAY_PROBLEMS).length);
+    synthesized.apiTemplate.resourceCountIs('AWS::ApiGateway::GatewayResponse', types.size);
+    for (const type of types) {
+      const problem = Object.values(GATEWAY_PROBLEMS).find((candidate) => candidate.type === type)!;
+      synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: String(problem.status),
+        ResponseParameters: Match.objectLike({
+          'gatewayresponse.header.Content-Type': "'application/problem+json; charset=utf-8'",
+          'gatewayresponse.header.Cache-Control': "'no-store'",
+        }),
+        ResponseTemplates: { 'application/json': JSON.stringify(problemBody(problem)) },
+      });
+    }
+    synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
+      StatusCode: '404',
+    });
+  });
+
+  it('accepts uploads as binary, enforces TLS 1.2+, and throttles', () => {
+    synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      BinaryMediaTypes: ['multipart/form-data', 'application/octet-stream'],
+      SecurityPolicy: 'SecurityPolicy_TLS13_1_2_2021_06',
+      EndpointAccessMode: 'STRICT',
+    });
+    synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      Throttle: { RateLimit: Match.anyValue(), BurstLimit: Match.anyValue() },
+    });
+  });
+
+  it('logs access as JSON to an encrypted group, traces, and never logs request or response data', () => {
+    synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('^\\{.*"requestId"') },
+      MethodSettings: [
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          DataTraceEnabled: false,
+          LoggingLevel: 'ERROR',
+          ThrottlingRateLimit: Match.anyValue(),
+          ThrottlingBurstLimit: Match.anyValue(),
+        }),
+      ],
+    });
+    const format = synthesized.apiTemplate.findResources('AWS::ApiGateway::Stage');
+    const accessLogFormat = Object.values(format)[0]?.Properties.AccessLogSetting.Format as string;
+    expect(() => JSON.parse(accessLogFormat)).not.toThrow();
+    expect(accessLogFormat).not.toContain('$context.path');
+  });
+});
