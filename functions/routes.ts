@@ -17,6 +17,8 @@ export interface RouteAccess {
   bucket?: Array<'read' | 'write' | 'delete' | 'presign'>;
   /** Envelope encryption of portal-account secrets (encrypt only: decryption is the RPA worker's). */
   secrets?: 'encrypt';
+  /** Signing and verifying pagination cursors (reads the cursor signing secret). */
+  cursors?: 'sign';
 }
 
 export interface Route {
@@ -31,6 +33,56 @@ export interface Route {
 
 const v1 = '/api/external/v1';
 const v11 = '/api/external/v1.1';
+
+/**
+ * Portal accounts (issue 4). Secrets are encrypted where they are written (`secrets: 'encrypt'`).
+ * The list route's `{externalId}` segment carries the clientUserId (see the header comment).
+ */
+const portalAccountRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: `${v11}/Portals/accounts`,
+    handler: 'portal-accounts/create-portal-account',
+    access: { table: 'readWrite', secrets: 'encrypt' },
+  },
+  {
+    method: 'GET',
+    path: `${v11}/Portals/accounts/{externalId}/list`,
+    handler: 'portal-accounts/list-portal-accounts',
+    access: { table: 'read', cursors: 'sign' },
+  },
+  {
+    method: 'GET',
+    path: `${v11}/Portals/accounts/{externalId}`,
+    handler: 'portal-accounts/get-portal-account',
+    access: { table: 'read' },
+  },
+  {
+    method: 'PUT',
+    path: `${v11}/Portals/accounts/{externalId}`,
+    handler: 'portal-accounts/replace-portal-account',
+    access: { table: 'readWrite', secrets: 'encrypt' },
+  },
+  {
+    method: 'DELETE',
+    path: `${v11}/Portals/accounts/{externalId}`,
+    handler: 'portal-accounts/delete-portal-account',
+    access: { table: 'readWrite' },
+  },
+  {
+    method: 'POST',
+    path: `${v11}/Portals/accounts/filter`,
+    handler: 'portal-accounts/filter-portal-accounts',
+    access: { table: 'read', cursors: 'sign' },
+  },
+];
+
+/** The obsolete v1 Portals endpoints: the same handlers under v1, marked with their v1.1 successor. */
+const obsoleteV1PortalAccountRoutes: Route[] = portalAccountRoutes.map((route) => ({
+  ...route,
+  path: route.path.replace(v11, v1),
+  successor: route.path,
+}));
 
 export const routes: readonly Route[] = [
   // Requests (issue: foundation)
@@ -55,6 +107,43 @@ export const routes: readonly Route[] = [
   },
   { method: 'GET', path: `${v11}/Requests/{externalId}`, handler: 'requests/get-request', access: { table: 'read' } },
 
+  // Attachments (issue 3). `{externalId}` is the spec's {requestExternalId}. The presigned download
+  // is executed with the signer's rights, hence `read`; `delete` removes every version of an object.
+  {
+    method: 'POST',
+    path: `${v11}/Requests/{externalId}/Attachments`,
+    handler: 'attachments/create-attachment',
+    access: { table: 'readWrite', bucket: ['write', 'presign', 'delete'] },
+  },
+  {
+    method: 'GET',
+    path: `${v11}/Requests/{externalId}/Attachments`,
+    handler: 'attachments/list-attachments',
+    access: { table: 'read' },
+  },
+  {
+    method: 'GET',
+    path: `${v11}/Requests/{externalId}/Attachments/{attachmentId}`,
+    handler: 'attachments/get-attachment',
+    access: { table: 'read' },
+  },
+  {
+    method: 'GET',
+    path: `${v11}/Requests/{externalId}/Attachments/{attachmentId}/download`,
+    handler: 'attachments/download-attachment',
+    access: { table: 'read', bucket: ['read'] },
+  },
+  {
+    method: 'DELETE',
+    path: `${v11}/Requests/{externalId}/Attachments/{attachmentId}`,
+    handler: 'attachments/delete-attachment',
+    access: { table: 'readWrite', bucket: ['delete'] },
+  },
+
+  // Portal accounts (issue 4): v1.1, and the obsolete v1 mirror
+  ...portalAccountRoutes,
+  ...obsoleteV1PortalAccountRoutes,
+
   // Schemas and validation
   { method: 'GET', path: `${v11}/Schemas`, handler: 'schemas/list-schemas', access: {} },
   { method: 'GET', path: `${v11}/Schemas/{name}`, handler: 'schemas/get-schema', access: {} },
@@ -73,7 +162,15 @@ export interface EventFunction {
   access: RouteAccess;
 }
 
-export const eventFunctions: readonly EventFunction[] = [];
+export const eventFunctions: readonly EventFunction[] = [
+  {
+    // Attachments (issue 3): every stored object is checked against its metadata (size, SHA-256, type).
+    name: 'VerifyUploadedAttachment',
+    handler: 'attachments/verify-uploaded-attachment',
+    trigger: { s3ObjectCreated: {} },
+    access: { table: 'readWrite', bucket: ['read', 'delete'] },
+  },
+];
 
 /** A stable, readable name for the function of a route, e.g. `requests/create-request` → `CreateRequest`. */
 export const functionNameOf = (route: Route): string => {

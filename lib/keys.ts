@@ -36,6 +36,19 @@ export const keys = {
     sk: `ATT#${attachmentId}`,
   }),
   attachmentPrefix: 'ATT#',
+  /**
+   * The S3 object of an attachment: the only place an object key is built. It starts with the client
+   * id, so a client's files share one prefix; no id can contain `/`, so no id can forge another key.
+   */
+  attachmentObject: (clientId: string, externalId: string, attachmentId: string) =>
+    `${clientId}/requests/${externalId}/attachments/${attachmentId}`,
+  /** The ids in an attachment's object key (e.g. from an S3 event); undefined for any other key. */
+  attachmentObjectIds: (objectKey: string) => {
+    const match = /^([^/]+)\/requests\/([^/]+)\/attachments\/([^/]+)$/.exec(objectKey);
+    return match ? { clientId: match[1]!, externalId: match[2]!, attachmentId: match[3]! } : undefined;
+  },
+  /** IAM resource pattern of every attachment object (`arnForObjects(...)`). */
+  attachmentObjectPattern: '*/requests/*/attachments/*',
 
   portalAccount: (clientId: string, externalId: string): Key => ({
     pk: `${client(clientId)}#PACC#${externalId}`,

@@ -150,7 +150,8 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
         );
       } catch (error) {
         if ((error as Error).message === 'Unauthorized') return send(res, gatewayResponses.unauthorized(), requestId);
-        throw error;
+        process.stderr.write(`local gateway: the authorizer failed: ${(error as Error).name}\n`);
+        return send(res, gatewayResponses.authorizerFailure(), requestId);
       }
       if (authorization.policyDocument.Statement.some((s) => s.Effect === 'Deny')) {
         return send(res, gatewayResponses.accessDenied(), requestId);
@@ -189,6 +190,10 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
           stage,
         },
       };
+      // Lambda refuses a synchronous event of 6 MiB or more, and API Gateway answers 413 for it.
+      if (Buffer.byteLength(JSON.stringify(event)) >= GATEWAY_LIMITS.maxLambdaRequestBytes) {
+        return send(res, gatewayResponses.payloadTooLarge(), requestId);
+      }
       const handler = (await loadHandler(route.handler)) as LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
       const result = await handler(event, lambdaContext(route.handler));
       if (Buffer.byteLength(JSON.stringify(result)) > GATEWAY_LIMITS.maxLambdaResponseBytes) {
@@ -196,8 +201,10 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
       }
       return send(res, result, requestId);
     } catch (error) {
-      process.stderr.write(`local gateway: ${(error as Error).stack ?? String(error)}\n`);
-      return send(res, gatewayResponses.internalError(), requestId);
+      // Name and frames only: an error message can quote request data.
+      const frames = (error as Error).stack?.split('\n').slice(1, 6).join('\n') ?? '';
+      process.stderr.write(`local gateway: the handler failed: ${(error as Error).name}\n${frames}\n`);
+      return send(res, gatewayResponses.badGateway(), requestId);
     }
   });
 };

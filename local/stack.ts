@@ -8,6 +8,7 @@ import {
   ResourceInUseException,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
+import type { S3Event } from 'aws-lambda';
 import { GSI1, TABLE_KEY } from '#lib/table';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
 
@@ -80,6 +81,9 @@ export const ensureTable = async (endpoint: string, tableName: string) => {
   client.destroy();
 };
 
+/** S3 URL-encodes object keys in event notifications (spaces as "+"); s3rver sends them raw. */
+const s3EventKey = (key: string) => encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+');
+
 export const startLocalStack = async (options: LocalStackOptions = {}): Promise<LocalStack> => {
   const tableName = options.tableName ?? 'service-review';
   const bucketName = options.bucketName ?? 'service-review-attachments';
@@ -116,8 +120,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   Object.assign(process.env, env);
   await ensureTable(dynamoEndpoint, tableName);
 
-  const { routes } = await import('#functions/routes');
-  const { createGateway } = await import('./gateway.ts');
+  const { routes, eventFunctions } = await import('#functions/routes');
+  const { createGateway, lambdaContext } = await import('./gateway.ts');
   const loaded = new Map<string, Promise<(event: unknown, context: unknown) => Promise<unknown>>>();
   const loadHandler = (module: string) => {
     if (!loaded.has(module)) {
@@ -131,6 +135,26 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     return loaded.get(module)!;
   };
   const server: Server = createGateway({ routes, loadHandler });
+  // S3 event notifications: s3rver's 'event' → the same handlers the CDK stack subscribes, invoked
+  // asynchronously as Lambda does (a failure is logged; AWS would retry it, then dead-letter it).
+  const invocations = new Set<Promise<unknown>>();
+  s3?.server.on('event', (event: S3Event) => {
+    for (const fn of eventFunctions) {
+      const { prefix = '', suffix = '' } = fn.trigger.s3ObjectCreated;
+      const records = event.Records.filter(
+        (r) =>
+          r.eventName.startsWith('ObjectCreated:') &&
+          r.s3.object.key.startsWith(prefix) &&
+          r.s3.object.key.endsWith(suffix),
+      ).map((r) => ({ ...r, s3: { ...r.s3, object: { ...r.s3.object, key: s3EventKey(r.s3.object.key) } } }));
+      if (records.length === 0) continue;
+      const invocation = loadHandler(fn.handler)
+        .then((handler) => handler({ Records: records }, lambdaContext(fn.name)))
+        .catch((error: Error) => process.stderr.write(`local ${fn.name}: ${error.stack ?? String(error)}\n`))
+        .finally(() => invocations.delete(invocation));
+      invocations.add(invocation);
+    }
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
@@ -144,6 +168,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled([...invocations]);
       for (const emulator of emulators.reverse()) await emulator.close();
       if (!stateDir) rmSync(scratch, { recursive: true, force: true });
     },

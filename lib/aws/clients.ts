@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
@@ -18,3 +19,5 @@ export const s3 = new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE
 export const kms = new KMSClient({});
 
 export const sfn = new SFNClient({});
+
+export const secretsManager = new SecretsManagerClient({});

@@ -3,6 +3,8 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { log } from '#lib/log';
 import { assertValid, type SchemaName } from '#lib/validation/validate';
+import { deprecationHeaders } from './deprecation.ts';
+import { MultipartForm, type MultipartLimits, parseMultipart } from './multipart.ts';
 import {
   badRequest,
   HttpProblem,
@@ -31,14 +33,22 @@ export interface JsonBodyOptions {
 /**
  * Wraps a handler in the house middleware order: normalize headers → parse body → validate →
  * handler → errors to problem details. The error middleware is registered first so that its
- * onError runs last, after every other middleware had its say.
+ * onError runs last, after every other middleware had its say; only the deprecation headers
+ * (obsolete routes, see deprecation.ts) come before it, so they mark problem responses too.
  */
-export const endpoint = <TBody = undefined>(handler: ApiHandler<TBody>, options: { json?: JsonBodyOptions } = {}) => {
-  const stack = middy<ApiEvent<TBody>, ApiResult>().use(problemDetails()).use(httpHeaderNormalizer());
-  if (options.json) {
-    stack.use(jsonBody(options.json));
-    if (options.json.schema) stack.use(validateBody(options.json.schema));
-  }
+export const endpoint = <TBody = undefined>(
+  handler: ApiHandler<TBody>,
+  options: { json?: JsonBodyOptions; multipart?: MultipartLimits } = {},
+) => {
+  const stack = middy<ApiEvent<TBody>, ApiResult>()
+    .use(deprecationHeaders<ApiEvent<TBody>>())
+    .use(problemDetails())
+    .use(httpHeaderNormalizer());
+  // With both, the Content-Type picks the parser; the body is then a MultipartForm or parsed JSON.
+  if (options.multipart) {
+    stack.use(multipartBody(options.multipart, options.json && jsonBody(options.json, [MULTIPART_MEDIA_TYPE])));
+  } else if (options.json) stack.use(jsonBody(options.json));
+  if (options.json?.schema) stack.use(validateBody(options.json.schema));
   return stack.handler(handler);
 };
 
@@ -51,7 +61,10 @@ export const clientIdOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>):
 
 const mediaTypeOf = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
 
-const jsonBody = (options: JsonBodyOptions): MiddlewareObj<ApiEvent<unknown>, ApiResult> => {
+const jsonBody = (
+  options: JsonBodyOptions,
+  alsoAccepted: string[] = [],
+): MiddlewareObj<ApiEvent<unknown>, ApiResult> => {
   const accepted = [...JSON_MEDIA_TYPES, ...(options.mediaTypes ?? [])];
   const maxBytes = options.maxBytes ?? MAX_JSON_BODY_BYTES;
   return {
@@ -60,7 +73,9 @@ const jsonBody = (options: JsonBodyOptions): MiddlewareObj<ApiEvent<unknown>, Ap
       const raw = event.body ?? '';
       const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
       if (bytes.length > maxBytes) throw payloadTooLarge(maxBytes);
-      if (!accepted.includes(mediaTypeOf(event.headers?.['content-type']))) throw unsupportedMediaType(accepted);
+      if (!accepted.includes(mediaTypeOf(event.headers?.['content-type']))) {
+        throw unsupportedMediaType([...accepted, ...alsoAccepted]);
+      }
       if (bytes.length === 0) throw badRequest('A JSON request body is required.');
       const text = bytes.toString('utf8');
       try {
@@ -77,8 +92,31 @@ const jsonBody = (options: JsonBodyOptions): MiddlewareObj<ApiEvent<unknown>, Ap
   };
 };
 
+const MULTIPART_MEDIA_TYPE = 'multipart/form-data';
+
+/** multipart/form-data (base64 from API Gateway's binary media types) → MultipartForm; else `otherwise`. */
+const multipartBody = (
+  limits: MultipartLimits,
+  otherwise?: MiddlewareObj<ApiEvent<unknown>, ApiResult>,
+): MiddlewareObj<ApiEvent<unknown>, ApiResult> => ({
+  before: async (request) => {
+    const event = request.event as unknown as APIGatewayProxyEvent;
+    const contentType = event.headers?.['content-type'];
+    if (mediaTypeOf(contentType) !== MULTIPART_MEDIA_TYPE) {
+      if (!otherwise?.before) throw unsupportedMediaType([MULTIPART_MEDIA_TYPE]);
+      await otherwise.before(request);
+      return;
+    }
+    const raw = event.body ?? '';
+    const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+    if (bytes.length > limits.maxBytes) throw payloadTooLarge(limits.maxBytes);
+    request.event.body = await parseMultipart(bytes, contentType!, limits);
+  },
+});
+
 const validateBody = (schema: SchemaName): MiddlewareObj<ApiEvent<unknown>, ApiResult> => ({
   before: (request) => {
+    if (request.event.body instanceof MultipartForm) return;
     assertValid(schema, request.event.body);
   },
 });

@@ -9,6 +9,8 @@ import { baseHeaders } from './response.ts';
 export const GATEWAY_LIMITS = {
   /** API Gateway REST: 10 MB request payload. */
   maxPayloadBytes: 10 * 1024 * 1024,
+  /** Lambda: a synchronous invocation's event must be smaller than 6 MiB (API Gateway answers 413 otherwise). */
+  maxLambdaRequestBytes: 6 * 1024 * 1024,
   /** Lambda: 6 MB synchronous response. */
   maxLambdaResponseBytes: 6 * 1024 * 1024,
 } as const;
@@ -52,7 +54,9 @@ export const GATEWAY_PROBLEMS = {
     type: 'REQUEST_TOO_LARGE',
     status: 413,
     title: 'Payload Too Large',
-    detail: `The request exceeds the gateway limit of ${GATEWAY_LIMITS.maxPayloadBytes} bytes.`,
+    detail:
+      `The request exceeds the gateway limit of ${GATEWAY_LIMITS.maxPayloadBytes} bytes, or the ` +
+      `${GATEWAY_LIMITS.maxLambdaRequestBytes} bytes of the event it becomes (binary bodies count base64-encoded).`,
   },
   throttled: {
     type: 'THROTTLED',
@@ -60,17 +64,19 @@ export const GATEWAY_PROBLEMS = {
     title: 'Too Many Requests',
     detail: 'The request rate limit was exceeded.',
   },
+  /** A handler that crashed or answered something API Gateway cannot send (Lambda error → 502). */
   badGateway: {
     type: 'DEFAULT_5XX',
     status: 502,
     title: 'Bad Gateway',
-    detail: 'The endpoint returned an invalid response.',
+    detail: 'The endpoint failed to produce a response.',
   },
-  internalError: {
-    type: 'DEFAULT_5XX',
+  /** The authorizer itself failed (not a refused key: that is 401). One response per type: API Gateway allows no more. */
+  authorizerFailure: {
+    type: 'AUTHORIZER_FAILURE',
     status: 500,
     title: 'Internal Server Error',
-    detail: 'An unexpected error occurred.',
+    detail: 'The request could not be authorized because of an internal error.',
   },
 } as const satisfies Record<string, GatewayProblem>;
 
@@ -89,5 +95,5 @@ export const gatewayResponses = {
   notFound: () => respond(GATEWAY_PROBLEMS.notFound),
   payloadTooLarge: () => respond(GATEWAY_PROBLEMS.payloadTooLarge),
   badGateway: () => respond(GATEWAY_PROBLEMS.badGateway),
-  internalError: () => respond(GATEWAY_PROBLEMS.internalError),
+  authorizerFailure: () => respond(GATEWAY_PROBLEMS.authorizerFailure),
 };

@@ -36,14 +36,14 @@ const conditionalPut = async (item: Record<string, unknown>, condition: string, 
   }
 };
 
-const fromItem = (item: Record<string, any>): StoredRequest => ({
-  clientId: item.clientId,
-  externalId: item.externalId,
-  document: JSON.parse(item.document),
-  authorization: item.authorization,
-  version: item.version,
-  createdAt: item.createdAt,
-  updatedAt: item.updatedAt,
+const fromItem = (item: Record<string, unknown>): StoredRequest => ({
+  clientId: item.clientId as string,
+  externalId: item.externalId as string,
+  document: JSON.parse(item.document as string),
+  authorization: item.authorization as StoredRequest['authorization'],
+  version: item.version as number,
+  createdAt: item.createdAt as string,
+  updatedAt: item.updatedAt as string,
 });
 
 export const dynamoRequestStore: RequestStore = {
