@@ -12,5 +12,3 @@ export interface AttachmentStore {
   /** Removes the record whatever its version; removing a missing record is not an error. */
   delete(clientId: string, externalId: string, attachmentId: string): Promise<void>;
 }
-
-export { VersionConflict } from '#lib/requests/request-store';

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { VersionConflict } from '#lib/aws/conditional-writes';
 import { badRequest, conflict, notFound } from '#lib/http/problem';
 import { keys } from '#lib/keys';
 import { log } from '#lib/log';
 import type { RequestStore } from '#lib/requests/request-store';
 import { type AttachmentRecord, isSweepable, isVisible, type UploadMethod } from './attachment.ts';
-import { type AttachmentStore, VersionConflict } from './attachment-store.ts';
+import type { AttachmentStore } from './attachment-store.ts';
 import {
   ALLOWED_TYPES,
   assertContentMatches,

@@ -1,9 +1,10 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/clients';
+import { conditionalPut } from '#lib/aws/conditional-writes';
 import { tableName } from '#lib/config';
 import { keys } from '#lib/keys';
 import type { AttachmentRecord } from './attachment.ts';
-import { type AttachmentStore, VersionConflict } from './attachment-store.ts';
+import type { AttachmentStore } from './attachment-store.ts';
 
 const FIELDS = [
   'clientId',
@@ -33,22 +34,6 @@ const toItem = (record: AttachmentRecord) => ({
 
 const fromItem = (item: Record<string, unknown>): AttachmentRecord =>
   Object.fromEntries(FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, item[field]])) as never;
-
-const conditionalPut = async (item: Record<string, unknown>, condition: string, values?: Record<string, unknown>) => {
-  try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: item,
-        ConditionExpression: condition,
-        ...(values ? { ExpressionAttributeValues: values } : {}),
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new VersionConflict();
-    throw error;
-  }
-};
 
 export const dynamoAttachmentStore: AttachmentStore = {
   get: async (clientId, externalId, attachmentId) => {

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/clients';
+import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { tableName } from '#lib/config';
 import { keys } from '#lib/keys';
 import { GSI1 } from '#lib/table';
@@ -67,8 +68,6 @@ const fromItem = (item: Record<string, any>): StoredPortalAccount => ({
   createdAt: item.createdAt,
   updatedAt: item.updatedAt,
 });
-
-const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
 /** FilterExpression for the criteria (applied by DynamoDB after Limit: see page()). */
 const filterOf = (criteria: PageQuery['criteria']) => {

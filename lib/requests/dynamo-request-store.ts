@@ -1,8 +1,9 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/clients';
+import { conditionalPut, isConditionFailure } from '#lib/aws/conditional-writes';
 import { tableName } from '#lib/config';
 import { keys } from '#lib/keys';
-import { type RequestStore, type StoredRequest, VersionConflict } from './request-store.ts';
+import type { RequestStore, StoredRequest } from './request-store.ts';
 
 /*
  * The request document is stored as a JSON string: it round-trips exactly what the client sent
@@ -19,22 +20,6 @@ const toItem = (request: StoredRequest) => ({
   createdAt: request.createdAt,
   updatedAt: request.updatedAt,
 });
-
-const conditionalPut = async (item: Record<string, unknown>, condition: string, values?: Record<string, unknown>) => {
-  try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: item,
-        ConditionExpression: condition,
-        ...(values ? { ExpressionAttributeValues: values } : {}),
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new VersionConflict();
-    throw error;
-  }
-};
 
 const fromItem = (item: Record<string, unknown>): StoredRequest => ({
   clientId: item.clientId as string,
@@ -86,7 +71,7 @@ export const dynamoRequestStore: RequestStore = {
       );
       return fromItem(Attributes!);
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+      if (isConditionFailure(error)) return undefined;
       throw error;
     }
   },

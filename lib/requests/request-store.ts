@@ -24,13 +24,6 @@ export interface StoredRequest {
   updatedAt: string;
 }
 
-export class VersionConflict extends Error {
-  constructor() {
-    super('The stored version changed');
-    this.name = 'VersionConflict';
-  }
-}
-
 export interface RequestStore {
   get(clientId: string, externalId: string): Promise<StoredRequest | undefined>;
   /** Writes version 1; throws VersionConflict when the request exists. */

@@ -1,7 +1,8 @@
+import { VersionConflict } from '#lib/aws/conditional-writes';
 import { badRequest, conflict, notFound, preconditionFailed } from '#lib/http/problem';
 import { assertValid } from '#lib/validation/validate';
 import { applyMergePatch } from './merge-patch.ts';
-import { type Authorization, type RequestStore, type StoredRequest, VersionConflict } from './request-store.ts';
+import type { Authorization, RequestStore, StoredRequest } from './request-store.ts';
 
 /**
  * Request use cases, independent of HTTP and storage. Semantics (DESIGN.md): v1 PUT upserts,

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/clients';
+import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { tableName } from '#lib/config';
 import { keys } from '#lib/keys';
 import type { ApiKeyRecord, ClientRecord, ClientUserRecord, OrganizationRecord, TenantStore } from './tenant-store.ts';
@@ -57,7 +58,7 @@ export const dynamoTenantStore: TenantStore = {
       );
       return true;
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   },

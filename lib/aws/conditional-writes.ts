@@ -1,0 +1,39 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '#lib/aws/clients';
+import { tableName } from '#lib/config';
+
+/**
+ * Optimistic concurrency for every store: a write conditional on what it expects to find. The
+ * stores map the storage's refusal to this one error, so services retry or answer 409/412 without
+ * knowing DynamoDB.
+ */
+export class VersionConflict extends Error {
+  constructor() {
+    super('The stored version changed');
+    this.name = 'VersionConflict';
+  }
+}
+
+export const isConditionFailure = (error: unknown) =>
+  (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
+
+/** PutItem under `condition`; a failed condition becomes VersionConflict. */
+export const conditionalPut = async (
+  item: Record<string, unknown>,
+  condition: string,
+  values?: Record<string, unknown>,
+): Promise<void> => {
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: item,
+        ConditionExpression: condition,
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw new VersionConflict();
+    throw error;
+  }
+};
