@@ -1,4 +1,7 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dynamo } from '#lib/aws/clients';
+import { hashApiKey } from '#lib/tenancy/api-keys';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
 
@@ -35,6 +38,17 @@ describe('authentication (x-api-key → Lambda authorizer)', () => {
   it('checks the key before the body: no key and a bad body is still 401', async () => {
     const res = await call('POST', v11, { rawBody: '{not json', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(401);
+  });
+
+  it('stores API keys only as SHA-256 hashes', async () => {
+    const { Items = [] } = await dynamo.send(new ScanCommand({ TableName: process.env.TABLE_NAME }));
+    const raw = JSON.stringify(Items);
+    expect(raw).not.toContain(tenant.apiKey);
+    expect(raw).not.toContain(tenant.apiKey.slice(4));
+    expect(Items.find((item) => item.keyHash === hashApiKey(tenant.apiKey))).toMatchObject({
+      entity: 'ApiKey',
+      clientId: tenant.clientId,
+    });
   });
 
   it('accepts a valid key, then refuses it once revoked', async () => {
