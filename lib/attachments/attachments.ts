@@ -121,6 +121,22 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     }
   };
 
+  /** The metadata both upload flows record: the cleaned name, the resolved type, size, digest, descriptions. */
+  const fileOf = (
+    cleanName: string,
+    type: Parameters<typeof fileNameFor>[1],
+    size: number,
+    sha256: string,
+    input: Descriptive,
+  ) => ({
+    fileName: fileNameFor(cleanName, type),
+    contentType: type.mediaType,
+    size,
+    sha256,
+    ...(input.documentType ? { documentType: input.documentType } : {}),
+    ...(input.description ? { description: input.description } : {}),
+  });
+
   const newRecord = (
     clientId: string,
     externalId: string,
@@ -196,14 +212,7 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
       const record = newRecord(
         clientId,
         externalId,
-        {
-          fileName: fileNameFor(cleanName, type),
-          contentType: type.mediaType,
-          size: input.bytes.length,
-          sha256,
-          ...(input.documentType ? { documentType: input.documentType } : {}),
-          ...(input.description ? { description: input.description } : {}),
-        },
+        fileOf(cleanName, type, input.bytes.length, sha256, input),
         'direct',
         DIRECT_UPLOAD_DEADLINE_SECONDS,
       );
@@ -241,14 +250,7 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
       const record = newRecord(
         clientId,
         externalId,
-        {
-          fileName: fileNameFor(cleanName, type),
-          contentType: type.mediaType,
-          size: input.size,
-          sha256: input.sha256,
-          ...(input.documentType ? { documentType: input.documentType } : {}),
-          ...(input.description ? { description: input.description } : {}),
-        },
+        fileOf(cleanName, type, input.size, input.sha256, input),
         'presigned',
         UPLOAD_URL_SECONDS + UPLOAD_GRACE_SECONDS,
       );

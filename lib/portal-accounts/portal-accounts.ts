@@ -110,6 +110,16 @@ export interface PortalAccountDependencies {
   maxEvaluatedPerPage?: number;
 }
 
+/** The fields a client writes (all but the secrets), with their defaults; create and replace share them. */
+const describedBy = (input: PortalAccountInput) => ({
+  clientUserId: input.clientUserId,
+  portalId: input.portalId,
+  payerIds: input.payerIds ?? [],
+  displayName: input.displayName ?? portalOf(input.portalId)?.name ?? input.portalId,
+  username: input.username,
+  status: input.status ?? ('active' as const),
+});
+
 export const portalAccountService = ({
   store,
   tenants,
@@ -187,12 +197,7 @@ export const portalAccountService = ({
       const ref = { clientId, organizationId, externalId };
       const account: StoredPortalAccount = {
         ...ref,
-        clientUserId: input.clientUserId,
-        portalId: input.portalId,
-        payerIds: input.payerIds ?? [],
-        displayName: input.displayName ?? portalOf(input.portalId)?.name ?? input.portalId,
-        username: input.username,
-        status: input.status ?? 'active',
+        ...describedBy(input),
         lastLogin: null,
         password: await sealCredential(keyring(), ref, 'password', input.password),
         passwordChangedAt: at,
@@ -248,12 +253,7 @@ export const portalAccountService = ({
         const totpChanged = input.totpSecret !== undefined && !(input.totpSecret === null && !current.totpSecret);
         const next: StoredPortalAccount = {
           ...ref,
-          clientUserId: input.clientUserId,
-          portalId: input.portalId,
-          payerIds: input.payerIds ?? [],
-          displayName: input.displayName ?? portalOf(input.portalId)?.name ?? input.portalId,
-          username: input.username,
-          status: input.status ?? 'active',
+          ...describedBy(input),
           lastLogin: current.lastLogin,
           password:
             input.password === undefined
