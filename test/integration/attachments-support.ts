@@ -6,6 +6,7 @@ import { s3 } from '#lib/aws/clients';
 import { bucketName } from '#lib/config';
 import { keys } from '#lib/keys';
 import { type ApiResponse, baseUrl, call, uniqueId } from '#test/support/api';
+import { minimalRequest } from '#test/support/fixtures';
 
 /** Helpers shared by the attachment tests: requests to attach to, multipart bodies, raw storage checks. */
 export const v11 = '/api/external/v1.1';
@@ -15,14 +16,7 @@ export const newRequest = async (apiKey: string) => {
   const externalId = uniqueId('att');
   const res = await call('POST', `${v11}/Requests`, {
     apiKey,
-    body: {
-      externalId,
-      admissionTypeCode: '3',
-      serviceTypeCode: '1',
-      placeOfServiceCode: '11',
-      patient: { firstName: 'Ann', lastName: 'Example', birthDate: '1980-02-03', memberId: 'M1' },
-      requestingProvider: { roleCode: '1P', npi: '1234567893' },
-    },
+    body: minimalRequest(externalId),
   });
   expect(res.status, res.text).toBe(201);
   return externalId;

@@ -8,6 +8,7 @@ import {
 } from '#lib/attachments/content-policy';
 import { GATEWAY_LIMITS } from '#lib/http/gateway';
 import { call, newTenant } from '#test/support/api';
+import { minimalRequest } from '#test/support/fixtures';
 import {
   attachmentsOf,
   download,
@@ -366,14 +367,7 @@ describe('isolation between clients', () => {
     // The same externalId under the other client is another request, with its own (empty) attachments.
     const sameId = await call('POST', '/api/external/v1.1/Requests', {
       apiKey: theirs,
-      body: {
-        externalId,
-        admissionTypeCode: '3',
-        serviceTypeCode: '1',
-        placeOfServiceCode: '11',
-        patient: { firstName: 'Bo', lastName: 'Other', birthDate: '1970-01-01', memberId: 'M2' },
-        requestingProvider: { roleCode: '1P', npi: '1234567893' },
-      },
+      body: minimalRequest(externalId),
     });
     expect(sameId.status).toBe(201);
     expect((await call('GET', attachmentsOf(externalId), { apiKey: theirs })).body).toEqual({ attachments: [] });
