@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '#lib/aws/clients';
 import { conditionalPut } from '#lib/aws/conditional-writes';
+import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { keys } from '#lib/keys';
 import type { AttachmentRecord } from './attachment.ts';

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3EventRecord } from 'aws-lambda';
-import { s3 } from '#lib/aws/clients';
+import { s3 } from '#lib/aws/s3';
 import { bucketName } from '#lib/config';
 import type { ObjectStorage } from './object-storage.ts';
 

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '#lib/aws/clients';
+import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 
 /**

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { kms, secretsManager } from '#lib/aws/clients';
+import { kms } from '#lib/aws/kms';
+import { secretsManager } from '#lib/aws/secrets-manager';
 import { loadOrCreateKeyFile } from './key-file.ts';
 import type { Keyring } from './keyring.ts';
 import { kmsKeyring } from './kms-keyring.ts';

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '#lib/aws/clients';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
+import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { keys } from '#lib/keys';
 import { GSI1 } from '#lib/table';

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '#lib/aws/clients';
 import { conditionalPut, isConditionFailure } from '#lib/aws/conditional-writes';
+import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { keys } from '#lib/keys';
 import type { RequestStore, StoredRequest } from './request-store.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PRESIGNED_FILE_BYTES } from '#lib/attachments/content-policy';
-import { s3 } from '#lib/aws/clients';
+import { s3 } from '#lib/aws/s3';
 import { bucketName } from '#lib/config';
 import { keys } from '#lib/keys';
 import { call, newTenant } from '#test/support/api';

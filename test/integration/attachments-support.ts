@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
-import { s3 } from '#lib/aws/clients';
+import { s3 } from '#lib/aws/s3';
 import { bucketName } from '#lib/config';
 import { keys } from '#lib/keys';
 import { type ApiResponse, baseUrl, call, uniqueId } from '#test/support/api';

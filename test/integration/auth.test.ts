@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dynamo } from '#lib/aws/clients';
+import { dynamo } from '#lib/aws/dynamodb';
 import { hashApiKey } from '#lib/tenancy/api-keys';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';

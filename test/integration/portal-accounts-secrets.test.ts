@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { routes } from '#functions/routes';
-import { dynamo } from '#lib/aws/clients';
+import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { secretsKeyring } from '#lib/crypto/config';
 import { SecretDecryptionError } from '#lib/crypto/keyring';

@@ -1,0 +1,11 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/*
+ * One module per AWS service, each holding its module-scope client (created once per Lambda
+ * container): a function bundles only the SDK clients it imports. Endpoints come from the SDK's own
+ * AWS_ENDPOINT_URL_<SERVICE> variables (set by the local stack), so no code here knows "local".
+ */
+export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+});
