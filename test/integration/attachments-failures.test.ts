@@ -65,6 +65,18 @@ const always = (step: string) => async () => {
   throw new InjectedFailure(step);
 };
 
+/** The real create, remembering the id of the record it wrote (the service generates it). */
+const recordingCreate = () => {
+  const recorded = {
+    attachmentId: '',
+    create: async (record: Parameters<typeof dynamoAttachmentStore.create>[0]) => {
+      recorded.attachmentId = record.attachmentId;
+      return dynamoAttachmentStore.create(record);
+    },
+  };
+  return recorded;
+};
+
 const file = () => {
   const bytes = sample.pdf(30_000);
   return { fileName: 'labs.pdf', mediaType: 'application/pdf', bytes };
@@ -109,14 +121,9 @@ describe('half-way failures of a direct upload leave nothing that points nowhere
 
   it('object stored but its write reported failed (e.g. a timeout after S3 committed) → both removed', async () => {
     const externalId = await newRequest(apiKey);
-    let attachmentId = '';
+    const created = recordingCreate();
     const service = serviceWith({
-      store: {
-        create: async (record) => {
-          attachmentId = record.attachmentId;
-          return dynamoAttachmentStore.create(record);
-        },
-      },
+      store: { create: created.create },
       objects: {
         put: async (...args) => {
           await s3ObjectStorage.put(...args);
@@ -125,23 +132,18 @@ describe('half-way failures of a direct upload leave nothing that points nowhere
       },
     });
     await expect(service.upload(tenant.clientId, externalId, file())).rejects.toThrow(InjectedFailure);
-    await expectNothingLeft(externalId, attachmentId);
+    await expectNothingLeft(externalId, created.attachmentId);
   });
 
   it('metadata written, object write failed → record removed', async () => {
     const externalId = await newRequest(apiKey);
-    let attachmentId = '';
+    const created = recordingCreate();
     const service = serviceWith({
-      store: {
-        create: async (record) => {
-          attachmentId = record.attachmentId;
-          return dynamoAttachmentStore.create(record);
-        },
-      },
+      store: { create: created.create },
       objects: { put: always('put') },
     });
     await expect(service.upload(tenant.clientId, externalId, file())).rejects.toThrow(InjectedFailure);
-    await expectNothingLeft(externalId, attachmentId);
+    await expectNothingLeft(externalId, created.attachmentId);
   });
 
   it('clean-up failing too (as if the function died) → the S3 event handler finishes the upload: available, exact bytes', async () => {
