@@ -35,5 +35,8 @@ export const handler = endpoint<MultipartForm | unknown>(
       Location: attachmentPath(externalId, record.attachmentId),
     });
   },
-  { multipart: { maxBytes: MAX_DIRECT_BODY_BYTES, maxFileBytes: MAX_DIRECT_FILE_BYTES }, json: {} },
+  {
+    multipart: { maxBytes: MAX_DIRECT_BODY_BYTES, maxFileBytes: MAX_DIRECT_FILE_BYTES },
+    json: { schema: 'PresignedUpload' },
+  },
 );

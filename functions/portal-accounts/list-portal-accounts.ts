@@ -1,19 +1,29 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
-import { badRequest } from '#lib/http/problem';
 import { json } from '#lib/http/response';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { type PageRequest, portalAccountService } from '#lib/portal-accounts/portal-accounts';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+import { assertValid } from '#lib/validation/validate';
 
 const accounts = portalAccountService({ store: dynamoPortalAccountStore, tenants: dynamoTenantStore });
 
+/** A number written in decimal; anything else stays a string, for the schema to refuse by its type. */
+const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
+
+/**
+ * ?pageSize=&cursor= checked against the PortalAccountListQuery schema: a bad value gets the same
+ * Validation result as in the filter body (`/pageSize: Maximum error for value "101". …`). An empty
+ * cursor asks for the first page.
+ */
 const pageRequestOf = (query: Record<string, string | undefined> | null): PageRequest => {
   const { pageSize, cursor } = query ?? {};
-  if (pageSize !== undefined && !/^[0-9]{1,3}$/.test(pageSize)) {
-    throw badRequest('pageSize must be an integer from 1 to 100.', { parameter: 'pageSize' });
-  }
-  return { ...(pageSize !== undefined ? { pageSize: Number(pageSize) } : {}), ...(cursor ? { cursor } : {}) };
+  const request = {
+    ...(pageSize !== undefined ? { pageSize: DECIMAL.test(pageSize) ? Number(pageSize) : pageSize } : {}),
+    ...(cursor ? { cursor } : {}),
+  };
+  assertValid('PortalAccountListQuery', request);
+  return request as PageRequest;
 };
 
 /**

@@ -1,12 +1,6 @@
 import type { MultipartForm } from '#lib/http/multipart';
 import { badRequest } from '#lib/http/problem';
-import {
-  descriptiveText,
-  MAX_DESCRIPTION_LENGTH,
-  MAX_DOCUMENT_TYPE_LENGTH,
-  MAX_PRESIGNED_FILE_BYTES,
-  sha256Hex,
-} from './content-policy.ts';
+import { descriptiveText, MAX_DESCRIPTION_LENGTH, MAX_DOCUMENT_TYPE_LENGTH, sha256Hex } from './content-policy.ts';
 
 /** What a client says about a file, before any check of the file itself. */
 export interface Descriptive {
@@ -30,11 +24,20 @@ export interface PresignedUploadRequest extends Descriptive {
   sha256: string;
 }
 
+/** The JSON declaration as the PresignedUpload schema (lib/validation/schemas/attachment.ts) admits it. */
+export interface PresignedUploadDeclaration {
+  fileName: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  documentType?: string | null;
+  description?: string | null;
+}
+
 export const FILE_FIELD = 'file';
 const DIRECT_FIELDS = ['documentType', 'description', 'sha256'];
-const PRESIGNED_FIELDS = ['fileName', 'contentType', 'size', 'sha256', 'documentType', 'description'];
 
-const descriptive = (source: Record<string, unknown>): Descriptive => {
+const descriptive = (source: { documentType?: unknown; description?: unknown }): Descriptive => {
   const documentType = descriptiveText('documentType', source.documentType, MAX_DOCUMENT_TYPE_LENGTH);
   const description = descriptiveText('description', source.description, MAX_DESCRIPTION_LENGTH);
   return { ...(documentType ? { documentType } : {}), ...(description ? { description } : {}) };
@@ -71,29 +74,12 @@ export const directUploadOf = (form: MultipartForm): DirectUpload => {
   };
 };
 
-/** application/json: the declaration of a file the client will PUT to a presigned URL. */
+/**
+ * application/json: the declaration of a file the client will PUT to a presigned URL. The endpoint has
+ * already checked the body against the PresignedUpload schema (types, size bounds, SHA-256 digits,
+ * text lengths, no unknown properties); what is left is the domain's: trimmed texts, a lower-case digest.
+ */
 export const presignedUploadOf = (body: unknown): PresignedUploadRequest => {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw badRequest(
-      'The body must be a JSON object: {fileName, contentType, size, sha256, documentType?, description?}.',
-    );
-  }
-  const source = body as Record<string, unknown>;
-  const unknown = Object.keys(source).filter((name) => !PRESIGNED_FIELDS.includes(name));
-  if (unknown.length > 0) {
-    throw badRequest(`Unknown properties: ${unknown.map((name) => name.slice(0, 64)).join(', ')}.`, {
-      allowed: PRESIGNED_FIELDS,
-    });
-  }
-  const { fileName, contentType, size } = source;
-  if (typeof fileName !== 'string') throw badRequest('fileName is required: a string.', { field: 'fileName' });
-  if (typeof contentType !== 'string') {
-    throw badRequest('contentType is required: a string such as application/pdf.', { field: 'contentType' });
-  }
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
-    throw badRequest(`size is required: the file's length in bytes, an integer up to ${MAX_PRESIGNED_FILE_BYTES}.`, {
-      field: 'size',
-    });
-  }
-  return { fileName, contentType, size, sha256: sha256Hex(source.sha256), ...descriptive(source) };
+  const { fileName, contentType, size, sha256, ...texts } = body as PresignedUploadDeclaration;
+  return { fileName, contentType, size, sha256: sha256.toLowerCase(), ...descriptive(texts) };
 };

@@ -3,7 +3,13 @@
  * Internal variants (e.g. a request addressed by its path) are compiled too but not listed.
  */
 export const PUBLIC_SCHEMAS = ['Request', 'PortalAccount', 'RpaAccessRequest'] as const;
-export const INTERNAL_SCHEMAS = ['RequestAddressedByPath', 'PortalAccountReplacement', 'PortalAccountFilter'] as const;
+export const INTERNAL_SCHEMAS = [
+  'RequestAddressedByPath',
+  'PortalAccountReplacement',
+  'PortalAccountFilter',
+  'PortalAccountListQuery',
+  'PresignedUpload',
+] as const;
 
 export type PublicSchemaName = (typeof PUBLIC_SCHEMAS)[number];
 export type SchemaName = PublicSchemaName | (typeof INTERNAL_SCHEMAS)[number];

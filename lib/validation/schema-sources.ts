@@ -1,6 +1,8 @@
 import type { SchemaName } from './schema-names.ts';
+import { presignedUploadSchema } from './schemas/attachment.ts';
 import {
   portalAccountFilterSchema,
+  portalAccountListQuerySchema,
   portalAccountReplacementSchema,
   portalAccountSchema,
 } from './schemas/portal-account.ts';
@@ -14,5 +16,7 @@ export const schemaSources: Record<SchemaName, Record<string, unknown>> = {
   PortalAccount: portalAccountSchema,
   PortalAccountReplacement: portalAccountReplacementSchema,
   PortalAccountFilter: portalAccountFilterSchema,
+  PortalAccountListQuery: portalAccountListQuerySchema,
+  PresignedUpload: presignedUploadSchema,
   RpaAccessRequest: rpaAccessRequestSchema,
 };

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PRESIGNED_FILE_BYTES } from '#lib/attachments/content-policy';
+import {
+  MAX_DESCRIPTION_LENGTH,
+  MAX_DOCUMENT_TYPE_LENGTH,
+  MAX_PRESIGNED_FILE_BYTES,
+} from '#lib/attachments/content-policy';
 import { s3 } from '#lib/aws/s3';
 import { bucketName } from '#lib/config';
 import { keys } from '#lib/keys';
-import { call, newTenant } from '#test/support/api';
+import { type ApiResponse, call, newTenant } from '#test/support/api';
 import {
   attachmentsOf,
   download,
@@ -28,8 +32,8 @@ beforeAll(async () => {
   externalId = await newRequest(apiKey);
 });
 
-const declare = (bytes: Uint8Array, overrides: Record<string, unknown> = {}) =>
-  call('POST', attachmentsOf(externalId), {
+const declareOn = (requestId: string, bytes: Uint8Array, overrides: Record<string, unknown> = {}) =>
+  call('POST', attachmentsOf(requestId), {
     apiKey,
     body: {
       fileName: 'ct-scan.pdf',
@@ -39,6 +43,15 @@ const declare = (bytes: Uint8Array, overrides: Record<string, unknown> = {}) =>
       ...overrides,
     },
   });
+
+const declare = (bytes: Uint8Array, overrides: Record<string, unknown> = {}) => declareOn(externalId, bytes, overrides);
+
+/** A declaration that fails the PresignedUpload schema: 400 with the spec's Validation result. */
+const expectInvalid = (res: ApiResponse, errors: string[]) => {
+  expect(res.status, res.text).toBe(400);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(res.body).toEqual({ succeeded: false, errors, type: 'none' });
+};
 
 const put = (upload: { url: string; headers: Record<string, string> }, bytes: Uint8Array) =>
   fetch(upload.url, { method: 'PUT', headers: upload.headers, body: bytes });
@@ -207,24 +220,82 @@ describe('presigned upload', () => {
     expectProblem(await call('GET', `${attachmentsOf(externalId)}/${strayId}`, { apiKey }), 404);
   });
 
-  it('refuses bad declarations with a 4xx', async () => {
+  it('refuses a declaration that fails its schema with the Validation result, naming each field', async () => {
+    const target = await newRequest(apiKey);
     const bytes = sample.pdf();
-    expectProblem(await declare(bytes, { sha256: undefined }), 400);
-    expectProblem(await declare(bytes, { sha256: 'xyz' }), 400);
-    expectProblem(await declare(bytes, { size: 0 }), 400);
-    expectProblem(await declare(bytes, { size: 1.5 }), 400);
-    expectProblem(await declare(bytes, { size: '10' }), 400);
-    expectProblem(await declare(bytes, { fileName: undefined }), 400);
-    expectProblem(await declare(bytes, { fileName: '/../' }), 400);
-    expectProblem(await declare(bytes, { contentType: undefined }), 400);
-    expectProblem(await declare(bytes, { patientName: 'x' }), 400);
-    expectProblem(await declare(bytes, { description: 'x'.repeat(1001) }), 400);
-    const tooBig = await declare(bytes, { size: MAX_PRESIGNED_FILE_BYTES + 1 });
-    expectProblem(tooBig, 413);
-    expect(tooBig.body.limitBytes).toBe(MAX_PRESIGNED_FILE_BYTES);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ fileName: undefined }, "/: Required error. must have required property 'fileName'."],
+      [{ fileName: 42 }, '/fileName: Type error for value "42". Message: must be string.'],
+      [{ contentType: undefined }, "/: Required error. must have required property 'contentType'."],
+      [{ contentType: ['application/pdf'] }, '/contentType: Type error. must be string.'],
+      [{ size: undefined }, "/: Required error. must have required property 'size'."],
+      [{ size: '10' }, '/size: Type error for value "10". Message: must be integer.'],
+      [{ size: 1.5 }, '/size: Type error for value "1.5". Message: must be integer.'],
+      [{ size: 0 }, '/size: Minimum error for value "0". Message: must be >= 1.'],
+      [
+        { size: MAX_PRESIGNED_FILE_BYTES + 1 },
+        `/size: Maximum error for value "${MAX_PRESIGNED_FILE_BYTES + 1}". Message: must be <= ${MAX_PRESIGNED_FILE_BYTES}.`,
+      ],
+      [{ sha256: undefined }, "/: Required error. must have required property 'sha256'."],
+      [{ sha256: 'xyz' }, '/sha256: Pattern error for value "xyz". Message: must match pattern "^[0-9a-fA-F]{64}$".'],
+      [
+        { sha256: 'g'.repeat(64) },
+        `/sha256: Pattern error for value "${'g'.repeat(64)}". Message: must match pattern "^[0-9a-fA-F]{64}$".`,
+      ],
+      [{ documentType: 7 }, '/documentType: Type error for value "7". Message: must be string,null.'],
+      [
+        { documentType: 'x'.repeat(MAX_DOCUMENT_TYPE_LENGTH + 1) },
+        `/documentType: MaxLength error for value "${'x'.repeat(MAX_DOCUMENT_TYPE_LENGTH + 1)}". Message: must NOT have more than ${MAX_DOCUMENT_TYPE_LENGTH} characters.`,
+      ],
+      [{ description: false }, '/description: Type error for value "false". Message: must be string,null.'],
+      [
+        { description: 'x'.repeat(MAX_DESCRIPTION_LENGTH + 1) },
+        `/description: MaxLength error. must NOT have more than ${MAX_DESCRIPTION_LENGTH} characters.`,
+      ],
+      [{ patientName: 'x' }, "/: AdditionalProperties error. must NOT have additional property 'patientName'."],
+    ];
+    for (const [overrides, text] of cases) expectInvalid(await declareOn(target, bytes, overrides), [text]);
+
+    // Every fault of a body is reported at once.
+    expectInvalid(await declareOn(target, bytes, { fileName: undefined, size: -1, sha256: 'x', upload: {} }), [
+      "/: Required error. must have required property 'fileName'.",
+      "/: AdditionalProperties error. must NOT have additional property 'upload'.",
+      '/size: Minimum error for value "-1". Message: must be >= 1.',
+      '/sha256: Pattern error for value "x". Message: must match pattern "^[0-9a-fA-F]{64}$".',
+    ]);
+    for (const body of [[1, 2], 'a.pdf', null]) {
+      const res = await call('POST', attachmentsOf(target), { apiKey, body });
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0]).toMatch(/^\/: Type error.* must be object\.$/);
+    }
+    expect((await call('GET', attachmentsOf(target), { apiKey })).body).toEqual({ attachments: [] });
+  });
+
+  it('accepts a declaration at the schema’s bounds; absent texts may be null', async () => {
+    const target = await newRequest(apiKey);
+    const bytes = sample.pdf();
+    const documentType = 'd'.repeat(MAX_DOCUMENT_TYPE_LENGTH);
+    const description = 'line one\n'.padEnd(MAX_DESCRIPTION_LENGTH, 'x');
+    const upper = sha256(bytes).toUpperCase();
+    const full = await declareOn(target, bytes, { sha256: upper, documentType, description });
+    expect(full.status, full.text).toBe(201);
+    expect(full.body).toMatchObject({ sha256: sha256(bytes), documentType, description, size: bytes.length });
+    const smallest = await declareOn(target, bytes, { size: 1, documentType: null, description: null });
+    expect(smallest.status, smallest.text).toBe(201);
+    expect(smallest.body.size).toBe(1);
+    expect(smallest.body).not.toHaveProperty('documentType');
+    expect(smallest.body).not.toHaveProperty('description');
+  });
+
+  it('leaves to the domain what a schema cannot say: file names, allowed types, control characters', async () => {
+    const bytes = sample.pdf();
+    const badName = await declare(bytes, { fileName: '/../' });
+    expectProblem(badName, 400);
+    expect(badName.body.reason).toBe('file-name');
     const html = await declare(bytes, { contentType: 'text/html', fileName: 'a.html' });
     expectProblem(html, 415);
-    expectProblem(await call('POST', attachmentsOf(externalId), { apiKey, body: [1, 2] }), 400);
+    expect(html.body.reason).toBe('content-type');
+    expectProblem(await declare(bytes, { documentType: 'bad\u0001type' }), 400);
     expectProblem(
       await call('POST', attachmentsOf(externalId), {
         apiKey,

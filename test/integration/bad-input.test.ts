@@ -64,15 +64,18 @@ describe('bad input gets a clear 4xx, never a 500, and changes nothing', () => {
   });
 
   it('JSON that is not an object → 400 validation result at the root', async () => {
-    for (const [raw, text] of [
-      ['[]', '/: Type error. must be object.'],
-      ['"text"', '/: Type error for value "text". Message: must be object.'],
-      ['42', '/: Type error for value "42". Message: must be object.'],
-      ['null', '/: Type error for value "null". Message: must be object.'],
-    ]) {
-      const res = await call('POST', v11, { apiKey, rawBody: raw, headers: { 'content-type': 'application/json' } });
-      expect(res.status, raw).toBe(400);
-      expect(res.body).toEqual({ succeeded: false, errors: [text], type: 'none' });
+    // The attachment declaration too: the endpoint also takes multipart, and its JSON has a schema.
+    for (const path of [v11, `${v11}/${existing}/Attachments`]) {
+      for (const [raw, text] of [
+        ['[]', '/: Type error. must be object.'],
+        ['"text"', '/: Type error for value "text". Message: must be object.'],
+        ['42', '/: Type error for value "42". Message: must be object.'],
+        ['null', '/: Type error for value "null". Message: must be object.'],
+      ]) {
+        const res = await call('POST', path, { apiKey, rawBody: raw, headers: { 'content-type': 'application/json' } });
+        expect(res.status, `${path} ${raw}`).toBe(400);
+        expect(res.body).toEqual({ succeeded: false, errors: [text], type: 'none' });
+      }
     }
   });
 

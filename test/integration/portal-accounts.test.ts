@@ -219,15 +219,43 @@ describe('list by clientUserId', () => {
     expect(rest.body.nextCursor).toBeNull();
   });
 
-  it('answers 404 for an unknown clientUserId and 400 for a bad page size', async () => {
+  it('answers 404 for an unknown clientUserId', async () => {
     expect((await call('GET', `${v11}/nobody-${uniqueId()}/list`, { apiKey: tenant.apiKey })).status).toBe(404);
-    for (const pageSize of ['0', '101', 'ten', '-1']) {
-      const res = await call('GET', `${v11}/${tenant.clientUserId}/list?pageSize=${pageSize}`, {
-        apiKey: tenant.apiKey,
-      });
-      expect(res.status, pageSize).toBe(400);
-      expect(res.body.parameter).toBe('pageSize');
+  });
+
+  it('answers a bad query with the Validation result, worded as for the filter body', async () => {
+    const cases: [string, string][] = [
+      ['pageSize=0', '/pageSize: Minimum error for value "0". Message: must be >= 1.'],
+      ['pageSize=-1', '/pageSize: Minimum error for value "-1". Message: must be >= 1.'],
+      ['pageSize=101', '/pageSize: Maximum error for value "101". Message: must be <= 100.'],
+      ['pageSize=1.5', '/pageSize: Type error for value "1.5". Message: must be integer.'],
+      ['pageSize=ten', '/pageSize: Type error for value "ten". Message: must be integer.'],
+      ['pageSize=', '/pageSize: Type error for value "". Message: must be integer.'],
+      [`cursor=${'c'.repeat(1025)}`, '/cursor: MaxLength error. must NOT have more than 1024 characters.'],
+    ];
+    for (const base of [v11, v1]) {
+      for (const [query, text] of cases) {
+        const res = await call('GET', `${base}/${tenant.clientUserId}/list?${query}`, { apiKey: tenant.apiKey });
+        expect(res.status, query).toBe(400);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(res.body, query).toEqual({ succeeded: false, errors: [text], type: 'none' });
+      }
     }
+    const both = await call('GET', `${v11}/${tenant.clientUserId}/list?pageSize=200&cursor=${'c'.repeat(1025)}`, {
+      apiKey: tenant.apiKey,
+    });
+    expect(both.body.errors).toEqual([
+      '/pageSize: Maximum error for value "200". Message: must be <= 100.',
+      '/cursor: MaxLength error. must NOT have more than 1024 characters.',
+    ]);
+  });
+
+  it('reads a page size written with leading zeros, ignores an empty cursor and unknown parameters', async () => {
+    const res = await call('GET', `${v11}/${tenant.clientUserId}/list?pageSize=007&cursor=&sort=name`, {
+      apiKey: tenant.apiKey,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.pageSize).toBe(7);
   });
 });
 

@@ -62,7 +62,7 @@ describe('schema endpoints', () => {
   });
 
   it('answers 404 for an unknown schema and for internal variants', async () => {
-    for (const name of ['Nope', 'RequestAddressedByPath']) {
+    for (const name of ['Nope', 'RequestAddressedByPath', 'PresignedUpload', 'PortalAccountListQuery']) {
       expect((await call('GET', `/api/external/v1.1/Schemas/${name}`, { apiKey })).status).toBe(404);
       expect((await call('POST', `/api/external/v1.1/Schemas/${name}/validate`, { apiKey, body: {} })).status).toBe(
         404,

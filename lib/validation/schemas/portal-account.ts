@@ -22,6 +22,15 @@ const payerId = {
 
 const status = { type: 'string', enum: ['active', 'disabled'], description: 'disabled: automation must not use it' };
 
+/** Paging, the same on the filter body and the list query. */
+const pageSize = { type: 'integer', minimum: 1, maximum: 100, description: 'Default 25' } as const;
+const cursor = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 1024,
+  description: 'nextCursor of the previous page',
+} as const;
+
 const password = {
   type: 'string',
   minLength: 1,
@@ -100,7 +109,20 @@ export const portalAccountFilterSchema = {
       description: 'Case-insensitive text in the display name or the username',
     },
     status,
-    pageSize: { type: 'integer', minimum: 1, maximum: 100, description: 'Default 25' },
-    cursor: { type: 'string', minLength: 1, maxLength: 1024, description: 'nextCursor of the previous page' },
+    pageSize,
+    cursor,
   },
+} as const;
+
+/**
+ * Query of GET …/Portals/accounts/{clientUserId}/list: the filter's paging without criteria. Query
+ * values are strings: the handler reads a numeric pageSize as a number first, so a bad page size is
+ * worded as on the filter body. Other query parameters are ignored, as query strings usually are.
+ */
+export const portalAccountListQuerySchema = {
+  $schema: DRAFT,
+  $id: 'PortalAccountListQuery',
+  title: 'PortalAccountListQuery',
+  type: 'object',
+  properties: { pageSize, cursor },
 } as const;
