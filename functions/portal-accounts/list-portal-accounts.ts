@@ -2,11 +2,8 @@ import { clientIdOf, endpoint } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
 import { badRequest } from '#lib/http/problem';
 import { json } from '#lib/http/response';
-import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
-import { type PageRequest, portalAccountService } from '#lib/portal-accounts/portal-accounts';
-import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
-
-const accounts = portalAccountService({ store: dynamoPortalAccountStore, tenants: dynamoTenantStore });
+import type { PageRequest } from '#lib/portal-accounts/portal-accounts';
+import { portalAccounts } from '#lib/portal-accounts/service';
 
 const pageRequestOf = (query: Record<string, string | undefined> | null): PageRequest => {
   const { pageSize, cursor } = query ?? {};
@@ -23,5 +20,8 @@ const pageRequestOf = (query: Record<string, string | undefined> | null): PageRe
  */
 export const handler = endpoint(async (event) => {
   const clientUserId = pathId(event, 'externalId', 'clientUserId');
-  return json(200, await accounts.list(clientIdOf(event), clientUserId, pageRequestOf(event.queryStringParameters)));
+  return json(
+    200,
+    await portalAccounts.list(clientIdOf(event), clientUserId, pageRequestOf(event.queryStringParameters)),
+  );
 });

@@ -1,5 +1,5 @@
+import { invalid as badRequest } from '#lib/errors';
 import type { MultipartForm } from '#lib/http/multipart';
-import { badRequest } from '#lib/http/problem';
 import {
   descriptiveText,
   MAX_DESCRIPTION_LENGTH,
