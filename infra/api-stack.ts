@@ -1,12 +1,12 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { type EventFunction, functionNameOf, type Route } from '#functions/routes';
 import { ObjectCreatedTriggers } from '#infra/constructs/object-created-triggers';
 import { bindRouteAccess } from '#infra/constructs/route-access';
 import { ServiceApi } from '#infra/constructs/service-api';
 import { ServiceFunction } from '#infra/constructs/service-function';
 import { bindTable } from '#infra/constructs/service-table';
 import type { DataStack } from '#infra/data-stack';
+import { type EventFunction, functionNameOf, type Route } from '#lib/routes';
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
@@ -15,7 +15,7 @@ export interface ApiStackProps extends StackProps {
 }
 
 /**
- * The REST API and the functions: one per route of the route table (functions/routes.ts), the
+ * The REST API and the functions: one per route of the route table (lib/routes.ts), the
  * authorizer, and one per event function, each with only the access its row declares.
  */
 export class ApiStack extends Stack {

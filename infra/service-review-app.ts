@@ -1,8 +1,8 @@
 import { App, type Environment, type Stage, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, HIPAASecurityChecks } from 'cdk-nag';
-import { type EventFunction, eventFunctions, type Route, routes } from '#functions/routes';
 import { ApiStack } from '#infra/api-stack';
 import { DataStack } from '#infra/data-stack';
+import { type EventFunction, eventFunctions, type Route, routes } from '#lib/routes';
 import cdkJson from '../cdk.json' with { type: 'json' };
 
 export interface ServiceReviewAppOptions {

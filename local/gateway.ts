@@ -7,8 +7,8 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import type { Route } from '#functions/routes';
 import { GATEWAY_LIMITS, gatewayResponses, isBinaryMediaType } from '#lib/http/gateway';
+import type { Route } from '#lib/routes';
 
 /**
  * A local API Gateway (REST, payload v1): matches the route table, runs the REQUEST authorizer,

@@ -120,7 +120,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   Object.assign(process.env, env);
   await ensureTable(dynamoEndpoint, tableName);
 
-  const { routes, eventFunctions } = await import('#functions/routes');
+  const { routes, eventFunctions } = await import('#lib/routes');
   const { createGateway, lambdaContext } = await import('./gateway.ts');
   const loaded = new Map<string, Promise<(event: unknown, context: unknown) => Promise<unknown>>>();
   const loadHandler = (module: string) => {

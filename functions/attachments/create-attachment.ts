@@ -1,20 +1,12 @@
-import { attachmentPath, representationOf } from '#lib/attachments/attachment';
-import { attachmentService } from '#lib/attachments/attachments';
+import { representationOf } from '#lib/attachments/attachment';
 import { MAX_DIRECT_BODY_BYTES, MAX_DIRECT_FILE_BYTES } from '#lib/attachments/content-policy';
-import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
-import { requestExternalIdOf } from '#lib/attachments/paths';
-import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
+import { attachments } from '#lib/attachments/service';
 import { directUploadOf, presignedUploadOf } from '#lib/attachments/upload-input';
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
 import { MultipartForm } from '#lib/http/multipart';
+import { requestExternalIdOf } from '#lib/http/path';
+import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-
-const attachments = attachmentService({
-  requests: dynamoRequestStore,
-  store: dynamoAttachmentStore,
-  objects: s3ObjectStorage,
-});
 
 /**
  * POST /api/external/v1.1/Requests/{requestExternalId}/Attachments → 201 and Location, either way:
@@ -32,7 +24,7 @@ export const handler = endpoint<MultipartForm | unknown>(
         ? { record: await attachments.upload(clientId, externalId, directUploadOf(event.body)), upload: undefined }
         : await attachments.requestUpload(clientId, externalId, presignedUploadOf(event.body));
     return json(201, upload ? { ...representationOf(record), upload } : representationOf(record), {
-      Location: attachmentPath(externalId, record.attachmentId),
+      Location: resourceUrl(event, 'attachments/get-attachment', { externalId, attachmentId: record.attachmentId }),
     });
   },
   {

@@ -1,16 +1,7 @@
-import { attachmentService } from '#lib/attachments/attachments';
-import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
-import { attachmentIdOf, requestExternalIdOf } from '#lib/attachments/paths';
-import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
+import { attachments } from '#lib/attachments/service';
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { attachmentIdOf, requestExternalIdOf } from '#lib/http/path';
 import { baseHeaders } from '#lib/http/response';
-import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-
-const attachments = attachmentService({
-  requests: dynamoRequestStore,
-  store: dynamoAttachmentStore,
-  objects: s3ObjectStorage,
-});
 
 /**
  * GET /api/external/v1.1/Requests/{requestExternalId}/Attachments/{attachmentId}/download:

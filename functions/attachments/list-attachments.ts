@@ -1,17 +1,8 @@
 import { representationOf } from '#lib/attachments/attachment';
-import { attachmentService } from '#lib/attachments/attachments';
-import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
-import { requestExternalIdOf } from '#lib/attachments/paths';
-import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
+import { attachments } from '#lib/attachments/service';
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { requestExternalIdOf } from '#lib/http/path';
 import { json } from '#lib/http/response';
-import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-
-const attachments = attachmentService({
-  requests: dynamoRequestStore,
-  store: dynamoAttachmentStore,
-  objects: s3ObjectStorage,
-});
 
 /** GET /api/external/v1.1/Requests/{requestExternalId}/Attachments: every attachment of the request, oldest first. */
 export const handler = endpoint(async (event) => {

@@ -1,14 +1,8 @@
-import type { S3Event } from 'aws-lambda';
-import { attachmentService } from '#lib/attachments/attachments';
-import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
-import { objectKeyOf, s3ObjectStorage } from '#lib/attachments/s3-object-storage';
-import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import type { S3Event, S3EventRecord } from 'aws-lambda';
+import { attachments } from '#lib/attachments/service';
 
-const attachments = attachmentService({
-  requests: dynamoRequestStore,
-  store: dynamoAttachmentStore,
-  objects: s3ObjectStorage,
-});
+/** The key of an S3 event notification's object: S3 sends it URL-encoded, with spaces as "+". */
+const objectKeyOf = (record: Pick<S3EventRecord, 's3'>) => decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
 
 /**
  * S3 ObjectCreated on the attachments bucket (both upload flows): each object is checked against its

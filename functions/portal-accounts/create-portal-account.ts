@@ -1,31 +1,21 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
-import {
-  etagOf,
-  type NewPortalAccount,
-  portalAccountService,
-  representationOf,
-} from '#lib/portal-accounts/portal-accounts';
-import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
-
-const accounts = portalAccountService({ store: dynamoPortalAccountStore, tenants: dynamoTenantStore });
+import { etagOf, type NewPortalAccount, representationOf } from '#lib/portal-accounts/portal-accounts';
+import { portalAccounts } from '#lib/portal-accounts/service';
 
 /**
  * POST /api/external/v1.1/Portals/accounts (and the obsolete v1 mirror): creates an account in the
- * organization of body.clientUserId. 201 + Location; 404 unknown clientUserId; 409 if the
- * externalId exists. Password and TOTP secret are encrypted before storage and never returned.
+ * organization of body.clientUserId. 201 + Location (on the version that was called); 404 unknown
+ * clientUserId; 409 if the externalId exists. Password and TOTP secret are encrypted before
+ * storage and never returned.
  */
 export const handler = endpoint<NewPortalAccount>(
   async (event) => {
-    const account = await accounts.create(clientIdOf(event), event.body);
-    const collection = event.resource.slice(
-      0,
-      event.resource.indexOf('/Portals/accounts') + '/Portals/accounts'.length,
-    );
+    const account = await portalAccounts.create(clientIdOf(event), event.body);
     return json(201, representationOf(account), {
       ETag: etagOf(account),
-      Location: `${collection}/${encodeURIComponent(account.externalId)}`,
+      Location: resourceUrl(event, 'portal-accounts/get-portal-account', { externalId: account.externalId }),
     });
   },
   { json: { schema: 'PortalAccount' } },

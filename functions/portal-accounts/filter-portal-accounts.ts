@@ -1,10 +1,7 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
 import { json } from '#lib/http/response';
-import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
-import { type FilterRequest, portalAccountService } from '#lib/portal-accounts/portal-accounts';
-import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
-
-const accounts = portalAccountService({ store: dynamoPortalAccountStore, tenants: dynamoTenantStore });
+import type { FilterRequest } from '#lib/portal-accounts/portal-accounts';
+import { portalAccounts } from '#lib/portal-accounts/service';
 
 /**
  * POST /api/external/v1.1/Portals/accounts/filter: the accounts of clientUserId's organization
@@ -12,6 +9,6 @@ const accounts = portalAccountService({ store: dynamoPortalAccountStore, tenants
  * Paging: pageSize (default 25, max 100) and the previous page's nextCursor; nextCursor null = last page.
  */
 export const handler = endpoint<FilterRequest>(
-  async (event) => json(200, await accounts.filter(clientIdOf(event), event.body)),
+  async (event) => json(200, await portalAccounts.filter(clientIdOf(event), event.body)),
   { json: { schema: 'PortalAccountFilter' } },
 );

@@ -1,12 +1,9 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
-import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
-import { type PageRequest, portalAccountService } from '#lib/portal-accounts/portal-accounts';
-import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+import type { PageRequest } from '#lib/portal-accounts/portal-accounts';
+import { portalAccounts } from '#lib/portal-accounts/service';
 import { assertValid } from '#lib/validation/validate';
-
-const accounts = portalAccountService({ store: dynamoPortalAccountStore, tenants: dynamoTenantStore });
 
 /** A number written in decimal; anything else stays a string, for the schema to refuse by its type. */
 const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
@@ -33,5 +30,8 @@ const pageRequestOf = (query: Record<string, string | undefined> | null): PageRe
  */
 export const handler = endpoint(async (event) => {
   const clientUserId = pathId(event, 'externalId', 'clientUserId');
-  return json(200, await accounts.list(clientIdOf(event), clientUserId, pageRequestOf(event.queryStringParameters)));
+  return json(
+    200,
+    await portalAccounts.list(clientIdOf(event), clientUserId, pageRequestOf(event.queryStringParameters)),
+  );
 });

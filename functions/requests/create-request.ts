@@ -1,17 +1,16 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import { etagOf, type RequestDocument, representationOf, requestService } from '#lib/requests/requests';
+import { etagOf, type RequestDocument, representationOf } from '#lib/requests/requests';
+import { requests } from '#lib/requests/service';
 
-const requests = requestService(dynamoRequestStore);
-
-/** POST /api/external/v1.1/Requests: creates; 409 when the externalId exists. */
+/** POST /api/external/v1.1/Requests: creates; 201 + Location; 409 when the externalId exists. */
 export const handler = endpoint<RequestDocument & { externalId: string }>(
   async (event) => {
     const { request } = await requests.create(clientIdOf(event), event.body);
     return json(201, representationOf(request), {
       ETag: etagOf(request),
-      Location: `/api/external/v1.1/Requests/${encodeURIComponent(request.externalId)}`,
+      Location: resourceUrl(event, 'requests/get-request', { externalId: request.externalId }),
     });
   },
   { json: { schema: 'Request' } },

@@ -1,10 +1,8 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { json, noContent } from '#lib/http/response';
-import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import { etagOf, representationOf, requestService } from '#lib/requests/requests';
-
-const requests = requestService(dynamoRequestStore);
+import { etagOf, representationOf } from '#lib/requests/requests';
+import { requests } from '#lib/requests/service';
 
 /** GET /api/external/v1.1/Requests/{externalId}: the request with its authorization status. */
 export const handler = endpoint(async (event) => {

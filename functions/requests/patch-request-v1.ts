@@ -2,10 +2,8 @@ import { clientIdOf, endpoint } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { badRequest } from '#lib/http/problem';
 import { json } from '#lib/http/response';
-import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import { etagOf, representationOf, requestService } from '#lib/requests/requests';
-
-const requests = requestService(dynamoRequestStore);
+import { etagOf, representationOf } from '#lib/requests/requests';
+import { requests } from '#lib/requests/service';
 
 /** PATCH /api/external/v1/Requests/{appointmentId}: JSON Merge Patch; the merged request is validated. */
 export const handler = endpoint<unknown>(

@@ -1,10 +1,8 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
-import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import { etagOf, type RequestDocument, representationOf, requestService } from '#lib/requests/requests';
-
-const requests = requestService(dynamoRequestStore);
+import { etagOf, type RequestDocument, representationOf } from '#lib/requests/requests';
+import { requests } from '#lib/requests/service';
 
 /** PUT /api/external/v1.1/Requests/{externalId}: replaces an existing request; 404 when missing. */
 export const handler = endpoint<RequestDocument>(

@@ -1,5 +1,5 @@
+import { NotFound } from '#lib/errors';
 import { endpoint } from '#lib/http/endpoint';
-import { notFound } from '#lib/http/problem';
 import { json } from '#lib/http/response';
 import { isPublicSchemaName } from '#lib/validation/schema-names';
 import { validate } from '#lib/validation/validate';
@@ -8,7 +8,7 @@ import { validate } from '#lib/validation/validate';
 export const handler = endpoint<unknown>(
   async (event) => {
     const name = event.pathParameters?.name ?? '';
-    if (!isPublicSchemaName(name)) throw notFound(`Schema ${name.slice(0, 64)}`);
+    if (!isPublicSchemaName(name)) throw new NotFound(`Schema ${name.slice(0, 64)}`);
     return json(200, validate(name, event.body));
   },
   { json: {} },

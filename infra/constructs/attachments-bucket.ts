@@ -10,8 +10,8 @@ import {
   StorageClass,
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import type { RouteAccess } from '#functions/routes';
 import { keys } from '#lib/keys';
+import type { RouteAccess } from '#lib/routes';
 import type { ServiceFunction } from './service-function.ts';
 
 /** Settings both buckets share: private, TLS 1.2+ only, owner-enforced, versioned, kept on stack deletion. */

@@ -1,5 +1,5 @@
-import type { RouteAccess } from '#functions/routes';
 import type { DataStack } from '#infra/data-stack';
+import type { RouteAccess } from '#lib/routes';
 import { bindBucket } from './attachments-bucket.ts';
 import { bindCursorSigningSecret } from './cursor-signing-secret.ts';
 import { bindSecretsKey } from './encryption-keys.ts';

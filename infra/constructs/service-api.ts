@@ -16,9 +16,9 @@ import {
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { Route } from '#functions/routes';
 import { BINARY_MEDIA_TYPES, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import { baseHeaders } from '#lib/http/response';
+import type { Route } from '#lib/routes';
 import type { ServiceFunction } from './service-function.ts';
 
 const STAGE_NAME = 'prod';

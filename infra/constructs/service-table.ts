@@ -3,7 +3,7 @@ import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } fr
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import type { RouteAccess } from '#functions/routes';
+import type { RouteAccess } from '#lib/routes';
 import { GSI1, TABLE_KEY } from '#lib/table';
 import type { ServiceFunction } from './service-function.ts';
 

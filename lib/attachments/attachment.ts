@@ -69,8 +69,3 @@ export const representationOf = (record: AttachmentRecord) => ({
   updatedAt: record.updatedAt,
   ...(record.status === 'pending' ? { expiresAt: record.expiresAt } : {}),
 });
-
-export const attachmentsPath = (externalId: string) =>
-  `/api/external/v1.1/Requests/${encodeURIComponent(externalId)}/Attachments`;
-export const attachmentPath = (externalId: string, attachmentId: string) =>
-  `${attachmentsPath(externalId)}/${attachmentId}`;

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { VersionConflict } from '#lib/aws/conditional-writes';
-import { badRequest, conflict, notFound } from '#lib/http/problem';
+import { retryOnConflict, VersionConflict } from '#lib/concurrency';
+import { Conflict, Invalid, LimitReached, NotFound } from '#lib/errors';
 import { keys } from '#lib/keys';
 import { log } from '#lib/log';
 import type { RequestStore } from '#lib/requests/request-store';
@@ -65,13 +65,13 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
   const newId = deps.newId ?? randomUUID;
 
   const requireRequest = async (clientId: string, externalId: string) => {
-    if (!(await deps.requests.get(clientId, externalId))) throw notFound(`Request ${externalId}`);
+    if (!(await deps.requests.get(clientId, externalId))) throw new NotFound(`Request ${externalId}`);
   };
 
   const findVisible = async (clientId: string, externalId: string, attachmentId: string) => {
     await requireRequest(clientId, externalId);
     const record = await store.get(clientId, externalId, attachmentId);
-    if (!record || !isVisible(record, now())) throw notFound(`Attachment ${attachmentId}`);
+    if (!record || !isVisible(record, now())) throw new NotFound(`Attachment ${attachmentId}`);
     return record;
   };
 
@@ -115,7 +115,7 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     const records = await store.listByRequest(clientId, externalId);
     const swept = await sweep(clientId, externalId, records);
     if (records.length - swept >= MAX_ATTACHMENTS_PER_REQUEST) {
-      throw conflict(
+      throw new LimitReached(
         `Request ${externalId} already has ${MAX_ATTACHMENTS_PER_REQUEST} attachments, the most it may have.`,
       );
     }
@@ -204,7 +204,7 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
       assertContentMatches(type, input.bytes);
       const sha256 = createHash('sha256').update(input.bytes).digest('hex');
       if (input.sha256 !== undefined && input.sha256 !== sha256) {
-        throw badRequest('The file received does not have the SHA-256 given in the sha256 field.', {
+        throw new Invalid('The file received does not have the SHA-256 given in the sha256 field.', {
           reason: 'sha256',
         });
       }
@@ -278,18 +278,21 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     verifyObject: async (objectKey: string): Promise<VerifyOutcome> => {
       const ids = keys.attachmentObjectIds(objectKey);
       if (!ids) return 'ignored';
-      for (let attempt = 1; ; attempt++) {
-        const record = await store.get(ids.clientId, ids.externalId, ids.attachmentId);
-        if (!record || record.status === 'rejected' || isSweepable(record, now())) {
-          await objects.deleteAllVersions(objectKey);
-          if (record && record.status !== 'rejected') await store.delete(...idsOf(record));
-          log.info('Attachment object discarded', { attachmentId: ids.attachmentId, status: record?.status ?? 'none' });
-          return 'discarded';
-        }
-        const measured = await measure(objectKey, record.size);
-        if (!measured) return 'missing';
-        const reason = mismatchOf(record, measured);
-        try {
+      return retryOnConflict(
+        async () => {
+          const record = await store.get(ids.clientId, ids.externalId, ids.attachmentId);
+          if (!record || record.status === 'rejected' || isSweepable(record, now())) {
+            await objects.deleteAllVersions(objectKey);
+            if (record && record.status !== 'rejected') await store.delete(...idsOf(record));
+            log.info('Attachment object discarded', {
+              attachmentId: ids.attachmentId,
+              status: record?.status ?? 'none',
+            });
+            return 'discarded';
+          }
+          const measured = await measure(objectKey, record.size);
+          if (!measured) return 'missing';
+          const reason = mismatchOf(record, measured);
           if (!reason) {
             if (record.status !== 'available') await transition(record, { status: 'available', expiresAt: undefined });
             log.info('Attachment verified', { attachmentId: ids.attachmentId, method: record.uploadMethod });
@@ -299,10 +302,10 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
           await transition(record, { status: 'rejected', rejectionReason: reason, expiresAt: undefined });
           log.warn('Attachment rejected', { attachmentId: ids.attachmentId, method: record.uploadMethod });
           return 'rejected';
-        } catch (error) {
-          if (!(error instanceof VersionConflict) || attempt >= MAX_ATTEMPTS) throw error;
-        }
-      }
+        },
+        // A concurrent upload, deletion or event changed the record: judge again from what is stored now.
+        { attempts: MAX_ATTEMPTS },
+      );
     },
 
     list: async (clientId: string, externalId: string) => {
@@ -319,7 +322,7 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     download: async (clientId: string, externalId: string, attachmentId: string) => {
       const record = await findVisible(clientId, externalId, attachmentId);
       if (record.status !== 'available') {
-        throw conflict(
+        throw new Conflict(
           `Attachment ${attachmentId} is ${record.status}: only an available attachment can be downloaded.`,
         );
       }
@@ -332,24 +335,22 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     /** Permanent: marked `deleting` (invisible at once), then every object version, then the record. */
     remove: async (clientId: string, externalId: string, attachmentId: string) => {
       await requireRequest(clientId, externalId);
-      for (let attempt = 1; ; attempt++) {
-        const record = await store.get(clientId, externalId, attachmentId);
-        // A deletion that failed half-way is finished by the next DELETE.
-        if (!record || !(isVisible(record, now()) || record.status === 'deleting')) {
-          throw notFound(`Attachment ${attachmentId}`);
-        }
-        try {
+      await retryOnConflict(
+        async () => {
+          const record = await store.get(clientId, externalId, attachmentId);
+          // A deletion that failed half-way is finished by the next DELETE.
+          if (!record || !(isVisible(record, now()) || record.status === 'deleting')) {
+            throw new NotFound(`Attachment ${attachmentId}`);
+          }
           const doomed =
             record.status === 'deleting'
               ? record
               : await transition(record, { status: 'deleting', expiresAt: undefined });
           await discard(doomed);
           log.info('Attachment deleted', { attachmentId });
-          return;
-        } catch (error) {
-          if (!(error instanceof VersionConflict) || attempt >= MAX_ATTEMPTS) throw error;
-        }
-      }
+        },
+        { attempts: MAX_ATTEMPTS },
+      );
     },
 
     sweep,

@@ -1,13 +1,12 @@
-import { GATEWAY_LIMITS } from '#lib/http/gateway';
-import { badRequest, HttpProblem } from '#lib/http/problem';
+import { invalid, TooLarge, UnsupportedContent } from '#lib/errors';
 
 /**
  * What an attachment may be: its size, its type, its name. Pure functions, no I/O; every refusal is
- * an HttpProblem with a 4xx status. The figures are documented in docs/attachments.md.
+ * a domain error (lib/errors.ts), a 4xx at the edge. The figures are documented in docs/attachments.md.
  */
 
 /** Lambda refuses a synchronous invocation whose event is 6 MiB or more ("Request must be smaller than 6291456 bytes"). */
-export const LAMBDA_REQUEST_PAYLOAD_BYTES = GATEWAY_LIMITS.maxLambdaRequestBytes;
+export const LAMBDA_REQUEST_PAYLOAD_BYTES = 6 * 1024 * 1024;
 /** Room left in the event for everything but the body: headers (twice), request context, path. */
 export const EVENT_ENVELOPE_RESERVE_BYTES = 64 * 1024;
 /**
@@ -123,7 +122,7 @@ const typeOf = (mediaType: string) => ALLOWED_TYPES.find((type) => type.mediaTyp
 const extensionOf = (fileName: string) => /\.([A-Za-z0-9]{1,10})$/.exec(fileName)?.[1]?.toLowerCase();
 
 export const unsupportedType = (detail: string) =>
-  new HttpProblem(415, detail, { accepted: ALLOWED_MEDIA_TYPES, reason: 'content-type' });
+  new UnsupportedContent(detail, { accepted: ALLOWED_MEDIA_TYPES, reason: 'content-type' });
 
 /**
  * The allowed type of a file: the declared media type (parameters ignored), or, when the declaration
@@ -156,15 +155,15 @@ export const assertContentMatches = (type: AllowedType, head: Uint8Array) => {
 };
 
 export const contentMismatch = (type: AllowedType) =>
-  new HttpProblem(415, `The file's content is not a ${type.label}, as its content type ${type.mediaType} says.`, {
+  new UnsupportedContent(`The file's content is not a ${type.label}, as its content type ${type.mediaType} says.`, {
     accepted: ALLOWED_MEDIA_TYPES,
     reason: 'content',
   });
 
 export const assertSize = (size: number, limitBytes: number) => {
-  if (size === 0) throw badRequest('The file is empty.', { reason: 'empty' });
+  if (size === 0) throw invalid('The file is empty.', { reason: 'empty' });
   if (size > limitBytes) {
-    throw new HttpProblem(413, `The file exceeds the limit of ${limitBytes} bytes for this upload.`, {
+    throw new TooLarge(`The file exceeds the limit of ${limitBytes} bytes for this upload.`, {
       limitBytes,
       reason: 'size',
     });
@@ -224,7 +223,7 @@ export const fileNameFor = (cleanName: string, type: AllowedType): string => {
   return `${base}${suffix}`;
 };
 
-export const badFileName = (detail: string) => badRequest(detail, { reason: 'file-name' });
+export const badFileName = (detail: string) => invalid(detail, { reason: 'file-name' });
 
 /** Optional descriptive text: trimmed, bounded, no control characters (line breaks allowed in descriptions). */
 export const descriptiveText = (
@@ -233,15 +232,15 @@ export const descriptiveText = (
   maxLength: number,
 ): string | undefined => {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw badRequest(`${name} must be a string.`, { field: name });
+  if (typeof value !== 'string') throw invalid(`${name} must be a string.`, { field: name });
   const text = value.trim();
   if (text === '') return undefined;
   if (Array.from(text).length > maxLength) {
-    throw badRequest(`${name} must be at most ${maxLength} characters.`, { field: name });
+    throw invalid(`${name} must be at most ${maxLength} characters.`, { field: name });
   }
   const allowed = name === 'description' ? ['\t', '\n', '\r'] : [];
   if (Array.from(text).some((c) => isControl(c.codePointAt(0)!) && !allowed.includes(c))) {
-    throw badRequest(`${name} must not contain control characters.`, { field: name });
+    throw invalid(`${name} must not contain control characters.`, { field: name });
   }
   return text;
 };
@@ -249,7 +248,7 @@ export const descriptiveText = (
 /** A SHA-256 as 64 hex digits (either case); returned lower-case. */
 export const sha256Hex = (value: unknown, field = 'sha256'): string => {
   if (typeof value !== 'string' || !/^[0-9a-fA-F]{64}$/.test(value)) {
-    throw badRequest(`${field} must be the file's SHA-256 as 64 hexadecimal digits.`, { field });
+    throw invalid(`${field} must be the file's SHA-256 as 64 hexadecimal digits.`, { field });
   }
   return value.toLowerCase();
 };

@@ -6,7 +6,6 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { S3EventRecord } from 'aws-lambda';
 import { s3 } from '#lib/aws/s3';
 import { bucketName } from '#lib/config';
 import type { ObjectStorage } from './object-storage.ts';
@@ -137,7 +136,3 @@ export const s3ObjectStorage: ObjectStorage = {
     }
   },
 };
-
-/** The key of an S3 event notification's object: S3 sends it URL-encoded, with spaces as "+". */
-export const objectKeyOf = (record: Pick<S3EventRecord, 's3'>) =>
-  decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));

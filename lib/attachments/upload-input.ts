@@ -1,5 +1,5 @@
+import { invalid as badRequest } from '#lib/errors';
 import type { MultipartForm } from '#lib/http/multipart';
-import { badRequest } from '#lib/http/problem';
 import { descriptiveText, MAX_DESCRIPTION_LENGTH, MAX_DOCUMENT_TYPE_LENGTH, sha256Hex } from './content-policy.ts';
 
 /** What a client says about a file, before any check of the file itself. */

@@ -1,18 +1,13 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
+import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config';
 
-/**
+/*
  * Optimistic concurrency for every store: a write conditional on what it expects to find. The
- * stores map the storage's refusal to this one error, so services retry or answer 409/412 without
- * knowing DynamoDB.
+ * stores map DynamoDB's refusal to VersionConflict (lib/concurrency.ts), so services retry or
+ * answer 409/412 without knowing DynamoDB.
  */
-export class VersionConflict extends Error {
-  constructor() {
-    super('The stored version changed');
-    this.name = 'VersionConflict';
-  }
-}
 
 export const isConditionFailure = (error: unknown) =>
   (error as Error | undefined)?.name === 'ConditionalCheckFailedException';

@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { type Route, routes } from '#functions/routes';
+import { type Route, routes } from '#lib/routes';
+import { fillPath } from './resource-url.ts';
 import type { ApiResult } from './response.ts';
 
 /**
@@ -29,13 +30,6 @@ const obsolete = new Map<string, Route>(
   routes.filter((route) => route.successor).map((route) => [`${route.method} ${route.path}`, route]),
 );
 
-/** `/a/{x}/b` with `{x: '1 2'}` → `/a/1%202/b`. */
-const fill = (template: string, parameters: Record<string, string | undefined> | null) =>
-  template.replace(/\{(\w+)\}/g, (whole, name: string) => {
-    const value = parameters?.[name];
-    return value === undefined ? whole : encodeURIComponent(value);
-  });
-
 export const deprecationHeadersOf = (
   event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'resource' | 'pathParameters'>,
   policy: DeprecationPolicy = V1_PORTALS_DEPRECATION,
@@ -45,7 +39,7 @@ export const deprecationHeadersOf = (
   return {
     Deprecation: `@${Math.floor(policy.deprecatedAt.getTime() / 1000)}`,
     Sunset: policy.sunsetAt.toUTCString(),
-    Link: `<${fill(route.successor, event.pathParameters)}>; rel="successor-version"`,
+    Link: `<${fillPath(route.successor, event.pathParameters)}>; rel="successor-version"`,
   };
 };
 

@@ -1,18 +1,13 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { ValidationFailed } from '#lib/errors';
 import { log } from '#lib/log';
 import { assertValid, type SchemaName } from '#lib/validation/validate';
 import { deprecationHeaders } from './deprecation.ts';
+import { asProblem } from './domain-errors.ts';
 import { MultipartForm, type MultipartLimits, parseMultipart } from './multipart.ts';
-import {
-  badRequest,
-  HttpProblem,
-  payloadTooLarge,
-  unauthorized,
-  unsupportedMediaType,
-  ValidationFailed,
-} from './problem.ts';
+import { badRequest, HttpProblem, payloadTooLarge, unauthorized, unsupportedMediaType } from './problem.ts';
 import { type ApiResult, json, problemJson } from './response.ts';
 
 /** The event a handler sees: API Gateway's REST event with the body already parsed. */
@@ -32,9 +27,10 @@ export interface JsonBodyOptions {
 
 /**
  * Wraps a handler in the house middleware order: normalize headers → parse body → validate →
- * handler → errors to problem details. The error middleware is registered first so that its
- * onError runs last, after every other middleware had its say; only the deprecation headers
- * (obsolete routes, see deprecation.ts) come before it, so they mark problem responses too.
+ * handler → errors to problem details (domain errors mapped by domain-errors.ts). The error
+ * middleware is registered first so that its onError runs last, after every other middleware had
+ * its say; only the deprecation headers (obsolete routes, see deprecation.ts) come before it, so
+ * they mark problem responses too.
  */
 export const endpoint = <TBody = undefined>(
   handler: ApiHandler<TBody>,
@@ -128,15 +124,15 @@ const problemDetails = (): MiddlewareObj<ApiEvent<unknown>, ApiResult> => ({
       request.response = json(400, { succeeded: false, errors: error.errors, type: 'none' });
       return;
     }
-    const problem =
-      error instanceof HttpProblem ? error : new HttpProblem(500, 'An unexpected error occurred. It has been logged.');
-    if (!(error instanceof HttpProblem)) {
+    let problem = asProblem(error);
+    if (!problem) {
       // Name and stack only: messages of SDK or parser errors can quote stored data.
       log.error('Unhandled error', {
         errorName: (error as Error | undefined)?.name,
         stack: (error as Error | undefined)?.stack?.split('\n').slice(1, 6).join(' | '),
         requestId: request.context.awsRequestId,
       });
+      problem = new HttpProblem(500, 'An unexpected error occurred. It has been logged.');
     }
     request.response = problemJson(
       problem.status,

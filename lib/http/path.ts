@@ -16,5 +16,18 @@ export const pathId = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>, name
   return value;
 };
 
+/** The request's id: the route's `{externalId}` segment, which the spec calls requestExternalId. */
+export const requestExternalIdOf = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>) =>
+  pathId(event, 'externalId', 'requestExternalId');
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Attachment ids are ours (UUIDs), so anything else cannot name one. */
+export const attachmentIdOf = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>) => {
+  const value = event.pathParameters?.attachmentId?.toLowerCase();
+  if (!value || !UUID.test(value)) throw badRequest('attachmentId must be a UUID.', { parameter: 'attachmentId' });
+  return value;
+};
+
 export const header = (event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined =>
   event.headers?.[name.toLowerCase()] ?? undefined;

@@ -1,8 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 
 /**
- * An error that becomes an RFC 9457 problem-details response. Every failure that is not a
- * validation result is one of these, so clients parse a single error shape everywhere.
+ * An error that becomes an RFC 9457 problem-details response: the failures of HTTP itself
+ * (credentials, media types, body size and syntax, path parameters). The domain's own failures
+ * (lib/errors.ts) become one through domain-errors.ts, so clients parse a single error shape.
  */
 export class HttpProblem extends Error {
   constructor(
@@ -20,20 +21,9 @@ export class HttpProblem extends Error {
   }
 }
 
-/** A body that failed JSON Schema validation; rendered as the spec's Validation result. */
-export class ValidationFailed extends Error {
-  constructor(readonly errors: string[]) {
-    super('Validation failed');
-    this.name = 'ValidationFailed';
-  }
-}
-
 export const badRequest = (detail: string, extensions?: Record<string, unknown>) =>
   new HttpProblem(400, detail, extensions);
 export const unauthorized = (detail = 'A valid x-api-key header is required.') => new HttpProblem(401, detail);
-export const notFound = (what: string) => new HttpProblem(404, `${what} was not found.`);
-export const conflict = (detail: string) => new HttpProblem(409, detail);
-export const preconditionFailed = (detail: string) => new HttpProblem(412, detail);
 export const payloadTooLarge = (limitBytes: number) =>
   new HttpProblem(413, `The request body exceeds the limit of ${limitBytes} bytes.`, { limitBytes });
 export const unsupportedMediaType = (expected: string[]) =>

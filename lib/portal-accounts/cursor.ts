@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { badRequest } from '#lib/http/problem';
+import { Invalid } from '#lib/errors';
 import type { PortalAccountCriteria } from './portal-account-store.ts';
 
 /**
@@ -43,7 +43,7 @@ export const encodeCursor = (keys: Buffer[], scope: CursorScope, state: CursorSt
 };
 
 const invalid = () =>
-  badRequest('The cursor is not valid for this request: pass back nextCursor unchanged, with the same filter.', {
+  new Invalid('The cursor is not valid for this request: pass back nextCursor unchanged, with the same filter.', {
     parameter: 'cursor',
   });
 

@@ -1,16 +1,15 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
+import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config';
 import { keys } from '#lib/keys';
 import { GSI1 } from '#lib/table';
 import {
-  AccountExists,
   normalizeSearchText,
   type Page,
   type PageQuery,
   type PortalAccountStore,
-  StaleVersion,
   type StoredPortalAccount,
 } from './portal-account-store.ts';
 
@@ -119,7 +118,7 @@ export const createDynamoPortalAccountStore = ({
         }),
       );
     } catch (error) {
-      if (isConditionFailure(error)) throw new AccountExists();
+      if (isConditionFailure(error)) throw new VersionConflict();
       throw error;
     }
   },
@@ -135,7 +134,7 @@ export const createDynamoPortalAccountStore = ({
         }),
       );
     } catch (error) {
-      if (isConditionFailure(error)) throw new StaleVersion();
+      if (isConditionFailure(error)) throw new VersionConflict();
       throw error;
     }
   },
@@ -151,7 +150,7 @@ export const createDynamoPortalAccountStore = ({
         }),
       );
     } catch (error) {
-      if (isConditionFailure(error)) throw new StaleVersion();
+      if (isConditionFailure(error)) throw new VersionConflict();
       throw error;
     }
   },

@@ -58,30 +58,16 @@ export interface Page {
   next?: string;
 }
 
-export class AccountExists extends Error {
-  constructor() {
-    super('The portal account exists');
-    this.name = 'AccountExists';
-  }
-}
-
-export class StaleVersion extends Error {
-  constructor() {
-    super('The stored version changed or the account is gone');
-    this.name = 'StaleVersion';
-  }
-}
-
 /** Lower case, Unicode-normalized: what search matches against. */
 export const normalizeSearchText = (text: string) => text.normalize('NFKC').toLowerCase();
 
 export interface PortalAccountStore {
   get(clientId: string, externalId: string): Promise<StoredPortalAccount | undefined>;
-  /** Throws AccountExists when the externalId is taken within the client. */
+  /** Throws VersionConflict (lib/concurrency.ts) when the externalId is taken within the client. */
   create(account: StoredPortalAccount): Promise<void>;
-  /** Writes `account` if the stored version is still `expectedVersion`; else throws StaleVersion. */
+  /** Writes `account` if the stored version is still `expectedVersion`; else throws VersionConflict. */
   update(account: StoredPortalAccount, expectedVersion: number): Promise<void>;
-  /** Deletes if the stored version is `expectedVersion`; throws StaleVersion otherwise (or if gone). */
+  /** Deletes if the stored version is `expectedVersion`; throws VersionConflict otherwise (or if gone). */
   delete(clientId: string, externalId: string, expectedVersion: number): Promise<void>;
   /** An organization's accounts in a stable order (creation time, then externalId), filtered. */
   page(query: PageQuery): Promise<Page>;

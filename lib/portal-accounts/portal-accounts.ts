@@ -1,17 +1,23 @@
+import {
+  changedByAnotherWrite,
+  changedConcurrently,
+  checkIfMatch,
+  retryOnConflict,
+  staleVersion,
+  VersionConflict,
+} from '#lib/concurrency';
 import { cursorSigningKeys, secretsKeyring } from '#lib/crypto/config';
 import type { Keyring } from '#lib/crypto/keyring';
-import { badRequest, conflict, notFound, preconditionFailed } from '#lib/http/problem';
+import { AlreadyExists, Conflict, Invalid, NotFound } from '#lib/errors';
 import { log } from '#lib/log';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import { sealCredential } from './credentials.ts';
 import { type CursorScope, decodeCursor, encodeCursor, filterHashOf } from './cursor.ts';
 import {
-  AccountExists,
   normalizeSearchText,
   type PortalAccountCriteria,
   type PortalAccountStatus,
   type PortalAccountStore,
-  StaleVersion,
   type StoredPortalAccount,
 } from './portal-account-store.ts';
 import { portalOf } from './portal-registry.ts';
@@ -57,6 +63,7 @@ export const MAX_PAGE_SIZE = 100;
 /** Items one page request may read before answering with a short page (sparse filters). */
 export const MAX_EVALUATED_PER_PAGE = 1000;
 const MAX_ATTEMPTS = 3;
+const SUBJECT = 'portal account';
 
 /** What clients read: never a secret, only whether it is set and when it changed. */
 export const representationOf = (account: StoredPortalAccount) => ({
@@ -93,13 +100,20 @@ interface Preconditions {
 
 const hasPrecondition = (p: Preconditions) => p.ifMatch !== undefined || p.version !== undefined;
 
+/** A body `version` is an If-Match of that one ETag. */
 const checkPreconditions = (p: Preconditions, current: StoredPortalAccount) => {
-  const stale = () => preconditionFailed(`The portal account has changed: its current ETag is ${etagOf(current)}.`);
-  if (p.version !== undefined && p.version !== current.version) throw stale();
-  if (p.ifMatch === undefined || p.ifMatch.trim() === '*') return;
-  const tags = p.ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-  if (!tags.includes(etagOf(current))) throw stale();
+  if (p.version !== undefined && p.version !== current.version) throw staleVersion(SUBJECT, etagOf(current));
+  checkIfMatch(p.ifMatch, etagOf(current), SUBJECT);
 };
+
+/**
+ * Another writer won the race: with a precondition that is a stale write; without one, the caller
+ * reads again and retries a few times.
+ */
+const retryOptions = (p: Preconditions) => ({
+  attempts: hasPrecondition(p) ? 1 : MAX_ATTEMPTS,
+  onExhausted: () => (hasPrecondition(p) ? changedByAnotherWrite(SUBJECT) : changedConcurrently(SUBJECT)),
+});
 
 export interface PortalAccountDependencies {
   store: PortalAccountStore;
@@ -130,13 +144,13 @@ export const portalAccountService = ({
 }: PortalAccountDependencies) => {
   const organizationOf = async (clientId: string, clientUserId: string) => {
     const user = await tenants.getClientUser(clientId, clientUserId);
-    if (!user) throw notFound(`Client user ${clientUserId}`);
+    if (!user) throw new NotFound(`Client user ${clientUserId}`);
     return user.organizationId;
   };
 
   const load = async (clientId: string, externalId: string) => {
     const account = await store.get(clientId, externalId);
-    if (!account) throw notFound(`Portal account ${externalId}`);
+    if (!account) throw new NotFound(`Portal account ${externalId}`);
     return account;
   };
 
@@ -154,12 +168,12 @@ export const portalAccountService = ({
     if (request.cursor !== undefined) {
       const state = decodeCursor(await cursorKeys(), scope, request.cursor);
       if (state.filterHash !== filterHash) {
-        throw badRequest('The cursor was issued for a different filter: repeat the filter of the first page.', {
+        throw new Invalid('The cursor was issued for a different filter: repeat the filter of the first page.', {
           parameter: 'cursor',
         });
       }
       if (request.pageSize !== undefined && request.pageSize !== state.pageSize) {
-        throw badRequest(`The cursor was issued for pageSize ${state.pageSize}: omit pageSize or pass the same.`, {
+        throw new Invalid(`The cursor was issued for pageSize ${state.pageSize}: omit pageSize or pass the same.`, {
           parameter: 'pageSize',
         });
       }
@@ -167,7 +181,7 @@ export const portalAccountService = ({
       after = state.after;
     }
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-      throw badRequest(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}.`, { parameter: 'pageSize' });
+      throw new Invalid(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}.`, { parameter: 'pageSize' });
     }
     const result = await store.page({
       clientId,
@@ -192,7 +206,7 @@ export const portalAccountService = ({
     create: async (clientId: string, input: NewPortalAccount): Promise<StoredPortalAccount> => {
       const organizationId = await organizationOf(clientId, input.clientUserId);
       const { externalId } = input;
-      if (await store.get(clientId, externalId)) throw conflict(`Portal account ${externalId} already exists.`);
+      if (await store.get(clientId, externalId)) throw new AlreadyExists(`Portal account ${externalId}`);
       const at = now().toISOString();
       const ref = { clientId, organizationId, externalId };
       const account: StoredPortalAccount = {
@@ -213,7 +227,7 @@ export const portalAccountService = ({
       try {
         await store.create(account);
       } catch (error) {
-        if (error instanceof AccountExists) throw conflict(`Portal account ${externalId} already exists.`);
+        if (error instanceof VersionConflict) throw new AlreadyExists(`Portal account ${externalId}`);
         throw error;
       }
       log.info('Portal account created', {
@@ -234,17 +248,17 @@ export const portalAccountService = ({
       ifMatch?: string,
     ): Promise<StoredPortalAccount> => {
       if (input.externalId !== undefined && input.externalId !== externalId) {
-        throw badRequest(`externalId in the body ("${input.externalId}") does not match the path ("${externalId}").`);
+        throw new Invalid(`externalId in the body ("${input.externalId}") does not match the path ("${externalId}").`);
       }
       const preconditions = { ifMatch, version: input.version };
-      for (let attempt = 1; ; attempt++) {
+      return retryOnConflict(async () => {
         const current = await load(clientId, externalId);
         checkPreconditions(preconditions, current);
         const organizationId = await organizationOf(clientId, input.clientUserId);
         const moving = organizationId !== current.organizationId;
         // Secrets are sealed for their organization and cannot be re-sealed without decrypting.
         if (moving && (input.password === undefined || (current.totpSecret && input.totpSecret === undefined))) {
-          throw conflict(
+          throw new Conflict(
             'Moving a portal account to another organization requires its password (and its TOTP secret, if one is set) again.',
           );
         }
@@ -271,16 +285,7 @@ export const portalAccountService = ({
           createdAt: current.createdAt,
           updatedAt: at,
         };
-        try {
-          await store.update(next, current.version);
-        } catch (error) {
-          if (!(error instanceof StaleVersion)) throw error;
-          // Another writer won: with a precondition that is a stale write; without one, re-read and retry.
-          if (hasPrecondition(preconditions))
-            throw preconditionFailed('The portal account was changed by another write.');
-          if (attempt >= MAX_ATTEMPTS) throw conflict('The portal account is being changed concurrently; retry.');
-          continue;
-        }
+        await store.update(next, current.version);
         log.info('Portal account replaced', {
           clientId,
           organizationId,
@@ -292,30 +297,21 @@ export const portalAccountService = ({
           movedOrganization: moving,
         });
         return next;
-      }
+      }, retryOptions(preconditions));
     },
 
-    remove: async (clientId: string, externalId: string, ifMatch?: string): Promise<void> => {
-      for (let attempt = 1; ; attempt++) {
+    remove: (clientId: string, externalId: string, ifMatch?: string): Promise<void> =>
+      retryOnConflict(async () => {
         const current = await load(clientId, externalId);
         checkPreconditions({ ifMatch }, current);
-        try {
-          await store.delete(clientId, externalId, current.version);
-        } catch (error) {
-          if (!(error instanceof StaleVersion)) throw error;
-          if (ifMatch !== undefined) throw preconditionFailed('The portal account was changed by another write.');
-          if (attempt >= MAX_ATTEMPTS) throw conflict('The portal account is being changed concurrently; retry.');
-          continue;
-        }
+        await store.delete(clientId, externalId, current.version);
         log.info('Portal account deleted', {
           clientId,
           organizationId: current.organizationId,
           portalAccountId: externalId,
           version: current.version,
         });
-        return;
-      }
-    },
+      }, retryOptions({ ifMatch })),
 
     /** GET …/{clientUserId}/list: the organization's accounts, paged. */
     list: (clientId: string, clientUserId: string, request: PageRequest) => page(clientId, clientUserId, {}, request),

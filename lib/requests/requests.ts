@@ -1,5 +1,5 @@
-import { VersionConflict } from '#lib/aws/conditional-writes';
-import { badRequest, conflict, notFound, preconditionFailed } from '#lib/http/problem';
+import { changedByAnotherWrite, changedConcurrently, checkIfMatch, retryOnConflict } from '#lib/concurrency';
+import { AlreadyExists, Invalid, NotFound } from '#lib/errors';
 import { assertValid } from '#lib/validation/validate';
 import { applyMergePatch } from './merge-patch.ts';
 import type { Authorization, RequestStore, StoredRequest } from './request-store.ts';
@@ -30,22 +30,11 @@ export const representationOf = (request: StoredRequest) => ({
 
 export const etagOf = (request: Pick<StoredRequest, 'version'>) => `"${request.version}"`;
 
-/** If-Match: `*` or a list of ETags, weak or strong; absent means "any version". */
-const checkIfMatch = (ifMatch: string | undefined, current: StoredRequest | undefined) => {
-  if (ifMatch === undefined) return;
-  if (!current) throw preconditionFailed('If-Match was given but the request does not exist.');
-  if (ifMatch.trim() === '*') return;
-  const tags = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-  if (!tags.includes(etagOf(current))) {
-    throw preconditionFailed(`The request has changed: its current ETag is ${etagOf(current)}.`);
-  }
-};
-
 /** The body's externalId, when present, must name the same request as the path. */
 const withoutExternalId = (externalId: string, body: RequestDocument): Record<string, unknown> => {
   const { externalId: inBody, ...document } = body;
   if (inBody !== undefined && inBody !== externalId) {
-    throw badRequest(
+    throw new Invalid(
       `externalId in the body ("${String(inBody).slice(0, 64)}") does not match the path ("${externalId}").`,
     );
   }
@@ -56,42 +45,43 @@ const withoutExternalId = (externalId: string, body: RequestDocument): Record<st
 const MAX_ATTEMPTS = 5;
 
 export const requestService = (store: RequestStore) => {
-  const write = async (
+  const write = (
     clientId: string,
     externalId: string,
     next: (current: StoredRequest | undefined) => Record<string, unknown>,
     options: { ifMatch?: string; mustExist?: boolean; mustNotExist?: boolean },
-  ): Promise<{ request: StoredRequest; created: boolean }> => {
-    for (let attempt = 1; ; attempt++) {
-      const current = await store.get(clientId, externalId);
-      if (options.mustExist && !current) throw notFound(`Request ${externalId}`);
-      if (options.mustNotExist && current) throw conflict(`Request ${externalId} already exists.`);
-      checkIfMatch(options.ifMatch, current);
-      const now = new Date().toISOString();
-      const request: StoredRequest = {
-        clientId,
-        externalId,
-        document: next(current),
-        authorization: current?.authorization ?? initialAuthorization(),
-        version: (current?.version ?? 0) + 1,
-        createdAt: current?.createdAt ?? now,
-        updatedAt: now,
-      };
-      try {
+  ): Promise<{ request: StoredRequest; created: boolean }> =>
+    retryOnConflict(
+      async () => {
+        const current = await store.get(clientId, externalId);
+        if (options.mustExist && !current) throw new NotFound(`Request ${externalId}`);
+        if (options.mustNotExist && current) throw new AlreadyExists(`Request ${externalId}`);
+        checkIfMatch(options.ifMatch, current && etagOf(current), 'request');
+        const now = new Date().toISOString();
+        const request: StoredRequest = {
+          clientId,
+          externalId,
+          document: next(current),
+          authorization: current?.authorization ?? initialAuthorization(),
+          version: (current?.version ?? 0) + 1,
+          createdAt: current?.createdAt ?? now,
+          updatedAt: now,
+        };
         if (current) await store.update(request);
         else await store.create(request);
         return { request, created: !current };
-      } catch (error) {
-        // Another writer won the race: with If-Match that is a stale write; without it, try again.
-        if (!(error instanceof VersionConflict)) throw error;
-        if (options.ifMatch !== undefined) throw preconditionFailed('The request was changed by another write.');
-        if (options.mustNotExist) throw conflict(`Request ${externalId} already exists.`);
-        if (attempt >= MAX_ATTEMPTS) throw conflict('The request is being changed concurrently; retry.');
-        // Jittered backoff so racing writers stop colliding.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-      }
-    }
-  };
+      },
+      // Another writer won the race: with If-Match that is a stale write, for a create an existing
+      // request; otherwise read again and retry.
+      {
+        attempts: options.ifMatch !== undefined || options.mustNotExist ? 1 : MAX_ATTEMPTS,
+        onExhausted: () => {
+          if (options.ifMatch !== undefined) return changedByAnotherWrite('request');
+          if (options.mustNotExist) return new AlreadyExists(`Request ${externalId}`);
+          return changedConcurrently('request');
+        },
+      },
+    );
 
   /** A replace without If-Match: one atomic write, so concurrent writers never conflict. */
   const putDocument = async (
@@ -105,14 +95,14 @@ export const requestService = (store: RequestStore) => {
       initialAuthorization: initialAuthorization(),
       now: new Date().toISOString(),
     });
-    if (!request) throw notFound(`Request ${externalId}`);
+    if (!request) throw new NotFound(`Request ${externalId}`);
     return { request, created: request.version === 1 };
   };
 
   return {
     get: async (clientId: string, externalId: string) => {
       const request = await store.get(clientId, externalId);
-      if (!request) throw notFound(`Request ${externalId}`);
+      if (!request) throw new NotFound(`Request ${externalId}`);
       return request;
     },
 

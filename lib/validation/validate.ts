@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { ValidationFailed } from '#lib/http/problem';
+import { ValidationFailed } from '#lib/errors';
 import { toErrorTexts } from './error-text.ts';
 import * as validators from './generated/validators.ts';
 import type { SchemaName } from './schema-names.ts';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routes } from '#functions/routes';
 import { addComplianceChecks, buildServiceReviewApp } from '#infra/service-review-app';
+import { routes } from '#lib/routes';
 import { ensureCompiledSchemas } from './synthesized-app.ts';
 
 /** The checks of the real app, on a throwaway app holding one bucket with every default left as is. */

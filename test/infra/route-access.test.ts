@@ -3,9 +3,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EventFunction, functionNameOf, type Route } from '#functions/routes';
 import { grantSecretsDecrypt } from '#infra/constructs/encryption-keys';
 import type { ServiceFunction } from '#infra/constructs/service-function';
+import { type EventFunction, functionNameOf, type Route } from '#lib/routes';
 import { actionsOf, expectedActions, logicalIdOf, statementsOf, synthesize } from './synthesized-app.ts';
 
 /*

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventFunctions, functionNameOf, routes } from '#functions/routes';
+import { eventFunctions, functionNameOf, routes } from '#lib/routes';
 
 const segmentsOf = (path: string) => path.split('/').slice(1);
 const variableOf = (segment: string | undefined) => /^\{(\w+)\}$/.exec(segment ?? '')?.[1];

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventFunctions, functionNameOf, routes } from '#functions/routes';
 import { AUTHORIZER_CACHE_TTL } from '#infra/constructs/service-api';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
+import { eventFunctions, functionNameOf, routes } from '#lib/routes';
 import { GSI1, TABLE_KEY } from '#lib/table';
 import { actionsOf, expectedActions, logicalIdOf, statementsOf, synthesize } from './synthesized-app.ts';
 

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnManagedPolicy } from 'aws-cdk-lib/aws-iam';
-import type { RouteAccess } from '#functions/routes';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { buildServiceReviewApp, type ServiceReviewAppOptions } from '#infra/service-review-app';
+import type { RouteAccess } from '#lib/routes';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -3,13 +3,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { routes } from '#functions/routes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { secretsKeyring } from '#lib/crypto/config';
 import { SecretDecryptionError } from '#lib/crypto/keyring';
 import { openPortalCredentials } from '#lib/portal-accounts/credentials';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { routes } from '#lib/routes';
 import { createGateway } from '#local/gateway';
 import { newTenant, uniqueId } from '#test/support/api';
 

@@ -13,14 +13,17 @@ import {
   MAX_PRESIGNED_FILE_BYTES,
   resolveType,
 } from '#lib/attachments/content-policy';
-import { HttpProblem } from '#lib/http/problem';
+import { DomainError } from '#lib/errors';
+import { problemOf } from '#lib/http/domain-errors';
+import { GATEWAY_LIMITS } from '#lib/http/gateway';
 
 const typeOf = (mediaType: string) => ALLOWED_TYPES.find((type) => type.mediaType === mediaType)!;
 const statusOf = (fn: () => unknown) => {
   try {
     fn();
   } catch (error) {
-    if (error instanceof HttpProblem) return error.status;
+    // Refusals are domain errors; the status is the one the HTTP edge answers with.
+    if (error instanceof DomainError) return problemOf(error).status;
     throw error;
   }
   return 'accepted';
@@ -31,6 +34,7 @@ describe('size limits', () => {
     expect(MAX_DIRECT_FILE_BYTES).toBe(4_194_304);
     expect(MAX_DIRECT_BODY_BYTES).toBe(4_669_440);
     expect(LAMBDA_REQUEST_PAYLOAD_BYTES).toBe(6_291_456);
+    expect(LAMBDA_REQUEST_PAYLOAD_BYTES).toBe(GATEWAY_LIMITS.maxLambdaRequestBytes);
     const base64 = Buffer.alloc(MAX_DIRECT_BODY_BYTES).toString('base64').length;
     expect(base64 + EVENT_ENVELOPE_RESERVE_BYTES).toBeLessThanOrEqual(LAMBDA_REQUEST_PAYLOAD_BYTES);
     expect(

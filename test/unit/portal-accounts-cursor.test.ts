@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HttpProblem } from '#lib/http/problem';
+import { Invalid } from '#lib/errors';
+import { problemOf } from '#lib/http/domain-errors';
 import { decodeCursor, encodeCursor, filterHashOf } from '#lib/portal-accounts/cursor';
 
 const key = randomBytes(32);
@@ -15,8 +16,8 @@ const expect400 = (fn: () => unknown) => {
   try {
     fn();
   } catch (error) {
-    expect(error).toBeInstanceOf(HttpProblem);
-    expect((error as HttpProblem).status).toBe(400);
+    expect(error).toBeInstanceOf(Invalid);
+    expect(problemOf(error as Invalid).status).toBe(400);
     return;
   }
   throw new Error('expected a 400');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { functionNameOf, routes } from '#functions/routes';
 import { deprecationHeadersOf, V1_PORTALS_DEPRECATION } from '#lib/http/deprecation';
+import { functionNameOf, routes } from '#lib/routes';
 
 const v1 = '/api/external/v1/Portals/accounts';
 const v11 = '/api/external/v1.1/Portals/accounts';

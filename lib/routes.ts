@@ -2,6 +2,8 @@
  * The route table: the single source of truth for the API. The CDK stack (infra/) creates one
  * Lambda function and one API Gateway method per row; the local gateway (local/) serves the same
  * rows with the same handlers. Adding an endpoint is one handler file plus one row here.
+ * It is data, not code: it lives in lib/ so that functions/, infra/, local/ and lib/http (Location
+ * and Deprecation headers) all depend on it, and nothing in lib/ depends on functions/.
  *
  * API Gateway allows one variable name per path level, so a level shared by several routes uses
  * one name: `{externalId}` under v1.1/Requests (the spec's `{requestExternalId}` of attachments is

@@ -1,0 +1,79 @@
+import { Conflict, Stale } from './errors.ts';
+
+/**
+ * Optimistic concurrency, one way for every service: stores write conditionally on the version
+ * they read and throw VersionConflict when another writer got there first; services retry the
+ * read-modify-write with retryOnConflict, or, when the client stated a precondition (If-Match, a
+ * version), answer Stale.
+ */
+
+/** A conditional write found something else than it expected (another version, or the item taken or gone). */
+export class VersionConflict extends Error {
+  constructor() {
+    super('The stored version changed');
+    this.name = 'VersionConflict';
+  }
+}
+
+/**
+ * RFC 9110 If-Match against the current ETag (undefined: nothing exists). Absent: any state will
+ * do. `*`: anything that exists. Otherwise a comma-separated list of ETags, matched ignoring a weak
+ * `W/` prefix. `subject` names the resource in the messages ("request", "portal account").
+ */
+export const checkIfMatch = (ifMatch: string | undefined, currentEtag: string | undefined, subject: string): void => {
+  if (ifMatch === undefined) return;
+  if (currentEtag === undefined) throw new Stale(`If-Match was given but the ${subject} does not exist.`);
+  if (ifMatch.trim() === '*') return;
+  const tags = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (!tags.includes(currentEtag)) throw staleVersion(subject, currentEtag);
+};
+
+/** The client's precondition names another version than the current one. */
+export const staleVersion = (subject: string, currentEtag: string) =>
+  new Stale(`The ${subject} has changed: its current ETag is ${currentEtag}.`);
+
+/** A conditional write under the client's precondition lost its race: the precondition no longer holds. */
+export const changedByAnotherWrite = (subject: string) => new Stale(`The ${subject} was changed by another write.`);
+
+/** Concurrent writers kept winning until the retries ran out: the client may simply try again. */
+export const changedConcurrently = (subject: string) =>
+  new Conflict(`The ${subject} is being changed concurrently; retry.`);
+
+export interface RetryOptions {
+  /** Attempts in all, the first included; 1 means no retry. */
+  attempts: number;
+  /** What to throw when the last attempt conflicted too; by default that VersionConflict itself. */
+  onExhausted?: (conflict: VersionConflict) => Error;
+  /** The pause before attempt n + 1 is uniform in [0, n × backoffMs) milliseconds, so racing writers spread out. */
+  backoffMs?: number;
+  /** For tests: the pause and the random source. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export const DEFAULT_BACKOFF_MS = 5;
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The jittered pause after failed attempt `attempt` (1-based): within [0, attempt × backoffMs). */
+export const backoffDelay = (attempt: number, backoffMs = DEFAULT_BACKOFF_MS, random: () => number = Math.random) =>
+  random() * backoffMs * attempt;
+
+/**
+ * Runs `attempt` (a whole read-modify-write; it is given its 1-based number) until it does not throw
+ * VersionConflict, at most `attempts` times. Any other error passes through at once.
+ */
+export const retryOnConflict = async <T>(
+  attempt: (n: number) => Promise<T>,
+  { attempts, onExhausted, backoffMs = DEFAULT_BACKOFF_MS, sleep = pause, random = Math.random }: RetryOptions,
+): Promise<T> => {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (error) {
+      if (!(error instanceof VersionConflict)) throw error;
+      if (n >= attempts) throw onExhausted ? onExhausted(error) : error;
+      await sleep(backoffDelay(n, backoffMs, random));
+    }
+  }
+};

@@ -1,0 +1,86 @@
+/**
+ * The failures the domain (requests, attachments, portal accounts) names, in its own words and
+ * without HTTP: lib/http/domain-errors.ts maps each kind to a status, in one place, at the edge.
+ * The message is what clients read (the problem's `detail`), so it is written for them and never
+ * quotes PHI or secrets; `details` are machine-readable facts (which parameter or field, which
+ * limit) that become extension members of the problem.
+ */
+export type DomainErrorKind =
+  | 'not-found'
+  | 'already-exists'
+  | 'conflict'
+  | 'limit-reached'
+  | 'stale'
+  | 'invalid'
+  | 'too-large'
+  | 'unsupported-content';
+
+export abstract class DomainError extends Error {
+  abstract readonly kind: DomainErrorKind;
+
+  constructor(
+    message: string,
+    readonly details: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Nothing by that name, or nothing the caller may see: tenants never learn the difference. */
+export class NotFound extends DomainError {
+  readonly kind = 'not-found';
+  /** `what` names it for the client, e.g. `Request A-1`. */
+  constructor(readonly what: string) {
+    super(`${what} was not found.`);
+  }
+}
+
+/** A create whose id is taken. */
+export class AlreadyExists extends DomainError {
+  readonly kind = 'already-exists';
+  constructor(readonly what: string) {
+    super(`${what} already exists.`);
+  }
+}
+
+/** The current state refuses the operation (concurrent writers, a status that does not allow it), not the input. */
+export class Conflict extends DomainError {
+  readonly kind = 'conflict';
+}
+
+/** A bound on how many of something may exist has been reached. */
+export class LimitReached extends DomainError {
+  readonly kind = 'limit-reached';
+}
+
+/** The caller's precondition (If-Match, a version) no longer holds: someone else wrote first. */
+export class Stale extends DomainError {
+  readonly kind = 'stale';
+}
+
+/** Input the domain refuses; details say where (`parameter`, `field`, `reason`). */
+export class Invalid extends DomainError {
+  readonly kind = 'invalid';
+}
+
+/** Content larger than its limit (details carry `limitBytes`). */
+export class TooLarge extends DomainError {
+  readonly kind = 'too-large';
+}
+
+/** Content of a type the domain does not accept, or that is not what it claims to be. */
+export class UnsupportedContent extends DomainError {
+  readonly kind = 'unsupported-content';
+}
+
+/** `new Invalid(…)` as a function, for modules that build many. */
+export const invalid = (message: string, details?: Record<string, unknown>) => new Invalid(message, details);
+
+/** A document that failed its JSON Schema; rendered as the spec's Validation result, not as a problem. */
+export class ValidationFailed extends Error {
+  constructor(readonly errors: string[]) {
+    super('Validation failed');
+    this.name = 'ValidationFailed';
+  }
+}

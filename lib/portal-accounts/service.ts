@@ -1,0 +1,9 @@
+import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+import { dynamoPortalAccountStore } from './dynamo-portal-account-store.ts';
+import { portalAccountService } from './portal-accounts.ts';
+
+/**
+ * The portal-account service on DynamoDB, with the configured keyring and cursor keys, built once
+ * per cold start. Tests with other stores or limits use portalAccountService.
+ */
+export const portalAccounts = portalAccountService({ store: dynamoPortalAccountStore, tenants: dynamoTenantStore });

@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import {
+  backoffDelay,
+  changedByAnotherWrite,
+  changedConcurrently,
+  checkIfMatch,
+  retryOnConflict,
+  VersionConflict,
+} from '#lib/concurrency';
+import { Conflict, Stale } from '#lib/errors';
+
+const staleMessageOf = (fn: () => void) => {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(Stale);
+    return (error as Stale).message;
+  }
+  return 'passed';
+};
+
+describe('checkIfMatch (RFC 9110 If-Match)', () => {
+  const current = '"3"';
+  const check = (ifMatch: string | undefined) => staleMessageOf(() => checkIfMatch(ifMatch, current, 'request'));
+  const checkMissing = (ifMatch: string | undefined) =>
+    staleMessageOf(() => checkIfMatch(ifMatch, undefined, 'request'));
+
+  it('passes without If-Match, whether or not anything exists', () => {
+    expect(check(undefined)).toBe('passed');
+    expect(checkMissing(undefined)).toBe('passed');
+  });
+
+  it('passes `*` when the resource exists, and refuses any If-Match when it does not', () => {
+    expect(check('*')).toBe('passed');
+    expect(check(' * ')).toBe('passed');
+    expect(checkMissing('*')).toBe('If-Match was given but the request does not exist.');
+    expect(checkMissing('"1"')).toBe('If-Match was given but the request does not exist.');
+  });
+
+  it('matches the current ETag anywhere in a list, weak or strong', () => {
+    expect(check('"3"')).toBe('passed');
+    expect(check('W/"3"')).toBe('passed');
+    expect(check('"1", "2" ,W/"3"')).toBe('passed');
+  });
+
+  it('refuses other ETags with the current one in the message', () => {
+    expect(check('"2"')).toBe('The request has changed: its current ETag is "3".');
+    expect(check('"1", W/"2"')).toBe('The request has changed: its current ETag is "3".');
+    expect(check('3')).toBe('The request has changed: its current ETag is "3".');
+    expect(staleMessageOf(() => checkIfMatch('"9"', '"3"', 'portal account'))).toBe(
+      'The portal account has changed: its current ETag is "3".',
+    );
+  });
+});
+
+describe('the failures of a conditional write', () => {
+  it('name their subject, as clients read them', () => {
+    expect(changedByAnotherWrite('request')).toEqual(new Stale('The request was changed by another write.'));
+    expect(changedByAnotherWrite('request')).toBeInstanceOf(Stale);
+    expect(changedConcurrently('portal account')).toBeInstanceOf(Conflict);
+    expect(changedConcurrently('portal account').message).toBe(
+      'The portal account is being changed concurrently; retry.',
+    );
+  });
+});
+
+describe('backoffDelay', () => {
+  it('is jittered within [0, attempt × backoff)', () => {
+    expect(backoffDelay(1, 5, () => 0)).toBe(0);
+    expect(backoffDelay(3, 5, () => 0.5)).toBe(7.5);
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      for (let i = 0; i < 50; i++) {
+        const delay = backoffDelay(attempt, 5);
+        expect(delay).toBeGreaterThanOrEqual(0);
+        expect(delay).toBeLessThan(5 * attempt);
+      }
+    }
+  });
+});
+
+describe('retryOnConflict', () => {
+  const recordingSleep = () => {
+    const pauses: number[] = [];
+    return { pauses, sleep: async (ms: number) => void pauses.push(ms) };
+  };
+
+  it('returns the first attempt that does not conflict, pausing with bounded jitter in between', async () => {
+    const { pauses, sleep } = recordingSleep();
+    const seen: number[] = [];
+    const result = await retryOnConflict(
+      async (n) => {
+        seen.push(n);
+        if (n < 3) throw new VersionConflict();
+        return 'written';
+      },
+      { attempts: 5, sleep, random: () => 0.999 },
+    );
+    expect(result).toBe('written');
+    expect(seen).toEqual([1, 2, 3]);
+    expect(pauses).toHaveLength(2);
+    expect(pauses[0]).toBeLessThan(5);
+    expect(pauses[1]).toBeLessThan(10);
+    expect(pauses[1]).toBeGreaterThan(pauses[0]!);
+  });
+
+  it('gives up after `attempts` conflicts with onExhausted, without a pause after the last', async () => {
+    const { pauses, sleep } = recordingSleep();
+    let calls = 0;
+    const outcome = retryOnConflict(
+      async () => {
+        calls++;
+        throw new VersionConflict();
+      },
+      { attempts: 3, onExhausted: () => new Conflict('The request is being changed concurrently; retry.'), sleep },
+    );
+    const error = await outcome.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Conflict);
+    expect((error as Conflict).message).toBe('The request is being changed concurrently; retry.');
+    expect(calls).toBe(3);
+    expect(pauses).toHaveLength(2);
+  });
+
+  it('rethrows the last conflict itself without onExhausted; one attempt means no retry', async () => {
+    let calls = 0;
+    const conflict = new VersionConflict();
+    await expect(
+      retryOnConflict(
+        async () => {
+          calls++;
+          throw conflict;
+        },
+        { attempts: 1, sleep: async () => expect.unreachable('no pause after a single attempt') },
+      ),
+    ).rejects.toBe(conflict);
+    expect(calls).toBe(1);
+  });
+
+  it('lets every other error through at once', async () => {
+    let calls = 0;
+    const failure = new Error('DynamoDB is down');
+    await expect(
+      retryOnConflict(
+        async () => {
+          calls++;
+          throw failure;
+        },
+        { attempts: 5, onExhausted: () => new Conflict('never') },
+      ),
+    ).rejects.toBe(failure);
+    expect(calls).toBe(1);
+  });
+
+  it('pauses for real by default, briefly', async () => {
+    const started = performance.now();
+    let calls = 0;
+    await retryOnConflict(
+      async () => {
+        if (++calls === 1) throw new VersionConflict();
+      },
+      { attempts: 2 },
+    );
+    expect(calls).toBe(2);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
