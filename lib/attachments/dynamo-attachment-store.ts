@@ -2,45 +2,18 @@ import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalPut } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
-import { keys } from '#lib/keys';
+import { attachmentEntity } from '#lib/entities/attachment';
 import type { AttachmentRecord } from './attachment.ts';
 import type { AttachmentStore } from './attachment-store.ts';
 
-const FIELDS = [
-  'clientId',
-  'externalId',
-  'attachmentId',
-  'objectKey',
-  'fileName',
-  'contentType',
-  'size',
-  'sha256',
-  'documentType',
-  'description',
-  'uploadMethod',
-  'status',
-  'rejectionReason',
-  'expiresAt',
-  'version',
-  'createdAt',
-  'updatedAt',
-] as const satisfies ReadonlyArray<keyof AttachmentRecord>;
-
-const toItem = (record: AttachmentRecord) => ({
-  ...keys.attachment(record.clientId, record.externalId, record.attachmentId),
-  entity: 'Attachment',
-  ...Object.fromEntries(FIELDS.map((field) => [field, record[field]])),
-});
-
-const fromItem = (item: Record<string, unknown>): AttachmentRecord =>
-  Object.fromEntries(FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, item[field]])) as never;
+const { toItem, fromItem } = attachmentEntity;
 
 export const dynamoAttachmentStore: AttachmentStore = {
   get: async (clientId, externalId, attachmentId) => {
     const { Item } = await dynamo.send(
       new GetCommand({
         TableName: tableName(),
-        Key: keys.attachment(clientId, externalId, attachmentId),
+        Key: attachmentEntity.key({ clientId, externalId, attachmentId }),
         ConsistentRead: true,
       }),
     );
@@ -56,8 +29,8 @@ export const dynamoAttachmentStore: AttachmentStore = {
           TableName: tableName(),
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: {
-            ':pk': keys.requestCollection(clientId, externalId),
-            ':prefix': keys.attachmentPrefix,
+            ':pk': attachmentEntity.keys.pk.render({ clientId, externalId }),
+            ':prefix': attachmentEntity.keys.sk.prefix,
           },
           ConsistentRead: true,
           ExclusiveStartKey: cursor,
@@ -75,7 +48,7 @@ export const dynamoAttachmentStore: AttachmentStore = {
 
   delete: async (clientId, externalId, attachmentId) => {
     await dynamo.send(
-      new DeleteCommand({ TableName: tableName(), Key: keys.attachment(clientId, externalId, attachmentId) }),
+      new DeleteCommand({ TableName: tableName(), Key: attachmentEntity.key({ clientId, externalId, attachmentId }) }),
     );
   },
 };

@@ -3,70 +3,15 @@ import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config';
-import { keys } from '#lib/keys';
+import { portalAccountEntity } from '#lib/entities/portal-account';
 import { GSI1 } from '#lib/table';
-import {
-  normalizeSearchText,
-  type Page,
-  type PageQuery,
-  type PortalAccountStore,
-  type StoredPortalAccount,
-} from './portal-account-store.ts';
+import type { Page, PageQuery, PortalAccountStore } from './portal-account-store.ts';
 
 /*
- * Item: pk CLIENT#<clientId>#PACC#<externalId>, sk PACC; GSI1 gsi1pk CLIENT#<clientId>#ORG#<orgId>#PACC,
- * gsi1sk <createdAt>#<externalId> (unique and never changes, so paging order is stable).
- * Secrets are stored only as sealed envelopes (passwordEnvelope, totpSecretEnvelope).
- * displayNameSearch/usernameSearch are lower-cased copies for case-insensitive filtering.
+ * Items and keys are declared in lib/entities/portal-account.ts. GSI1 pages an organization's
+ * accounts in their stable order; filters match the normalized displayNameSearch/usernameSearch.
  */
-const ENTITY = 'PortalAccount';
-
-const toItem = (account: StoredPortalAccount) => ({
-  ...keys.portalAccount(account.clientId, account.externalId),
-  gsi1pk: keys.portalAccountsOfOrganization(account.clientId, account.organizationId),
-  gsi1sk: keys.portalAccountOrder(account.createdAt, account.externalId),
-  entity: ENTITY,
-  clientId: account.clientId,
-  organizationId: account.organizationId,
-  externalId: account.externalId,
-  clientUserId: account.clientUserId,
-  portalId: account.portalId,
-  payerIds: account.payerIds,
-  displayName: account.displayName,
-  displayNameSearch: normalizeSearchText(account.displayName),
-  username: account.username,
-  usernameSearch: normalizeSearchText(account.username),
-  status: account.status,
-  lastLogin: account.lastLogin ?? undefined,
-  passwordEnvelope: account.password,
-  passwordChangedAt: account.passwordChangedAt,
-  totpSecretEnvelope: account.totpSecret ?? undefined,
-  totpSecretChangedAt: account.totpSecretChangedAt ?? undefined,
-  version: account.version,
-  createdAt: account.createdAt,
-  updatedAt: account.updatedAt,
-});
-
-// biome-ignore lint/suspicious/noExplicitAny: a raw DynamoDB item
-const fromItem = (item: Record<string, any>): StoredPortalAccount => ({
-  clientId: item.clientId,
-  organizationId: item.organizationId,
-  externalId: item.externalId,
-  clientUserId: item.clientUserId,
-  portalId: item.portalId,
-  payerIds: item.payerIds ?? [],
-  displayName: item.displayName,
-  username: item.username,
-  status: item.status,
-  lastLogin: item.lastLogin ?? null,
-  password: item.passwordEnvelope,
-  passwordChangedAt: item.passwordChangedAt,
-  totpSecret: item.totpSecretEnvelope ?? null,
-  totpSecretChangedAt: item.totpSecretChangedAt ?? null,
-  version: item.version,
-  createdAt: item.createdAt,
-  updatedAt: item.updatedAt,
-});
+const { toItem, fromItem } = portalAccountEntity;
 
 /** FilterExpression for the criteria (applied by DynamoDB after Limit: see page()). */
 const filterOf = (criteria: PageQuery['criteria']) => {
@@ -103,9 +48,13 @@ export const createDynamoPortalAccountStore = ({
 }: DynamoStoreOptions = {}): PortalAccountStore => ({
   get: async (clientId, externalId) => {
     const { Item } = await dynamo.send(
-      new GetCommand({ TableName: tableName(), Key: keys.portalAccount(clientId, externalId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: tableName(),
+        Key: portalAccountEntity.key({ clientId, externalId }),
+        ConsistentRead: true,
+      }),
     );
-    return Item?.entity === ENTITY ? fromItem(Item) : undefined;
+    return Item && portalAccountEntity.matches(Item) ? fromItem(Item) : undefined;
   },
 
   create: async (account) => {
@@ -144,7 +93,7 @@ export const createDynamoPortalAccountStore = ({
       await dynamo.send(
         new DeleteCommand({
           TableName: tableName(),
-          Key: keys.portalAccount(clientId, externalId),
+          Key: portalAccountEntity.key({ clientId, externalId }),
           ConditionExpression: 'version = :expected',
           ExpressionAttributeValues: { ':expected': expectedVersion },
         }),
@@ -183,7 +132,7 @@ export const createDynamoPortalAccountStore = ({
             ...filter.names,
           },
           ExpressionAttributeValues: {
-            ':pk': keys.portalAccountsOfOrganization(clientId, organizationId),
+            ':pk': portalAccountEntity.keys.gsi1pk.render({ clientId, organizationId }),
             ...(position ? { ':after': position } : {}),
             ...filter.values,
           },

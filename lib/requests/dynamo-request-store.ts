@@ -2,39 +2,19 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalPut, isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
-import { keys } from '#lib/keys';
-import type { RequestStore, StoredRequest } from './request-store.ts';
+import { requestEntity } from '#lib/entities/request';
+import type { RequestStore } from './request-store.ts';
 
-/*
- * The request document is stored as a JSON string: it round-trips exactly what the client sent
- * (key order, number precision) without DynamoDB's type mapping getting in the way.
- */
-const toItem = (request: StoredRequest) => ({
-  ...keys.request(request.clientId, request.externalId),
-  entity: 'Request',
-  clientId: request.clientId,
-  externalId: request.externalId,
-  document: JSON.stringify(request.document),
-  authorization: request.authorization,
-  version: request.version,
-  createdAt: request.createdAt,
-  updatedAt: request.updatedAt,
-});
-
-const fromItem = (item: Record<string, unknown>): StoredRequest => ({
-  clientId: item.clientId as string,
-  externalId: item.externalId as string,
-  document: JSON.parse(item.document as string),
-  authorization: item.authorization as StoredRequest['authorization'],
-  version: item.version as number,
-  createdAt: item.createdAt as string,
-  updatedAt: item.updatedAt as string,
-});
+const { toItem, fromItem } = requestEntity;
 
 export const dynamoRequestStore: RequestStore = {
   get: async (clientId, externalId) => {
     const { Item } = await dynamo.send(
-      new GetCommand({ TableName: tableName(), Key: keys.request(clientId, externalId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: tableName(),
+        Key: requestEntity.key({ clientId, externalId }),
+        ConsistentRead: true,
+      }),
     );
     return Item ? fromItem(Item) : undefined;
   },
@@ -45,7 +25,7 @@ export const dynamoRequestStore: RequestStore = {
       const { Attributes } = await dynamo.send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.request(clientId, externalId),
+          Key: requestEntity.key({ clientId, externalId }),
           // Every attribute by placeholder: several names here are DynamoDB reserved words.
           UpdateExpression:
             'SET #document = :document, #updatedAt = :now, #createdAt = if_not_exists(#createdAt, :now), ' +
@@ -58,10 +38,10 @@ export const dynamoRequestStore: RequestStore = {
             ),
           ),
           ExpressionAttributeValues: {
-            ':document': JSON.stringify(document),
+            ':document': requestEntity.attributes.document.write(document),
             ':now': now,
             ':authorization': initialAuthorization,
-            ':entity': 'Request',
+            ':entity': requestEntity.name,
             ':clientId': clientId,
             ':externalId': externalId,
             ':one': 1,

@@ -1,0 +1,47 @@
+import type { SealedSecret } from '#lib/crypto/envelope';
+import {
+  type LastLogin,
+  normalizeSearchText,
+  type PortalAccountStatus,
+  type StoredPortalAccount,
+} from '#lib/portal-accounts/portal-account-store';
+import { attr, defineEntity } from './define-entity.ts';
+
+/**
+ * A portal account, keyed by its own id (a read needs no organization) and indexed by organization
+ * in a stable order: `<createdAt>#<externalId>` is unique and never changes (docs/portal-accounts.md).
+ */
+export const portalAccountEntity = defineEntity<StoredPortalAccount>()({
+  name: 'PortalAccount',
+  keys: {
+    pk: 'CLIENT#<clientId>#PACC#<externalId>',
+    sk: 'PACC',
+    gsi1pk: 'CLIENT#<clientId>#ORG#<organizationId>#PACC',
+    gsi1sk: '<createdAt>#<externalId>',
+  },
+  attributes: {
+    clientId: attr.string(),
+    organizationId: attr.string(),
+    externalId: attr.string(),
+    clientUserId: attr.string(),
+    portalId: attr.string(),
+    payerIds: attr.absentAs(attr.list<string>(), () => []),
+    displayName: attr.string(),
+    username: attr.string(),
+    status: attr.string<PortalAccountStatus>(),
+    lastLogin: attr.nullAsAbsent(attr.map<LastLogin>()),
+    // Secrets arrive sealed and are stored only as their envelopes.
+    password: attr.storedAs('passwordEnvelope', attr.map<SealedSecret>()),
+    passwordChangedAt: attr.string(),
+    totpSecret: attr.storedAs('totpSecretEnvelope', attr.nullAsAbsent(attr.map<SealedSecret>())),
+    totpSecretChangedAt: attr.nullAsAbsent(attr.string()),
+    version: attr.number(),
+    createdAt: attr.string(),
+    updatedAt: attr.string(),
+  },
+  // Normalized copies that filters match case-insensitively.
+  derived: {
+    displayNameSearch: (account) => normalizeSearchText(account.displayName),
+    usernameSearch: (account) => normalizeSearchText(account.username),
+  },
+});

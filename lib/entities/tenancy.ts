@@ -1,0 +1,60 @@
+import type { ApiKeyRecord, ClientRecord, ClientUserRecord, OrganizationRecord } from '#lib/tenancy/tenant-store';
+import { attr, defineEntity } from './define-entity.ts';
+
+/*
+ * Tenants: written whole by operators (a put is a creation, or a client user's move), so each item's
+ * version and updatedAt are derived: 1 and its creation time. Revoking an API key is the one update.
+ */
+const created = {
+  version: () => 1,
+  updatedAt: (record: { createdAt: string }) => record.createdAt,
+};
+
+export const clientEntity = defineEntity<ClientRecord>()({
+  name: 'Client',
+  keys: { pk: 'CLIENT#<clientId>', sk: 'CLIENT' },
+  attributes: { clientId: attr.string(), name: attr.string(), createdAt: attr.string() },
+  derived: created,
+});
+
+export const organizationEntity = defineEntity<OrganizationRecord>()({
+  name: 'Organization',
+  keys: { pk: 'CLIENT#<clientId>', sk: 'ORG#<organizationId>' },
+  attributes: {
+    clientId: attr.string(),
+    organizationId: attr.string(),
+    name: attr.string(),
+    createdAt: attr.string(),
+  },
+  derived: created,
+});
+
+/** A client user belongs to exactly one organization. */
+export const clientUserEntity = defineEntity<ClientUserRecord>()({
+  name: 'ClientUser',
+  keys: { pk: 'CLIENT#<clientId>', sk: 'USER#<clientUserId>' },
+  attributes: {
+    clientId: attr.string(),
+    clientUserId: attr.string(),
+    organizationId: attr.string(),
+    createdAt: attr.string(),
+  },
+  derived: created,
+});
+
+/**
+ * An API key, found by the SHA-256 of the presented key: the one key not under its client, since it
+ * is how the authorizer finds the client. GSI1 lists a client's keys (for revocation by client).
+ */
+export const apiKeyEntity = defineEntity<ApiKeyRecord>()({
+  name: 'ApiKey',
+  keys: { pk: 'APIKEY#<keyHash>', sk: 'APIKEY', gsi1pk: 'CLIENT#<clientId>#APIKEYS', gsi1sk: '<keyId>' },
+  attributes: {
+    keyHash: attr.string(),
+    keyId: attr.string(),
+    clientId: attr.string(),
+    createdAt: attr.string(),
+    revokedAt: attr.optional(attr.string()),
+  },
+  derived: created,
+});

@@ -1,0 +1,336 @@
+import { describe, expect, it } from 'vitest';
+import type { AttachmentRecord } from '#lib/attachments/attachment';
+import type { SealedSecret } from '#lib/crypto/envelope';
+import { attachmentEntity } from '#lib/entities/attachment';
+import { attr, defineEntity } from '#lib/entities/define-entity';
+import { portalAccountEntity } from '#lib/entities/portal-account';
+import { requestEntity } from '#lib/entities/request';
+import { apiKeyEntity, clientEntity, clientUserEntity, organizationEntity } from '#lib/entities/tenancy';
+import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import type { StoredRequest } from '#lib/requests/request-store';
+
+/*
+ * The items the declarations write, attribute for attribute: these shapes are what the table
+ * already holds, so a change here is a data migration, not a refactoring.
+ */
+const t0 = '2026-01-02T03:04:05.000Z';
+const t1 = '2026-01-03T00:00:00.000Z';
+
+const request: StoredRequest = {
+  clientId: 'c1',
+  externalId: 'A-1',
+  document: { z: 1, a: { nested: [1, { b: null }] }, empty: {} },
+  authorization: { status: 'pending', number: null, decisionDate: null, lastCheckedAt: null },
+  version: 2,
+  createdAt: t0,
+  updatedAt: t1,
+};
+
+const pending: AttachmentRecord = {
+  clientId: 'c1',
+  externalId: 'A-1',
+  attachmentId: 'att-1',
+  objectKey: 'c1/requests/A-1/attachments/att-1',
+  fileName: 'scan.pdf',
+  contentType: 'application/pdf',
+  size: 1234,
+  sha256: 'ab'.repeat(32),
+  uploadMethod: 'presigned',
+  status: 'pending',
+  expiresAt: t1,
+  version: 1,
+  createdAt: t0,
+  updatedAt: t0,
+};
+
+const envelope = (ct: string): SealedSecret => ({
+  v: 1,
+  alg: 'AES-256-GCM',
+  keyring: 'local',
+  keyId: 'key-1',
+  edk: 'ZWRr',
+  iv: 'aXY=',
+  ct,
+  tag: 'dGFn',
+});
+
+const account: StoredPortalAccount = {
+  clientId: 'c1',
+  organizationId: 'org-1',
+  externalId: 'P-1',
+  clientUserId: 'user-1',
+  portalId: 'availity',
+  payerIds: [],
+  displayName: 'Clinic ＡＢ',
+  username: 'Front.Desk@Example',
+  status: 'active',
+  lastLogin: null,
+  password: envelope('cHc='),
+  passwordChangedAt: t0,
+  totpSecret: null,
+  totpSecretChangedAt: null,
+  version: 1,
+  createdAt: t0,
+  updatedAt: t0,
+};
+
+describe('Request', () => {
+  it('is stored with its document as a JSON string', () => {
+    expect(requestEntity.toItem(request)).toStrictEqual({
+      pk: 'CLIENT#c1#REQ#A-1',
+      sk: 'REQUEST',
+      entity: 'Request',
+      clientId: 'c1',
+      externalId: 'A-1',
+      document: '{"z":1,"a":{"nested":[1,{"b":null}]},"empty":{}}',
+      authorization: { status: 'pending', number: null, decisionDate: null, lastCheckedAt: null },
+      version: 2,
+      createdAt: t0,
+      updatedAt: t1,
+    });
+  });
+
+  it('reads back exactly, key order included', () => {
+    const read = requestEntity.fromItem(requestEntity.toItem(request));
+    expect(read).toStrictEqual(request);
+    expect(JSON.stringify(read.document)).toBe(JSON.stringify(request.document));
+  });
+
+  it('shares its partition with its attachments (one item collection)', () => {
+    expect(requestEntity.key({ clientId: 'c1', externalId: 'A-1' })).toStrictEqual({
+      pk: 'CLIENT#c1#REQ#A-1',
+      sk: 'REQUEST',
+    });
+    expect(attachmentEntity.keys.pk.render({ clientId: 'c1', externalId: 'A-1' })).toBe('CLIENT#c1#REQ#A-1');
+    expect(attachmentEntity.keys.sk.prefix).toBe('ATT#');
+  });
+});
+
+describe('Attachment', () => {
+  it('leaves unset optional fields out of the item', () => {
+    expect(attachmentEntity.toItem(pending)).toStrictEqual({
+      pk: 'CLIENT#c1#REQ#A-1',
+      sk: 'ATT#att-1',
+      entity: 'Attachment',
+      ...pending,
+    });
+  });
+
+  it('reads back without the absent fields, and with the present ones', () => {
+    expect(attachmentEntity.fromItem(attachmentEntity.toItem(pending))).toStrictEqual(pending);
+    const rejected: AttachmentRecord = {
+      ...pending,
+      documentType: 'lab',
+      description: 'results',
+      status: 'rejected',
+      rejectionReason: 'size differs',
+      version: 2,
+    };
+    delete rejected.expiresAt;
+    const item = attachmentEntity.toItem(rejected);
+    expect(item).not.toHaveProperty('expiresAt');
+    expect(attachmentEntity.fromItem(item)).toStrictEqual(rejected);
+  });
+});
+
+describe('PortalAccount', () => {
+  it('stores secrets only as envelopes, unset fields not at all, and search copies', () => {
+    expect(portalAccountEntity.toItem(account)).toStrictEqual({
+      pk: 'CLIENT#c1#PACC#P-1',
+      sk: 'PACC',
+      gsi1pk: 'CLIENT#c1#ORG#org-1#PACC',
+      gsi1sk: `${t0}#P-1`,
+      entity: 'PortalAccount',
+      clientId: 'c1',
+      organizationId: 'org-1',
+      externalId: 'P-1',
+      clientUserId: 'user-1',
+      portalId: 'availity',
+      payerIds: [],
+      displayName: 'Clinic ＡＢ',
+      displayNameSearch: 'clinic ab',
+      username: 'Front.Desk@Example',
+      usernameSearch: 'front.desk@example',
+      status: 'active',
+      passwordEnvelope: envelope('cHc='),
+      passwordChangedAt: t0,
+      version: 1,
+      createdAt: t0,
+      updatedAt: t0,
+    });
+  });
+
+  it('stores set nullable fields and reads every field back', () => {
+    const full: StoredPortalAccount = {
+      ...account,
+      payerIds: ['p1', 'p2'],
+      lastLogin: { result: 'failed', at: t1 },
+      totpSecret: envelope('dG90cA=='),
+      totpSecretChangedAt: t1,
+    };
+    const item = portalAccountEntity.toItem(full);
+    expect(item).toMatchObject({
+      payerIds: ['p1', 'p2'],
+      lastLogin: { result: 'failed', at: t1 },
+      totpSecretEnvelope: envelope('dG90cA=='),
+      totpSecretChangedAt: t1,
+    });
+    expect(item).not.toHaveProperty('password');
+    expect(item).not.toHaveProperty('totpSecret');
+    expect(portalAccountEntity.fromItem(item)).toStrictEqual(full);
+    expect(portalAccountEntity.fromItem(portalAccountEntity.toItem(account))).toStrictEqual(account);
+  });
+
+  it('reads an item written before payerIds existed as having none, each time a new list', () => {
+    const { payerIds: _, ...legacy } = portalAccountEntity.toItem(account);
+    const first = portalAccountEntity.fromItem(legacy);
+    expect(first.payerIds).toStrictEqual([]);
+    first.payerIds.push('mutated');
+    expect(portalAccountEntity.fromItem(legacy).payerIds).toStrictEqual([]);
+  });
+
+  it('reads stored NULLs as unset', () => {
+    const item = { ...portalAccountEntity.toItem(account), lastLogin: null, totpSecretEnvelope: null, payerIds: null };
+    expect(portalAccountEntity.fromItem(item)).toMatchObject({ lastLogin: null, totpSecret: null, payerIds: [] });
+  });
+
+  it('tells its items from others', () => {
+    expect(portalAccountEntity.matches(portalAccountEntity.toItem(account))).toBe(true);
+    expect(portalAccountEntity.matches(requestEntity.toItem(request))).toBe(false);
+  });
+});
+
+describe('tenant entities', () => {
+  it('are written whole: version 1, updatedAt = createdAt', () => {
+    expect(clientEntity.toItem({ clientId: 'c1', name: 'Acme', createdAt: t0 })).toStrictEqual({
+      pk: 'CLIENT#c1',
+      sk: 'CLIENT',
+      entity: 'Client',
+      clientId: 'c1',
+      name: 'Acme',
+      version: 1,
+      createdAt: t0,
+      updatedAt: t0,
+    });
+    expect(organizationEntity.toItem({ clientId: 'c1', organizationId: 'o1', name: 'North', createdAt: t0 })).toEqual(
+      expect.objectContaining({ pk: 'CLIENT#c1', sk: 'ORG#o1', entity: 'Organization', version: 1, updatedAt: t0 }),
+    );
+    expect(
+      clientUserEntity.toItem({ clientId: 'c1', clientUserId: 'u1', organizationId: 'o1', createdAt: t0 }),
+    ).toStrictEqual({
+      pk: 'CLIENT#c1',
+      sk: 'USER#u1',
+      entity: 'ClientUser',
+      clientId: 'c1',
+      clientUserId: 'u1',
+      organizationId: 'o1',
+      version: 1,
+      createdAt: t0,
+      updatedAt: t0,
+    });
+  });
+
+  it('API keys: found by hash, listed by client, revokedAt only once revoked', () => {
+    const key = { keyHash: 'f00d', keyId: 'k1', clientId: 'c1', createdAt: t0 };
+    const item = apiKeyEntity.toItem(key);
+    expect(item).toStrictEqual({
+      pk: 'APIKEY#f00d',
+      sk: 'APIKEY',
+      gsi1pk: 'CLIENT#c1#APIKEYS',
+      gsi1sk: 'k1',
+      entity: 'ApiKey',
+      ...key,
+      version: 1,
+      updatedAt: t0,
+    });
+    expect(apiKeyEntity.fromItem(item)).toStrictEqual(key);
+    expect(apiKeyEntity.fromItem({ ...item, revokedAt: t1, version: 2 })).toStrictEqual({ ...key, revokedAt: t1 });
+  });
+});
+
+describe('attribute codecs', () => {
+  it('json round-trips what JSON can hold', () => {
+    const json = attr.json<unknown>();
+    for (const value of [{ b: 1, a: [] }, [], 'text', 0, null]) {
+      expect(json.read(json.write(value))).toStrictEqual(value);
+    }
+  });
+
+  it('optional and nullAsAbsent write nothing for unset values', () => {
+    expect(attr.optional(attr.string()).write(undefined)).toBeUndefined();
+    expect(attr.nullAsAbsent(attr.string()).write(null)).toBeUndefined();
+    expect(attr.nullAsAbsent(attr.string()).read(undefined)).toBeNull();
+    expect(attr.nullAsAbsent(attr.json<object>()).read('{"a":1}')).toStrictEqual({ a: 1 });
+  });
+});
+
+describe('defineEntity', () => {
+  interface Row {
+    id: string;
+    note?: string;
+    status: 'open' | 'closed';
+    closedAt: string | null;
+    version: number;
+  }
+  const declare = defineEntity<Row>();
+  const attributes = {
+    id: attr.string(),
+    note: attr.optional(attr.string()),
+    status: attr.string<'open' | 'closed'>(),
+    closedAt: attr.nullAsAbsent(attr.string()),
+    version: attr.number(),
+  };
+  const row = declare({ name: 'Row', keys: { pk: 'ROW#<id>', sk: 'ROW' }, attributes });
+
+  it('derives keys, item and record from the declaration', () => {
+    const record: Row = { id: 'r1', status: 'open', closedAt: null, version: 1 };
+    expect(row.key({ id: 'r1' })).toStrictEqual({ pk: 'ROW#r1', sk: 'ROW' });
+    expect(row.toItem(record)).toStrictEqual({
+      pk: 'ROW#r1',
+      sk: 'ROW',
+      entity: 'Row',
+      id: 'r1',
+      status: 'open',
+      version: 1,
+    });
+    expect(row.fromItem(row.toItem(record))).toStrictEqual(record);
+    expect(row.attributeNames).toStrictEqual(['entity', 'id', 'note', 'status', 'closedAt', 'version']);
+  });
+
+  it('refuses an index with one key of its pair', () => {
+    expect(() => declare({ name: 'Row', keys: { pk: 'ROW#<id>', sk: 'ROW', gsi1pk: 'ROWS' }, attributes })).toThrow(
+      /gsi1/,
+    );
+  });
+
+  it('holds a declaration to its record (each line below is a compile error: `npm run typecheck`)', () => {
+    const keys = { pk: 'ROW#<id>', sk: 'ROW' } as const;
+    const { version: _, ...withoutVersion } = attributes;
+    const withExtra = { ...attributes, extra: attr.string() };
+    const anyStatus = { ...attributes, status: attr.string() };
+    const requiredNote = { ...attributes, note: attr.string() };
+    const nonNullClosedAt = { ...attributes, closedAt: attr.string() };
+    const refused = [
+      // @ts-expect-error a key needs every slot of its templates
+      () => row.key({}),
+      // @ts-expect-error a slot must name a field
+      () => declare({ name: 'Row', keys: { pk: 'ROW#<rowId>', sk: 'ROW' }, attributes }),
+      // @ts-expect-error a slot must name a string field
+      () => declare({ name: 'Row', keys: { pk: 'ROW#<version>', sk: 'ROW' }, attributes }),
+      // @ts-expect-error every field is declared
+      () => declare({ name: 'Row', keys, attributes: withoutVersion }),
+      // @ts-expect-error and nothing else
+      () => declare({ name: 'Row', keys, attributes: withExtra }),
+      // @ts-expect-error with exactly its type: a status is not any string
+      () => declare({ name: 'Row', keys, attributes: anyStatus }),
+      // @ts-expect-error an optional field is declared optional
+      () => declare({ name: 'Row', keys, attributes: requiredNote }),
+      // @ts-expect-error a nullable one, nullable
+      () => declare({ name: 'Row', keys, attributes: nonNullClosedAt }),
+      // @ts-expect-error an item has the stored name, not the field's
+      () => portalAccountEntity.toItem(account).password,
+    ];
+    // What the compiler prevents would otherwise pass unnoticed at run time:
+    for (const mistake of refused) expect(mistake).not.toThrow();
+  });
+});
