@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { _, Ajv } from 'ajv';
 import * as standalone from 'ajv/dist/standalone/index.js';
+import { boundErrorCollection } from '#lib/validation/error-bound';
 import formats from '#lib/validation/formats';
 import { PUBLIC_SCHEMAS } from '#lib/validation/schema-names';
 import { schemaSources } from '#lib/validation/schema-sources';
@@ -35,6 +36,8 @@ code = code.replace(/require\("([^"]+)"\)(\.default)?/g, (_match: string, specif
   if (helper && dotDefault) return `__runtime.${helper}`;
   throw new Error(`Compiled validators need ${specifier}: add it to lib/validation/runtime.ts and runtimeHelpers`);
 });
+// Past MAX_COLLECTED_ERRORS pending errors, the validators count errors instead of building them.
+code = boundErrorCollection(code, '__runtime.MAX_COLLECTED_ERRORS');
 const header = [
   'import __formats from "#lib/validation/formats";',
   'import * as __runtime from "#lib/validation/runtime";',

@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { ValidationFailed } from '#lib/errors';
+import { JsonBodyRefused, parseJsonBody } from '#lib/json/safe-json';
 import { log } from '#lib/log';
 import { assertValid, type SchemaName } from '#lib/validation/validate';
 import { deprecationHeaders } from './deprecation.ts';
@@ -75,14 +76,11 @@ const jsonBody = (
       if (bytes.length === 0) throw badRequest('A JSON request body is required.');
       const text = bytes.toString('utf8');
       try {
-        request.event.body = JSON.parse(text);
+        request.event.body = parseJsonBody(text);
       } catch (error) {
-        // The parser's message quotes the input; only the position is safe to echo back.
-        const position = /position (\d+)/.exec(String((error as Error).message))?.[1];
-        throw badRequest(
-          `The request body is not valid JSON${position ? ` (error at position ${position})` : ''}.`,
-          position ? { position: Number(position) } : {},
-        );
+        // Syntax, nesting deeper than MAX_JSON_DEPTH, or numbers a double cannot hold (lib/json/safe-json.ts).
+        if (error instanceof JsonBodyRefused) throw badRequest(error.message, error.details);
+        throw error;
       }
     },
   };

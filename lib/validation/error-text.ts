@@ -59,26 +59,62 @@ const namedPropertyErrors: Record<string, { errorType: string; param: string; le
   },
 };
 
-export const toErrorTexts = (errors: ErrorObject[] | null | undefined): string[] => {
-  if (!errors?.length) return [];
-  // Branches of an anyOf/oneOf are reported through the combinator's own error.
-  const combinators = errors
-    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
-    .map((e) => `${e.schemaPath}/`);
-  const entries: (string | { path: string; keyword: string; names: string[] })[] = [];
-  const groups = new Map<string, { path: string; keyword: string; names: string[] }>();
+/** A Validation result shows at most this many texts, then one closing text (closingText). */
+export const MAX_ERROR_TEXTS = 100;
 
-  for (const error of errors) {
-    if (combinators.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
+/** The text that closes a list cut at MAX_ERROR_TEXTS: `/: MaxErrors error. 15901 more errors were left out.` */
+export const closingText = (leftOut: number) =>
+  format('/', 'MaxErrors', leftOut === 1 ? '1 more error was left out' : `${leftOut} more errors were left out`);
+
+type Entry = string | { path: string; keyword: string; names: string[] };
+
+/**
+ * Branches of an anyOf/oneOf are reported through the combinator's own error: a set of their
+ * schema paths, each error checked against its own path's prefixes (linear in the errors).
+ */
+const combinatorBranches = (errors: ErrorObject[]) => {
+  const combinators = new Set<string>();
+  for (const e of errors) if (e.keyword === 'anyOf' || e.keyword === 'oneOf') combinators.add(`${e.schemaPath}/`);
+  return (schemaPath: string) => {
+    if (combinators.size === 0) return false;
+    for (let end = schemaPath.indexOf('/'); end !== -1; end = schemaPath.indexOf('/', end + 1)) {
+      if (combinators.has(schemaPath.slice(0, end + 1))) return true;
+    }
+    return false;
+  };
+};
+
+/**
+ * The texts of a failed validation, at most MAX_ERROR_TEXTS of them plus a closing text that counts
+ * the errors left out: those of texts not shown, the names a shown Required or AdditionalProperties
+ * text could not list, and `uncollected` (errors the validator counted without building them).
+ */
+export const toErrorTexts = (errors: ErrorObject[] | null | undefined, uncollected = 0): string[] => {
+  const all = errors ?? [];
+  if (!all.length && !uncollected) return [];
+  const isBranch = combinatorBranches(all);
+  const entries: Entry[] = [];
+  const groups = new Map<string, { path: string; keyword: string; names: string[] }>();
+  let leftOut = uncollected;
+
+  for (const error of all) {
+    if (isBranch(error.schemaPath)) continue;
     const path = valuePathOf(error.instancePath);
     const named = namedPropertyErrors[error.keyword];
     if (named) {
       const id = `${error.keyword} ${path}`;
-      if (!groups.has(id)) {
-        groups.set(id, { path, keyword: error.keyword, names: [] });
-        entries.push(groups.get(id)!);
+      let group = groups.get(id);
+      if (!group && entries.length < MAX_ERROR_TEXTS) {
+        group = { path, keyword: error.keyword, names: [] };
+        groups.set(id, group);
+        entries.push(group);
       }
-      groups.get(id)!.names.push((error.params as Record<string, string>)[named.param]!);
+      if (group) group.names.push((error.params as Record<string, string>)[named.param]!);
+      else leftOut++;
+      continue;
+    }
+    if (entries.length >= MAX_ERROR_TEXTS) {
+      leftOut++;
       continue;
     }
     const oneOfNames =
@@ -90,10 +126,11 @@ export const toErrorTexts = (errors: ErrorObject[] | null | undefined): string[]
     );
   }
 
-  return entries.map((entry) => {
+  const texts = entries.map((entry) => {
     if (typeof entry === 'string') return entry;
     const { errorType, lead } = namedPropertyErrors[entry.keyword]!;
     const noun = entry.names.length > 1 ? 'properties' : 'property';
     return format(entry.path, errorType, `${lead} ${noun} ${quoteNames(entry.names)}`);
   });
+  return leftOut > 0 ? [...texts, closingText(leftOut)] : texts;
 };

@@ -9,3 +9,9 @@ export const ucs2length = (value: string): number => {
   for (const _ of value) length++;
   return length;
 };
+
+/**
+ * The compiled validators build error objects for at most this many pending errors; past it they
+ * only count (lib/validation/error-bound.ts). Enough for the 100 texts a result shows.
+ */
+export const MAX_COLLECTED_ERRORS = 1000;

@@ -13,7 +13,8 @@ export interface ValidationResult {
   type: 'none';
 }
 
-type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+/** `uncollectedErrors`: errors counted but not built once the bound was reached (error-bound.ts). */
+type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null; uncollectedErrors?: number };
 
 /** Validators were compiled at build time (ajv standalone): nothing is compiled on a cold start. */
 const compiled = validators as unknown as Record<SchemaName, CompiledValidator>;
@@ -22,7 +23,8 @@ export const validate = (schema: SchemaName, value: unknown): ValidationResult =
   const validator = compiled[schema];
   if (!validator) throw new Error(`No compiled validator for schema ${schema}; run npm run build:schemas`);
   const succeeded = validator(value);
-  return { succeeded, errors: succeeded ? [] : toErrorTexts(validator.errors), type: 'none' };
+  if (succeeded) return { succeeded, errors: [], type: 'none' };
+  return { succeeded, errors: toErrorTexts(validator.errors, validator.uncollectedErrors), type: 'none' };
 };
 
 export const assertValid = (schema: SchemaName, value: unknown): void => {
