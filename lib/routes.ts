@@ -37,7 +37,7 @@ const v1 = '/api/external/v1';
 const v11 = '/api/external/v1.1';
 
 /**
- * Portal accounts (issue 4). Secrets are encrypted where they are written (`secrets: 'encrypt'`).
+ * Portal accounts. Secrets are encrypted where they are written (`secrets: 'encrypt'`).
  * The list route's `{externalId}` segment carries the clientUserId (see the header comment).
  */
 const portalAccountRoutes: Route[] = [
@@ -87,7 +87,7 @@ const obsoleteV1PortalAccountRoutes: Route[] = portalAccountRoutes.map((route) =
 }));
 
 export const routes: readonly Route[] = [
-  // Requests (issue: foundation)
+  // Requests
   {
     method: 'PUT',
     path: `${v1}/Requests/{appointmentId}`,
@@ -109,7 +109,7 @@ export const routes: readonly Route[] = [
   },
   { method: 'GET', path: `${v11}/Requests/{externalId}`, handler: 'requests/get-request', access: { table: 'read' } },
 
-  // Attachments (issue 3). `{externalId}` is the spec's {requestExternalId}. The presigned download
+  // Attachments. `{externalId}` is the spec's {requestExternalId}. The presigned download
   // is executed with the signer's rights, hence `read`; `delete` removes every version of an object.
   {
     method: 'POST',
@@ -142,7 +142,7 @@ export const routes: readonly Route[] = [
     access: { table: 'readWrite', bucket: ['delete'] },
   },
 
-  // Portal accounts (issue 4): v1.1, and the obsolete v1 mirror
+  // Portal accounts: v1.1, and the obsolete v1 mirror
   ...portalAccountRoutes,
   ...obsoleteV1PortalAccountRoutes,
 
@@ -166,7 +166,7 @@ export interface EventFunction {
 
 export const eventFunctions: readonly EventFunction[] = [
   {
-    // Attachments (issue 3): every stored object is checked against its metadata (size, SHA-256, type).
+    // Attachments: every stored object is checked against its metadata (size, SHA-256, type).
     name: 'VerifyUploadedAttachment',
     handler: 'attachments/verify-uploaded-attachment',
     trigger: { s3ObjectCreated: {} },

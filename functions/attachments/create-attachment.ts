@@ -1,7 +1,8 @@
 import { representationOf } from '#lib/attachments/attachment';
 import { MAX_DIRECT_BODY_BYTES, MAX_DIRECT_FILE_BYTES } from '#lib/attachments/content-policy';
 import { attachments } from '#lib/attachments/service';
-import { directUploadOf, presignedUploadOf } from '#lib/attachments/upload-input';
+import { presignedUploadOf } from '#lib/attachments/upload-input';
+import { directUploadOf } from '#lib/http/attachment-form';
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
 import { MultipartForm } from '#lib/http/multipart';
 import { requestExternalIdOf } from '#lib/http/path';
