@@ -72,6 +72,52 @@ const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
     req.on('error', reject);
   });
 
+/** A prototype-free map: client-chosen names (`__proto__`, `constructor`) stay data, never Object.prototype's. */
+const dictionary = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
+
+/**
+ * The request target, or undefined when API Gateway would refuse it. API Gateway answers 400 to a
+ * path or query string whose percent-encoding is malformed (`%ZZ`, a lone `%`) before authorizing
+ * or routing, where most web servers pass it on; invalid UTF-8 (overlong `%C0%AF`, surrogate
+ * `%ED%A0%80`) is refused alike rather than guessed at. decodeURIComponent is that strict decoder,
+ * and an escape never spans a `/`, `&` or `=`, so decoding the whole path and the whole query
+ * checks every segment, name and value.
+ */
+const requestTarget = (raw = '/'): URL | undefined => {
+  try {
+    // Origin-form is taken verbatim ("//x" is a path, not a host); absolute-form is parsed as a URL.
+    const url = raw.startsWith('/') ? new URL(`http://localhost${raw}`) : new URL(raw);
+    decodeURIComponent(url.pathname);
+    decodeURIComponent(url.search);
+    return url;
+  } catch {
+    return undefined;
+  }
+};
+
+/** API Gateway's pair of maps: the last value of each name, and every value in order. */
+const collect = (pairs: Iterable<[string, string]>) => {
+  const last = dictionary<string>();
+  const all = dictionary<string[]>();
+  for (const [name, value] of pairs) {
+    last[name] = value;
+    const values = all[name] ?? [];
+    values.push(value);
+    all[name] = values;
+  }
+  return { last, all };
+};
+
+function* headerPairs(rawHeaders: string[]): Generator<[string, string]> {
+  for (let i = 0; i < rawHeaders.length; i += 2) yield [rawHeaders[i]!, rawHeaders[i + 1]!];
+}
+
+/**
+ * Lambda hands a function its event as parsed JSON; the same round trip gives local handlers what
+ * AWS gives them (plain objects in which a `__proto__` header is an own property).
+ */
+const asDelivered = <T>(serialized: string): T => JSON.parse(serialized) as T;
+
 const send = (res: ServerResponse, result: APIGatewayProxyResult, requestId: string) => {
   const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
   res.statusCode = result.statusCode;
@@ -95,59 +141,49 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
   return createServer(async (req, res) => {
     const requestId = randomUUID();
     try {
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      const url = requestTarget(req.url);
       const method = (req.method ?? 'GET').toUpperCase();
-      const match = compiled
-        .map((candidate) => ({ candidate, found: candidate.pattern.exec(url.pathname) }))
-        .find(({ candidate, found }) => found && candidate.route.method === method);
+      const match =
+        url &&
+        compiled
+          .map((candidate) => ({ candidate, found: candidate.pattern.exec(url.pathname) }))
+          .find(({ candidate, found }) => found && candidate.route.method === method);
       // Drain the body before answering, so a client mid-upload sees the response, not a reset.
       const body = await readBody(req, GATEWAY_LIMITS.maxPayloadBytes);
+      if (!url) return send(res, gatewayResponses.badRequest(), requestId);
       if (!match?.found) return send(res, gatewayResponses.notFound(), requestId);
       if (body === 'too-large') return send(res, gatewayResponses.payloadTooLarge(), requestId);
 
       const { route } = match.candidate;
-      const headers: Record<string, string> = {};
-      const multiValueHeaders: Record<string, string[]> = {};
-      for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        const name = req.rawHeaders[i]!;
-        const value = req.rawHeaders[i + 1]!;
-        headers[name] = value;
-        multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
-      }
-      const query: Record<string, string> = {};
-      const multiQuery: Record<string, string[]> = {};
-      for (const [name, value] of url.searchParams) {
-        query[name] = value;
-        multiQuery[name] = [...(multiQuery[name] ?? []), value];
-      }
-      const pathParameters = Object.fromEntries(
-        match.candidate.names.map((name, i) => [name, decodeURIComponent(match.found![i + 1]!)]),
-      );
+      const { last: headers, all: multiValueHeaders } = collect(headerPairs(req.rawHeaders));
+      const { last: query, all: multiQuery } = collect(url.searchParams);
+      const pathParameters = dictionary<string>();
+      match.candidate.names.forEach((name, i) => {
+        pathParameters[name] = decodeURIComponent(match.found![i + 1]!);
+      });
       const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/${stage}/${method}${url.pathname}`;
 
       const authorizer = (await loadHandler('authorizer')) as LambdaHandler<
         APIGatewayRequestAuthorizerEvent,
         APIGatewayAuthorizerResult
       >;
+      const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
+        type: 'REQUEST',
+        methodArn,
+        resource: route.path,
+        path: url.pathname,
+        httpMethod: method,
+        headers,
+        multiValueHeaders,
+        pathParameters,
+        queryStringParameters: query,
+        multiValueQueryStringParameters: multiQuery,
+        stageVariables: {},
+        requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
+      };
       let authorization: APIGatewayAuthorizerResult;
       try {
-        authorization = await authorizer(
-          {
-            type: 'REQUEST',
-            methodArn,
-            resource: route.path,
-            path: url.pathname,
-            httpMethod: method,
-            headers,
-            multiValueHeaders,
-            pathParameters,
-            queryStringParameters: query,
-            multiValueQueryStringParameters: multiQuery,
-            stageVariables: {},
-            requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
-          },
-          lambdaContext('Authorizer'),
-        );
+        authorization = await authorizer(asDelivered(JSON.stringify(authorizerEvent)), lambdaContext('Authorizer'));
       } catch (error) {
         if ((error as Error).message === 'Unauthorized') return send(res, gatewayResponses.unauthorized(), requestId);
         process.stderr.write(`local gateway: the authorizer failed: ${(error as Error).name}\n`);
@@ -175,7 +211,9 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
         requestContext: {
           accountId: '000000000000',
           apiId: 'local',
-          authorizer: { ...authorization.context, principalId: authorization.principalId },
+          authorizer: Object.assign(dictionary<unknown>(), authorization.context, {
+            principalId: authorization.principalId,
+          }),
           httpMethod: method,
           identity: {
             sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
@@ -190,12 +228,13 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
           stage,
         },
       };
+      const serialized = JSON.stringify(event);
       // Lambda refuses a synchronous event of 6 MiB or more, and API Gateway answers 413 for it.
-      if (Buffer.byteLength(JSON.stringify(event)) >= GATEWAY_LIMITS.maxLambdaRequestBytes) {
+      if (Buffer.byteLength(serialized) >= GATEWAY_LIMITS.maxLambdaRequestBytes) {
         return send(res, gatewayResponses.payloadTooLarge(), requestId);
       }
       const handler = (await loadHandler(route.handler)) as LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
-      const result = await handler(event, lambdaContext(route.handler));
+      const result = await handler(asDelivered(serialized), lambdaContext(route.handler));
       if (Buffer.byteLength(JSON.stringify(result)) > GATEWAY_LIMITS.maxLambdaResponseBytes) {
         return send(res, gatewayResponses.badGateway(), requestId);
       }

@@ -4,9 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
   CreateTableCommand,
+  DeleteTableCommand,
   DynamoDBClient,
   ResourceInUseException,
+  ResourceNotFoundException,
   waitUntilTableExists,
+  waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import type { S3Event } from 'aws-lambda';
 import { GSI1, TABLE_KEY } from '#lib/table';
@@ -23,7 +26,7 @@ export interface LocalStackOptions {
   host?: string;
   /** Where state lives; `undefined` keeps DynamoDB in memory and S3 in a throw-away directory. */
   stateDir?: string;
-  /** Wipe stateDir first. */
+  /** Start from empty state: wipe stateDir, and on an external DynamoDB drop and recreate the table. */
   clean?: boolean;
   dynamoEndpoint?: string;
   s3Endpoint?: string;
@@ -45,12 +48,18 @@ export const localCredentials = {
   AWS_SECRET_ACCESS_KEY: 'S3RVER',
 } as const;
 
-export const ensureTable = async (endpoint: string, tableName: string) => {
-  const client = new DynamoDBClient({
+const tableClient = (endpoint: string) =>
+  new DynamoDBClient({
     endpoint,
     region: localCredentials.AWS_REGION,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    credentials: {
+      accessKeyId: localCredentials.AWS_ACCESS_KEY_ID,
+      secretAccessKey: localCredentials.AWS_SECRET_ACCESS_KEY,
+    },
   });
+
+export const ensureTable = async (endpoint: string, tableName: string) => {
+  const client = tableClient(endpoint);
   const string = (name: string) => ({ AttributeName: name, AttributeType: 'S' as const });
   try {
     await client.send(
@@ -79,6 +88,19 @@ export const ensureTable = async (endpoint: string, tableName: string) => {
   }
   await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 0.1, maxDelay: 1 }, { TableName: tableName });
   client.destroy();
+};
+
+/** Deletes the table if it exists and waits until it is gone. */
+export const dropTable = async (endpoint: string, tableName: string) => {
+  const client = tableClient(endpoint);
+  try {
+    await client.send(new DeleteTableCommand({ TableName: tableName }));
+    await waitUntilTableNotExists({ client, maxWaitTime: 60, minDelay: 0.1, maxDelay: 1 }, { TableName: tableName });
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  } finally {
+    client.destroy();
+  }
 };
 
 /** S3 URL-encodes object keys in event notifications (spaces as "+"); s3rver sends them raw. */
@@ -118,6 +140,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   };
   // Explicit values win over whatever the shell had, so a developer's AWS profile is never used by accident.
   Object.assign(process.env, env);
+  // The embedded dynalite starts empty with stateDir; an external DynamoDB keeps the table, so empty it there.
+  if (options.clean && options.dynamoEndpoint) await dropTable(dynamoEndpoint, tableName);
   await ensureTable(dynamoEndpoint, tableName);
 
   const { routes, eventFunctions } = await import('#lib/routes');

@@ -4,7 +4,8 @@ import { startLocalStack } from './stack.ts';
 
 /**
  * `npm start`: the local stack on PORT (default 3000) with state under .local/.
- * `npm start -- --clean` (or LOCAL_CLEAN=1) starts from empty state.
+ * `npm start -- --clean` (or LOCAL_CLEAN=1) starts from empty state. LOCAL_TABLE_NAME names the
+ * table (default service-review), so runs against one external DynamoDB can keep apart.
  */
 const stateDir = resolve(process.env.LOCAL_STATE_DIR || '.local');
 const clean = process.argv.includes('--clean') || process.env.LOCAL_CLEAN === '1';
@@ -32,6 +33,7 @@ const stack = await startLocalStack({
   stateDir,
   clean,
   ...(process.env.DYNAMODB_ENDPOINT ? { dynamoEndpoint: process.env.DYNAMODB_ENDPOINT } : {}),
+  ...(process.env.LOCAL_TABLE_NAME ? { tableName: process.env.LOCAL_TABLE_NAME } : {}),
   ...(process.env.S3_ENDPOINT ? { s3Endpoint: process.env.S3_ENDPOINT } : {}),
 });
 const { seedDemo } = await import('./seed.ts');

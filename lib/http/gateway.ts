@@ -32,6 +32,17 @@ export interface GatewayProblem {
 }
 
 export const GATEWAY_PROBLEMS = {
+  /**
+   * A request line API Gateway cannot decode: a path or query string whose percent-encoding is not
+   * valid UTF-8 (`%ZZ`, a lone `%`, overlong `%C0%AF`, surrogate `%ED%A0%80`). API Gateway refuses
+   * such URLs with 400 before authorization or routing, unlike most web servers that pass them on.
+   */
+  badRequest: {
+    type: 'BAD_REQUEST_PARAMETERS',
+    status: 400,
+    title: 'Bad Request',
+    detail: 'The request URL is not validly percent-encoded UTF-8.',
+  },
   unauthorized: {
     type: 'UNAUTHORIZED',
     status: 401,
@@ -90,6 +101,7 @@ const respond = (problem: GatewayProblem): APIGatewayProxyResult => ({
 });
 
 export const gatewayResponses = {
+  badRequest: () => respond(GATEWAY_PROBLEMS.badRequest),
   unauthorized: () => respond(GATEWAY_PROBLEMS.unauthorized),
   accessDenied: () => respond(GATEWAY_PROBLEMS.accessDenied),
   notFound: () => respond(GATEWAY_PROBLEMS.notFound),

@@ -2,11 +2,17 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { dropTable } from '#local/stack';
 import { minimalRequest } from '#test/support/fixtures';
 
-/** `npm start` as a newcomer runs it: its own process, its own state directory, its printed credentials. */
+/**
+ * `npm start` as a newcomer runs it: its own process, its own state directory, its printed credentials.
+ * Against an external DynamoDB (DYNAMODB_ENDPOINT) it gets a table of its own, dropped at the end, so
+ * the test can run again on the same DynamoDB.
+ */
 const stateDir = mkdtempSync(join(tmpdir(), 'local-start-'));
+const tableName = `local-start-test-${Date.now()}-${process.pid}`;
 const demoKey = 'srk_localStartTestDemoKey_0123456789abcdefghij';
 let child: ChildProcess | undefined;
 
@@ -18,6 +24,7 @@ const start = async (...args: string[]) => {
       LOCAL_STATE_DIR: stateDir,
       DEMO_API_KEY: demoKey,
       DEMO_CLIENT_USER_ID: 'front-desk',
+      LOCAL_TABLE_NAME: tableName,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -46,6 +53,9 @@ const stop = async () => {
 };
 
 afterEach(stop);
+afterAll(async () => {
+  if (process.env.DYNAMODB_ENDPOINT) await dropTable(process.env.DYNAMODB_ENDPOINT, tableName);
+});
 
 const api = (baseUrl: string, method: string, path: string, body?: unknown) =>
   fetch(`${baseUrl}/api/external${path}`, {
@@ -64,7 +74,7 @@ describe('npm start (the local stack as a user runs it)', () => {
 
     // A second stack on the same state is refused with a clear message, not a crash.
     const second = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
-      env: { ...process.env, PORT: '0', LOCAL_STATE_DIR: stateDir },
+      env: { ...process.env, PORT: '0', LOCAL_STATE_DIR: stateDir, LOCAL_TABLE_NAME: tableName },
     });
     let secondOutput = '';
     second.stderr.on('data', (chunk) => {
