@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -7,7 +8,14 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { GATEWAY_LIMITS, gatewayResponses, isBinaryMediaType } from '#lib/http/gateway';
+import {
+  GATEWAY_LIMITS,
+  type GatewayProblem,
+  gatewayResponses,
+  isBinaryMediaType,
+  problemBody,
+} from '#lib/http/gateway';
+import { baseHeaders } from '#lib/http/response';
 import type { Route } from '#lib/routes';
 
 /**
@@ -138,7 +146,7 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
   // API Gateway prefers the most specific resource: static segments win over variables.
   const compiled = routes.map(compile).sort((a, b) => b.staticSegments - a.staticSegments);
 
-  return createServer(async (req, res) => {
+  const server = createServer(async (req, res) => {
     const requestId = randomUUID();
     try {
       const url = requestTarget(req.url);
@@ -246,4 +254,51 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
       return send(res, gatewayResponses.badGateway(), requestId);
     }
   });
+  // What Node's HTTP parser refuses before a request exists (headers over its 16 KiB, a malformed request
+  // line) and Expect values other than 100-continue would otherwise get Node's bare answers; the edge of a
+  // deployed API has its own, so these are the local stand-in's, in the same problem-details shape.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return socket.destroy();
+    const problem = error.code === 'HPE_HEADER_OVERFLOW' ? REQUEST_HEADERS_TOO_LARGE : MALFORMED_REQUEST;
+    const body = JSON.stringify(problemBody(problem));
+    const headers = { ...baseHeaders, 'Content-Type': 'application/problem+json; charset=utf-8' };
+    socket.end(
+      `HTTP/1.1 ${problem.status} ${problem.title}\r\n` +
+        Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('') +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+  server.on('checkExpectation', (_req, res: ServerResponse) => {
+    send(
+      res,
+      {
+        statusCode: EXPECTATION_FAILED.status,
+        headers: { ...baseHeaders, 'Content-Type': 'application/problem+json; charset=utf-8' },
+        body: JSON.stringify(problemBody(EXPECTATION_FAILED)),
+      },
+      randomUUID(),
+    );
+  });
+  return server;
+};
+
+const REQUEST_HEADERS_TOO_LARGE: GatewayProblem = {
+  type: 'DEFAULT_4XX',
+  status: 431,
+  title: 'Request Header Fields Too Large',
+  detail: 'The request line and headers exceed the 16 KiB the gateway reads.',
+};
+const MALFORMED_REQUEST: GatewayProblem = {
+  type: 'DEFAULT_4XX',
+  status: 400,
+  title: 'Bad Request',
+  detail: 'The request is not well-formed HTTP.',
+};
+const EXPECTATION_FAILED: GatewayProblem = {
+  type: 'DEFAULT_4XX',
+  status: 417,
+  title: 'Expectation Failed',
+  detail: 'Only Expect: 100-continue is supported.',
 };

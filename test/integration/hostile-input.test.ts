@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
-import { keys } from '#lib/keys';
+import { attachmentEntity } from '#lib/entities/attachment';
+import { portalAccountEntity } from '#lib/entities/portal-account';
+import { requestEntity } from '#lib/entities/request';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
 import {
@@ -255,9 +257,9 @@ const sentinelSnapshot = async () => {
     bytes: (await download(world.apiKey, request, attachment)).bytes?.toString('base64'),
     account: await read(`${v11}/Portals/accounts/${account}`),
     items: [
-      await item(keys.request(clientId, request)),
-      await item(keys.attachment(clientId, request, attachment)),
-      await item(keys.portalAccount(clientId, account)),
+      await item(requestEntity.key({ clientId, externalId: request })),
+      await item(attachmentEntity.key({ clientId, externalId: request, attachmentId: attachment })),
+      await item(portalAccountEntity.key({ clientId, externalId: account })),
     ],
   };
 };
