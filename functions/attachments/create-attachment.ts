@@ -4,6 +4,7 @@ import { attachments } from '#lib/attachments/service';
 import { presignedUploadOf } from '#lib/attachments/upload-input';
 import { directUploadOf } from '#lib/http/attachment-form';
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { idempotentRequests } from '#lib/http/idempotency';
 import { MultipartForm } from '#lib/http/multipart';
 import { requestExternalIdOf } from '#lib/http/path';
 import { resourceUrl } from '#lib/http/resource-url';
@@ -15,6 +16,7 @@ import { json } from '#lib/http/response';
  *   stored and verified now, `available`;
  * - application/json {fileName, contentType, size ≤ 1 GiB, sha256, documentType?, description?}:
  *   `pending`, with `upload` (a presigned PUT, 15 min); available once the file arrives and matches.
+ * Both are idempotent with an Idempotency-Key header (lib/http/idempotency.ts).
  */
 export const handler = endpoint<MultipartForm | unknown>(
   async (event) => {
@@ -31,5 +33,6 @@ export const handler = endpoint<MultipartForm | unknown>(
   {
     multipart: { maxBytes: MAX_DIRECT_BODY_BYTES, maxFileBytes: MAX_DIRECT_FILE_BYTES },
     json: { schema: 'PresignedUpload' },
+    idempotency: idempotentRequests(),
   },
 );

@@ -1,4 +1,5 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { etagOf, type NewPortalAccount, representationOf } from '#lib/portal-accounts/portal-accounts';
@@ -8,7 +9,7 @@ import { portalAccounts } from '#lib/portal-accounts/service';
  * POST /api/external/v1.1/Portals/accounts (and the obsolete v1 mirror): creates an account in the
  * organization of body.clientUserId. 201 + Location (on the version that was called); 404 unknown
  * clientUserId; 409 if the externalId exists. Password and TOTP secret are encrypted before
- * storage and never returned.
+ * storage and never returned. Idempotent with an Idempotency-Key header (lib/http/idempotency.ts).
  */
 export const handler = endpoint<NewPortalAccount>(
   async (event) => {
@@ -18,5 +19,5 @@ export const handler = endpoint<NewPortalAccount>(
       Location: resourceUrl(event, 'portal-accounts/get-portal-account', { externalId: account.externalId }),
     });
   },
-  { json: { schema: 'PortalAccount' } },
+  { json: { schema: 'PortalAccount' }, idempotency: idempotentRequests() },
 );

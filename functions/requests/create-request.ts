@@ -1,10 +1,14 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { etagOf, type RequestDocument, representationOf } from '#lib/requests/requests';
 import { requests } from '#lib/requests/service';
 
-/** POST /api/external/v1.1/Requests: creates; 201 + Location; 409 when the externalId exists. */
+/**
+ * POST /api/external/v1.1/Requests: creates; 201 + Location; 409 when the externalId exists.
+ * Idempotent with an Idempotency-Key header (lib/http/idempotency.ts).
+ */
 export const handler = endpoint<RequestDocument & { externalId: string }>(
   async (event) => {
     const { request } = await requests.create(clientIdOf(event), event.body);
@@ -13,5 +17,5 @@ export const handler = endpoint<RequestDocument & { externalId: string }>(
       Location: resourceUrl(event, 'requests/get-request', { externalId: request.externalId }),
     });
   },
-  { json: { schema: 'Request' } },
+  { json: { schema: 'Request' }, idempotency: idempotentRequests() },
 );

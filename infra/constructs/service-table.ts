@@ -4,10 +4,14 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import type { RouteAccess } from '#lib/routes';
-import { GSI1, TABLE_KEY } from '#lib/table';
+import { GSI1, TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
 import type { ServiceFunction } from './service-function.ts';
 
-/** The single table, with the keys and index of lib/table.ts (the local stack creates the same). */
+/**
+ * The single table, with the keys and index of lib/table.ts (the local stack creates the same), and
+ * time to live on TTL_ATTRIBUTE: idempotency records go away after their 24 hours (readers check
+ * the expiry themselves, since DynamoDB deletes late and dynalite never does).
+ */
 export class ServiceTable extends Construct {
   readonly table: Table;
   readonly encryptionKey: IKey;
@@ -24,6 +28,7 @@ export class ServiceTable extends Construct {
       encryption: TableEncryption.CUSTOMER_MANAGED,
       encryptionKey: props.encryptionKey,
       removalPolicy: RemovalPolicy.RETAIN,
+      timeToLiveAttribute: TTL_ATTRIBUTE,
     });
     this.table.addGlobalSecondaryIndex({
       indexName: GSI1.name,

@@ -6,6 +6,9 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * container): a function bundles only the SDK clients it imports. Endpoints come from the SDK's own
  * AWS_ENDPOINT_URL_<SERVICE> variables (set by the local stack), so no code here knows "local".
  */
-export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+/** The low-level client, for libraries that take one (idempotency records); our code uses `dynamo`. */
+export const dynamoClient = new DynamoDBClient({});
+
+export const dynamo = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
 });

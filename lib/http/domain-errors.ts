@@ -17,9 +17,32 @@ export const STATUS_OF_KIND: Readonly<Record<DomainErrorKind, number>> = {
 export const problemOf = (error: DomainError): HttpProblem =>
   new HttpProblem(STATUS_OF_KIND[error.kind], error.message, { ...error.details });
 
+/**
+ * The refusals of idempotent retries (idempotency.ts), by the name Powertools gives its errors:
+ * importing the library here would put it in every function's bundle. Its own messages quote the
+ * hashed key; these are written for the client.
+ */
+const IDEMPOTENCY_PROBLEMS: Readonly<Record<string, () => HttpProblem>> = {
+  IdempotencyValidationError: () =>
+    new HttpProblem(
+      422,
+      'This Idempotency-Key was already used for a different request (another method, path or body). Send a new key for a new request.',
+    ),
+  IdempotencyAlreadyInProgressError: () =>
+    new HttpProblem(
+      409,
+      'A request with this Idempotency-Key is still in progress. Retry once it has completed to get its response.',
+      {},
+      { 'Retry-After': '1' },
+    ),
+};
+
 /** An HttpProblem as it is, a domain error mapped; anything else is not the client's to see (undefined). */
 export const asProblem = (error: unknown): HttpProblem | undefined => {
   if (error instanceof HttpProblem) return error;
   if (error instanceof DomainError) return problemOf(error);
+  if (error instanceof Error && Object.hasOwn(IDEMPOTENCY_PROBLEMS, error.name)) {
+    return IDEMPOTENCY_PROBLEMS[error.name]!();
+  }
   return undefined;
 };

@@ -7,6 +7,7 @@ import { log } from '#lib/log';
 import { assertValid, type SchemaName } from '#lib/validation/validate';
 import { deprecationHeaders } from './deprecation.ts';
 import { asProblem } from './domain-errors.ts';
+import type { IdempotencyMiddleware } from './idempotency.ts';
 import { MultipartForm, type MultipartLimits, parseMultipart } from './multipart.ts';
 import { badRequest, HttpProblem, payloadTooLarge, unauthorized, unsupportedMediaType } from './problem.ts';
 import { type ApiResult, json, problemJson } from './response.ts';
@@ -28,24 +29,30 @@ export interface JsonBodyOptions {
 
 /**
  * Wraps a handler in the house middleware order: normalize headers → parse body → validate →
- * handler → errors to problem details (domain errors mapped by domain-errors.ts). The error
- * middleware is registered first so that its onError runs last, after every other middleware had
- * its say; only the deprecation headers (obsolete routes, see deprecation.ts) come before it, so
- * they mark problem responses too.
+ * idempotency → handler → errors to problem details (domain errors mapped by domain-errors.ts).
+ * The error middleware is registered first so that its onError runs last, after every other
+ * middleware had its say; only the deprecation headers (obsolete routes, see deprecation.ts) come
+ * before it, so they mark problem responses too.
+ *
+ * `idempotency` (idempotency.ts: `idempotentRequests()`, for routes that create or start
+ * something) comes in two halves. Its guard runs after validation, so a refused body never
+ * writes a record, and its onError runs before the problem details'. Its store is registered
+ * before everything, so its `after` runs last and keeps the response exactly as sent, deprecation
+ * headers included: a replay returns early, skipping every `after`, and is that response as it is.
  */
 export const endpoint = <TBody = undefined>(
   handler: ApiHandler<TBody>,
-  options: { json?: JsonBodyOptions; multipart?: MultipartLimits } = {},
+  options: { json?: JsonBodyOptions; multipart?: MultipartLimits; idempotency?: IdempotencyMiddleware } = {},
 ) => {
-  const stack = middy<ApiEvent<TBody>, ApiResult>()
-    .use(deprecationHeaders<ApiEvent<TBody>>())
-    .use(problemDetails())
-    .use(httpHeaderNormalizer());
+  const stack = middy<ApiEvent<TBody>, ApiResult>();
+  if (options.idempotency) stack.use(options.idempotency.store);
+  stack.use(deprecationHeaders<ApiEvent<TBody>>()).use(problemDetails()).use(httpHeaderNormalizer());
   // With both, the Content-Type picks the parser; the body is then a MultipartForm or parsed JSON.
   if (options.multipart) {
     stack.use(multipartBody(options.multipart, options.json && jsonBody(options.json, [MULTIPART_MEDIA_TYPE])));
   } else if (options.json) stack.use(jsonBody(options.json));
   if (options.json?.schema) stack.use(validateBody(options.json.schema));
+  if (options.idempotency) stack.use(options.idempotency.guard);
   return stack.handler(handler);
 };
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import busboy from 'busboy';
 import { badRequest, HttpProblem } from './problem.ts';
 
@@ -29,6 +30,24 @@ export class MultipartForm {
     /** Every value of every non-file field, in order. */
     readonly fields: ReadonlyMap<string, readonly string[]>,
   ) {}
+
+  /**
+   * What the form says, as plain JSON: every field's values and each file's name, type, size and
+   * SHA-256, not its bytes. Two sendings of the same form give the same JSON whatever their
+   * boundaries, which is what idempotent retries compare (lib/http/idempotency.ts).
+   */
+  toJSON() {
+    return {
+      fields: Object.fromEntries(this.fields),
+      files: this.files.map(({ field, fileName, mediaType, bytes }) => ({
+        field,
+        fileName: fileName ?? null,
+        mediaType: mediaType ?? null,
+        size: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      })),
+    };
+  }
 }
 
 const malformed = () => badRequest('The multipart/form-data body is malformed.');

@@ -6,7 +6,7 @@ import { AUTHORIZER_CACHE_TTL } from '#infra/constructs/service-api';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import { eventFunctions, functionNameOf, routes } from '#lib/routes';
-import { GSI1, TABLE_KEY } from '#lib/table';
+import { GSI1, TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
 import { actionsOf, expectedActions, logicalIdOf, statementsOf, synthesize } from './synthesized-app.ts';
 
 // One synthesis (with real esbuild bundles and both cdk-nag packs) shared by every test of this file.
@@ -197,6 +197,12 @@ describe('data', () => {
           },
         ],
       },
+    });
+  });
+
+  it('expires items on the TTL attribute, the one idempotency records carry', () => {
+    synthesized.dataTemplate.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
     });
   });
 
