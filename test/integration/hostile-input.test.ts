@@ -472,7 +472,8 @@ class HeaderCase {
 const headerCase = (apiKey: string) => {
   const meaningless = fc.record({
     headers: fc.array(fc.tuple(meaninglessName, headerValue), { maxLength: 3 }),
-    query: fc.array(fc.tuple(meaninglessName, fc.constantFrom('1', 'x', '', '%ZZ', '__proto__', '{}')), {
+    // Validly encoded only: a malformed escape (`%ZZ`) is refused for the whole URL (400, before routing).
+    query: fc.array(fc.tuple(meaninglessName, fc.constantFrom('1', 'x', '', '%25ZZ', '__proto__', '{}')), {
       maxLength: 3,
     }),
   });
