@@ -73,6 +73,31 @@ describe('POST /v1.1/Requests (create)', () => {
     const res = await call('GET', `${v11}/${id}`, { apiKey, headers: { 'if-none-match': '"1"' } });
     expect(res.status).toBe(304);
   });
+
+  it('matches If-None-Match as RFC 9110 says: weak tags, *, lists, blanks; 304 carries ETag and Cache-Control', async () => {
+    const id = uniqueId('req');
+    await post(validRequest(id));
+    await call('PUT', `${v11}/${id}`, { apiKey, body: validRequest(id) });
+    const getWith = (ifNoneMatch: string) =>
+      call('GET', `${v11}/${id}`, { apiKey, headers: { 'if-none-match': ifNoneMatch } });
+    for (const current of ['"2"', 'W/"2"', '*', '"1", "2"', ' "1" ,W/"2" ', '"0",,"2",']) {
+      const res = await getWith(current);
+      expect(res.status, current).toBe(304);
+      expect(res.text).toBe('');
+      expect(res.headers.get('etag')).toBe('"2"');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    for (const stale of ['"1"', 'W/"1"', '"1", W/"3"', '2', '"2" "3"']) {
+      const res = await getWith(stale);
+      expect(res.status, stale).toBe(200);
+      expect(res.body).toMatchObject({ externalId: id, version: 2 });
+    }
+  });
+
+  it('answers 404, not 304, to If-None-Match: * for a request that does not exist', async () => {
+    const res = await call('GET', `${v11}/${uniqueId('missing')}`, { apiKey, headers: { 'if-none-match': '*' } });
+    expect(res.status).toBe(404);
+  });
 });
 
 describe('PUT /v1.1/Requests/{externalId} (replace)', () => {
