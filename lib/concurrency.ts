@@ -46,34 +46,55 @@ export interface RetryOptions {
   onExhausted?: (conflict: VersionConflict) => Error;
   /** The pause before attempt n + 1 is uniform in [0, n × backoffMs) milliseconds, so racing writers spread out. */
   backoffMs?: number;
-  /** For tests: the pause and the random source. */
+  /** Caps that growth: no pause is drawn from a window wider than this. */
+  maxBackoffMs?: number;
+  /** No retry starts later than this many milliseconds after the first attempt began (then as if attempts ran out). */
+  budgetMs?: number;
+  /** For tests: the pause, the random source and the clock (milliseconds). */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  clock?: () => number;
 }
 
 export const DEFAULT_BACKOFF_MS = 5;
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The jittered pause after failed attempt `attempt` (1-based): within [0, attempt × backoffMs). */
-export const backoffDelay = (attempt: number, backoffMs = DEFAULT_BACKOFF_MS, random: () => number = Math.random) =>
-  random() * backoffMs * attempt;
+/** The jittered pause after failed attempt `attempt` (1-based): within [0, min(attempt × backoffMs, maxBackoffMs)). */
+export const backoffDelay = (
+  attempt: number,
+  backoffMs = DEFAULT_BACKOFF_MS,
+  random: () => number = Math.random,
+  maxBackoffMs = Number.POSITIVE_INFINITY,
+) => random() * Math.min(backoffMs * attempt, maxBackoffMs);
 
 /**
  * Runs `attempt` (a whole read-modify-write; it is given its 1-based number) until it does not throw
- * VersionConflict, at most `attempts` times. Any other error passes through at once.
+ * VersionConflict, at most `attempts` times and, with `budgetMs`, no later than that. Any other error
+ * passes through at once.
  */
 export const retryOnConflict = async <T>(
   attempt: (n: number) => Promise<T>,
-  { attempts, onExhausted, backoffMs = DEFAULT_BACKOFF_MS, sleep = pause, random = Math.random }: RetryOptions,
+  {
+    attempts,
+    onExhausted,
+    backoffMs = DEFAULT_BACKOFF_MS,
+    maxBackoffMs,
+    budgetMs = Number.POSITIVE_INFINITY,
+    sleep = pause,
+    random = Math.random,
+    clock = () => performance.now(),
+  }: RetryOptions,
 ): Promise<T> => {
+  const started = clock();
   for (let n = 1; ; n++) {
     try {
       return await attempt(n);
     } catch (error) {
       if (!(error instanceof VersionConflict)) throw error;
-      if (n >= attempts) throw onExhausted ? onExhausted(error) : error;
-      await sleep(backoffDelay(n, backoffMs, random));
+      const delay = backoffDelay(n, backoffMs, random, maxBackoffMs);
+      if (n >= attempts || clock() - started + delay > budgetMs) throw onExhausted ? onExhausted(error) : error;
+      await sleep(delay);
     }
   }
 };

@@ -1,6 +1,7 @@
+import { notModified } from '#lib/http/conditional';
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
-import { header, pathId } from '#lib/http/path';
-import { json, noContent } from '#lib/http/response';
+import { pathId } from '#lib/http/path';
+import { json } from '#lib/http/response';
 import { etagOf, representationOf } from '#lib/portal-accounts/portal-accounts';
 import { portalAccounts } from '#lib/portal-accounts/service';
 
@@ -8,6 +9,5 @@ import { portalAccounts } from '#lib/portal-accounts/service';
 export const handler = endpoint(async (event) => {
   const account = await portalAccounts.get(clientIdOf(event), pathId(event, 'externalId'));
   const etag = etagOf(account);
-  if (header(event, 'if-none-match') === etag) return { ...noContent({ ETag: etag }), statusCode: 304 };
-  return json(200, representationOf(account), { ETag: etag });
+  return notModified(event, etag) ?? json(200, representationOf(account), { ETag: etag });
 });

@@ -1,4 +1,5 @@
 import type { AttachmentRecord } from './attachment.ts';
+import type { AttachmentSlots } from './attachment-slots.ts';
 
 /** Port: attachment metadata, in the item collection of its request. Every write is single-item and conditional. */
 export interface AttachmentStore {
@@ -11,4 +12,22 @@ export interface AttachmentStore {
   update(record: AttachmentRecord): Promise<void>;
   /** Removes the record whatever its version; removing a missing record is not an error. */
   delete(clientId: string, externalId: string, attachmentId: string): Promise<void>;
+
+  /** The request's attachment slots (attachment-slots.ts); undefined before any were set up. */
+  getSlots(clientId: string, externalId: string): Promise<AttachmentSlots | undefined>;
+  /**
+   * Takes the slot of `attachmentId` (at `takenAt`) in one conditional write, if fewer than `max` are
+   * taken or it holds one already. False when every slot is taken, or the request has no slots yet.
+   */
+  reserveSlot(
+    clientId: string,
+    externalId: string,
+    attachmentId: string,
+    takenAt: string,
+    max: number,
+  ): Promise<boolean>;
+  /** Gives back the slot of `attachmentId`; giving back a slot that is not held changes nothing. */
+  releaseSlot(clientId: string, externalId: string, attachmentId: string, at: string): Promise<void>;
+  /** Writes `slots` whole if the stored version is still `slots.version - 1` (version 1: if there are none); else VersionConflict. */
+  putSlots(slots: AttachmentSlots): Promise<void>;
 }

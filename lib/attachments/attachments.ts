@@ -5,6 +5,7 @@ import { keys } from '#lib/keys';
 import { log } from '#lib/log';
 import type { RequestStore } from '#lib/requests/request-store';
 import { type AttachmentRecord, isSweepable, isVisible, type UploadMethod } from './attachment.ts';
+import { reconciledSlots } from './attachment-slots.ts';
 import type { AttachmentStore } from './attachment-store.ts';
 import {
   ALLOWED_TYPES,
@@ -29,7 +30,7 @@ export const UPLOAD_URL_SECONDS = 15 * 60;
 export const UPLOAD_GRACE_SECONDS = 60 * 60;
 /** Lifetime of a download URL: the client follows the redirect at once. */
 export const DOWNLOAD_URL_SECONDS = 60;
-/** Keeps a request's list well inside Lambda's 6 MB response. */
+/** Keeps a request's list well inside Lambda's 6 MB response; held by the request's slots (attachment-slots.ts). */
 export const MAX_ATTACHMENTS_PER_REQUEST = 100;
 
 export interface AttachmentServiceDependencies {
@@ -86,10 +87,28 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     return next;
   };
 
+  /**
+   * Gives back the slot of an attachment whose record is gone (or was never written). A failure is
+   * only logged: the slot is then reclaimed when the request next runs out of slots (admit).
+   */
+  const releaseSlot = (record: AttachmentRecord) =>
+    store.releaseSlot(...idsOf(record), now().toISOString()).catch((error: Error) =>
+      log.error('Attachment slot release failed; it will be reclaimed', {
+        attachmentId: record.attachmentId,
+        errorName: error?.name,
+      }),
+    );
+
+  /** The record, then its slot: a failure in between leaves a slot taken too long, never one too few. */
+  const deleteRecord = async (record: AttachmentRecord) => {
+    await store.delete(...idsOf(record));
+    await releaseSlot(record);
+  };
+
   /** Object first (every version), then the record: a failure in between leaves a record that leads to the object. */
   const discard = async (record: AttachmentRecord) => {
     await objects.deleteAllVersions(record.objectKey);
-    await store.delete(...idsOf(record));
+    await deleteRecord(record);
   };
 
   const discardOrLog = (record: AttachmentRecord, context: string) =>
@@ -103,21 +122,57 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     );
 
   /** Removes a request's left-overs (interrupted uploads and deletions). Best effort; returns how many went. */
-  const sweep = async (clientId: string, externalId: string, records?: AttachmentRecord[]) => {
+  const sweep = async (clientId: string, externalId: string) => {
     const at = now();
-    const dead = (records ?? (await store.listByRequest(clientId, externalId))).filter((r) => isSweepable(r, at));
+    const dead = (await store.listByRequest(clientId, externalId)).filter((r) => isSweepable(r, at));
     for (const record of dead) await discardOrLog(record, 'sweep');
     return dead.length;
   };
 
-  /** Before a new attachment: sweep the request's left-overs, then check it has room for one more. */
-  const admit = async (clientId: string, externalId: string) => {
+  /**
+   * Brings the request's slots in line with its records (attachment-slots.ts): set up for its first
+   * upload or for records from before slots, and reclaimed from functions that died between the two
+   * writes. The write is conditional on the version read; losing that race is fine (someone else wrote).
+   */
+  const reconcileSlots = async (clientId: string, externalId: string) => {
+    const current = await store.getSlots(clientId, externalId);
     const records = await store.listByRequest(clientId, externalId);
-    const swept = await sweep(clientId, externalId, records);
-    if (records.length - swept >= MAX_ATTACHMENTS_PER_REQUEST) {
-      throw new LimitReached(
-        `Request ${externalId} already has ${MAX_ATTACHMENTS_PER_REQUEST} attachments, the most it may have.`,
-      );
+    const next = reconciledSlots({ clientId, externalId }, current, records, now());
+    if (!next) return;
+    if (current) {
+      log.warn('Attachment slots reconciled', { taken: Object.keys(current.slots).length, records: records.length });
+    }
+    await store.putSlots(next).catch((error: unknown) => {
+      if (!(error instanceof VersionConflict)) throw error;
+    });
+  };
+
+  /**
+   * Before a new record: sweep the request's left-overs, then take the record's slot, which fails
+   * atomically once the request has all it may have. A refusal is checked against the records (the
+   * slots may be missing or may have drifted) before it stands.
+   */
+  const admit = async (record: AttachmentRecord) => {
+    const { clientId, externalId, attachmentId } = record;
+    await sweep(clientId, externalId);
+    const reserve = () =>
+      store.reserveSlot(clientId, externalId, attachmentId, now().toISOString(), MAX_ATTACHMENTS_PER_REQUEST);
+    if (await reserve()) return;
+    await reconcileSlots(clientId, externalId);
+    if (await reserve()) return;
+    throw new LimitReached(
+      `Request ${externalId} already has ${MAX_ATTACHMENTS_PER_REQUEST} attachments, the most it may have.`,
+    );
+  };
+
+  /** Takes the record's slot, then writes the record; a record that could not be written gives its slot back. */
+  const admitAndCreate = async (record: AttachmentRecord) => {
+    await admit(record);
+    try {
+      await store.create(record);
+    } catch (error) {
+      await releaseSlot(record);
+      throw error;
     }
   };
 
@@ -208,7 +263,6 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
           reason: 'sha256',
         });
       }
-      await admit(clientId, externalId);
       const record = newRecord(
         clientId,
         externalId,
@@ -216,7 +270,7 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
         'direct',
         DIRECT_UPLOAD_DEADLINE_SECONDS,
       );
-      await store.create(record);
+      await admitAndCreate(record);
       try {
         await objects.put(record.objectKey, input.bytes, { contentType: type.mediaType, sha256 });
         let available: AttachmentRecord;
@@ -246,7 +300,6 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
       const cleanName = cleanFileName(input.fileName);
       const type = resolveType(input.contentType, cleanName);
       assertSize(input.size, MAX_PRESIGNED_FILE_BYTES);
-      await admit(clientId, externalId);
       const record = newRecord(
         clientId,
         externalId,
@@ -254,7 +307,7 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
         'presigned',
         UPLOAD_URL_SECONDS + UPLOAD_GRACE_SECONDS,
       );
-      await store.create(record);
+      await admitAndCreate(record);
       try {
         const upload = await objects.presignPut(record.objectKey, {
           contentType: record.contentType,
@@ -283,7 +336,7 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
           const record = await store.get(ids.clientId, ids.externalId, ids.attachmentId);
           if (!record || record.status === 'rejected' || isSweepable(record, now())) {
             await objects.deleteAllVersions(objectKey);
-            if (record && record.status !== 'rejected') await store.delete(...idsOf(record));
+            if (record && record.status !== 'rejected') await deleteRecord(record);
             log.info('Attachment object discarded', {
               attachmentId: ids.attachmentId,
               status: record?.status ?? 'none',

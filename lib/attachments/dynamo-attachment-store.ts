@@ -1,12 +1,26 @@
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionalPut } from '#lib/aws/conditional-writes';
+import { conditionalPut, conditionalUpdate } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
+import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config';
-import { attachmentEntity } from '#lib/entities/attachment';
+import { attachmentEntity, attachmentSlotsEntity } from '#lib/entities/attachment';
 import type { AttachmentRecord } from './attachment.ts';
 import type { AttachmentStore } from './attachment-store.ts';
 
 const { toItem, fromItem } = attachmentEntity;
+
+/** Attribute names by placeholder: `#id` is an attachment id (a map key), and `version` and others are reserved words. */
+const slotNames = (attachmentId: string) => ({
+  '#slots': 'slots',
+  '#id': attachmentId,
+  '#version': 'version',
+  '#updatedAt': 'updatedAt',
+});
+
+const refusedAsFalse = (error: unknown) => {
+  if (error instanceof VersionConflict) return false;
+  throw error;
+};
 
 export const dynamoAttachmentStore: AttachmentStore = {
   get: async (clientId, externalId, attachmentId) => {
@@ -51,4 +65,41 @@ export const dynamoAttachmentStore: AttachmentStore = {
       new DeleteCommand({ TableName: tableName(), Key: attachmentEntity.key({ clientId, externalId, attachmentId }) }),
     );
   },
+
+  getSlots: async (clientId, externalId) => {
+    const { Item } = await dynamo.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: attachmentSlotsEntity.key({ clientId, externalId }),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? attachmentSlotsEntity.fromItem(Item) : undefined;
+  },
+
+  reserveSlot: (clientId, externalId, attachmentId, takenAt, max) =>
+    conditionalUpdate({
+      Key: attachmentSlotsEntity.key({ clientId, externalId }),
+      UpdateExpression: 'SET #slots.#id = :takenAt, #updatedAt = :takenAt ADD #version :one',
+      // The count and the take in one write: this is what keeps concurrent uploads within the limit.
+      ConditionExpression: 'attribute_exists(#slots) AND (size(#slots) < :max OR attribute_exists(#slots.#id))',
+      ExpressionAttributeNames: slotNames(attachmentId),
+      ExpressionAttributeValues: { ':takenAt': takenAt, ':one': 1, ':max': max },
+    }).then(() => true, refusedAsFalse),
+
+  releaseSlot: async (clientId, externalId, attachmentId, at) => {
+    // Conditional, so that a slot given back twice is freed once and never creates the item.
+    await conditionalUpdate({
+      Key: attachmentSlotsEntity.key({ clientId, externalId }),
+      UpdateExpression: 'REMOVE #slots.#id SET #updatedAt = :at ADD #version :one',
+      ConditionExpression: 'attribute_exists(#slots.#id)',
+      ExpressionAttributeNames: slotNames(attachmentId),
+      ExpressionAttributeValues: { ':at': at, ':one': 1 },
+    }).catch(refusedAsFalse);
+  },
+
+  putSlots: (slots) =>
+    slots.version === 1
+      ? conditionalPut(attachmentSlotsEntity.toItem(slots), 'attribute_not_exists(pk)')
+      : conditionalPut(attachmentSlotsEntity.toItem(slots), 'version = :previous', { ':previous': slots.version - 1 }),
 };

@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config';
@@ -27,6 +27,18 @@ export const conditionalPut = async (
         ...(values ? { ExpressionAttributeValues: values } : {}),
       }),
     );
+  } catch (error) {
+    if (isConditionFailure(error)) throw new VersionConflict();
+    throw error;
+  }
+};
+
+/** UpdateItem (its ConditionExpression required); a failed condition becomes VersionConflict. */
+export const conditionalUpdate = async (
+  update: Omit<UpdateCommandInput, 'TableName' | 'ConditionExpression'> & { ConditionExpression: string },
+): Promise<void> => {
+  try {
+    await dynamo.send(new UpdateCommand({ TableName: tableName(), ...update }));
   } catch (error) {
     if (isConditionFailure(error)) throw new VersionConflict();
     throw error;

@@ -18,7 +18,7 @@ export interface FormFile {
   field: string;
   /** As sent (path and all: sanitizing is the caller's business); undefined without a filename parameter. */
   fileName: string | undefined;
-  /** The part's own Content-Type, as sent. */
+  /** The part's own Content-Type (type/subtype, as busboy reads it); undefined when the part has none. */
   mediaType: string | undefined;
   bytes: Buffer;
 }
@@ -54,6 +54,74 @@ const malformed = () => badRequest('The multipart/form-data body is malformed.')
 
 export const fileTooLarge = (field: string, limitBytes: number) =>
   new HttpProblem(413, `The file in form field "${field}" exceeds the limit of ${limitBytes} bytes.`, { limitBytes });
+
+/** busboy's bound on one part's header block; a longer one fails the whole body. */
+const MAX_PART_HEADER_BYTES = 16 * 1024;
+const CRLF = Buffer.from('\r\n');
+const HEADER_END = Buffer.from('\r\n\r\n');
+
+const boundaryOf = (contentType: string) => {
+  const match = /;\s*boundary\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;]+))/i.exec(contentType);
+  return match?.[1]?.replace(/\\(.)/g, '$1') ?? match?.[2];
+};
+
+/** The header lines of one part (folded lines joined), names in lower case. */
+const headerLines = (block: string) =>
+  block
+    .replace(/\r\n[ \t]+/g, ' ')
+    .split('\r\n')
+    .map((line) => {
+      const colon = line.indexOf(':');
+      return colon === -1
+        ? { name: '', value: '' }
+        : { name: line.slice(0, colon).trim().toLowerCase(), value: line.slice(colon + 1).trim() };
+    });
+
+/** Parameter names of a header value, quoted strings (which may hold `;` and `=`) left out. */
+const parameterNames = (value: string) =>
+  value
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
+    .split(';')
+    .slice(1)
+    .map((parameter) => parameter.split('=')[0]!.trim().toLowerCase());
+
+/**
+ * For each file part of the body, in order: whether it has a Content-Type header. busboy reports a
+ * part without one as text/plain (RFC 7578's default, meant for text fields), so from busboy alone a
+ * file sent without a type cannot be told from a file sent as text/plain. The part header blocks
+ * are read here from the raw body as busboy delimits them (`CRLF--boundary`, then CRLF), at most
+ * `maxParts` of them and at most 16 KiB each, as busboy bounds them; a file part is one busboy reads
+ * as a file: a form-data part with a filename, or of type application/octet-stream.
+ */
+const fileTypesSent = (body: Buffer, boundary: string, maxParts: number): boolean[] => {
+  // busboy searches for CRLF--boundary with a CRLF put before the body: a first boundary needs no preamble.
+  const delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
+  const next = (from: number) => {
+    const at = body.indexOf(delimiter, from);
+    return at === -1 ? -1 : at + delimiter.length;
+  };
+  const sent: boolean[] = [];
+  let parts = 0;
+  let after = body.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2)) ? delimiter.length - 2 : next(0);
+  for (; after !== -1 && parts < maxParts; after = next(after)) {
+    if (body[after] === 0x2d && body[after + 1] === 0x2d) break; // the closing delimiter
+    if (body[after] !== 0x0d || body[after + 1] !== 0x0a) continue; // not a delimiter: part content
+    parts++;
+    const start = after + 2;
+    const end = body.subarray(start, start + 2).equals(CRLF) ? start : body.indexOf(HEADER_END, start);
+    if (end === -1 || end - start > MAX_PART_HEADER_BYTES) break;
+    const lines = headerLines(body.toString('latin1', start, end));
+    const first = (name: string) => lines.find((line) => line.name === name)?.value;
+    const disposition = first('content-disposition');
+    if (!disposition || disposition.split(';')[0]!.trim().toLowerCase() !== 'form-data') continue;
+    const type = first('content-type');
+    const isFile =
+      parameterNames(disposition).some((name) => name === 'filename' || name === 'filename*') ||
+      type?.split(';')[0]?.trim().toLowerCase() === 'application/octet-stream';
+    if (isFile) sent.push(Boolean(type));
+  }
+  return sent;
+};
 
 /** Parses a complete body (Lambda has it in memory anyway). Rejects with HttpProblems only. */
 export const parseMultipart = (body: Buffer, contentType: string, limits: MultipartLimits): Promise<MultipartForm> => {
@@ -108,9 +176,16 @@ export const parseMultipart = (body: Buffer, contentType: string, limits: Multip
     parser.on('error', () => reject(failure ?? malformed()));
     parser.on('close', () => {
       if (failure) return reject(failure);
+      // Should the two readings ever disagree on the file parts, busboy's types stand as they are.
+      const typesSent = fileTypesSent(body, boundaryOf(contentType) ?? '', maxFiles + maxFields);
+      const typeSent = (i: number) => typesSent.length !== files.length || typesSent[i];
       resolve(
         new MultipartForm(
-          files.map(({ chunks, ...file }) => ({ ...file, bytes: Buffer.concat(chunks) })),
+          files.map(({ chunks, ...file }, i) => ({
+            ...file,
+            mediaType: typeSent(i) ? file.mediaType : undefined,
+            bytes: Buffer.concat(chunks),
+          })),
           fields,
         ),
       );

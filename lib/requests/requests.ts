@@ -41,8 +41,13 @@ const withoutExternalId = (externalId: string, body: RequestDocument): Record<st
   return document;
 };
 
-/** Read-modify-write attempts (merge patches) before a concurrent writer makes us give up with 409. */
-const MAX_ATTEMPTS = 5;
+/**
+ * How long a read-modify-write without If-Match (merge patches) keeps retrying while concurrent writers
+ * win before it gives up with 409: enough for dozens of simultaneous patches of one request to land
+ * one after another, with pauses that spread the writers out (growing with attempts, capped), and
+ * within a budget far under the 29 s an API function may run. docs/data-model.md, "Concurrent writes".
+ */
+export const UNGUARDED_WRITE_RETRIES = { attempts: 20, backoffMs: 50, maxBackoffMs: 1_000, budgetMs: 10_000 } as const;
 
 export const requestService = (store: RequestStore) => {
   const write = (
@@ -74,7 +79,7 @@ export const requestService = (store: RequestStore) => {
       // Another writer won the race: with If-Match that is a stale write, for a create an existing
       // request; otherwise read again and retry.
       {
-        attempts: options.ifMatch !== undefined || options.mustNotExist ? 1 : MAX_ATTEMPTS,
+        ...(options.ifMatch !== undefined || options.mustNotExist ? { attempts: 1 } : UNGUARDED_WRITE_RETRIES),
         onExhausted: () => {
           if (options.ifMatch !== undefined) return changedByAnotherWrite('request');
           if (options.mustNotExist) return new AlreadyExists(`Request ${externalId}`);

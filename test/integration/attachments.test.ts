@@ -113,6 +113,34 @@ describe('direct upload (multipart/form-data)', () => {
     expect(res.body.contentType).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
   });
 
+  it('infers the type from the extension when the part has no Content-Type; an explicit text/plain stays text/plain', async () => {
+    const pdf = await upload(apiKey, externalId, { fileName: 'knee.pdf', bytes: sample.pdf() });
+    expect(pdf.status, pdf.text).toBe(201);
+    expect(pdf.body).toMatchObject({ fileName: 'knee.pdf', contentType: 'application/pdf' });
+    const png = await upload(apiKey, externalId, { fileName: 'x-ray.PNG', bytes: sample.png() });
+    expect(png.status, png.text).toBe(201);
+    expect(png.body.contentType).toBe('image/png');
+    const noExtension = await upload(apiKey, externalId, { fileName: 'notes', bytes: sample.text() });
+    expectProblem(noExtension, 415);
+    expect(noExtension.body.accepted).toContain('text/plain');
+
+    // Declared text/plain: the declaration decides, not the name, and the content must be text.
+    const pdfAsText = await upload(apiKey, externalId, {
+      fileName: 'knee.pdf',
+      contentType: 'text/plain',
+      bytes: sample.pdf(),
+    });
+    expectProblem(pdfAsText, 415);
+    expect(pdfAsText.body.reason).toBe('content');
+    const textNamedPdf = await upload(apiKey, externalId, {
+      fileName: 'note.pdf',
+      contentType: 'text/plain',
+      bytes: sample.text(),
+    });
+    expect(textNamedPdf.status, textNamedPdf.text).toBe(201);
+    expect(textNamedPdf.body.contentType).toBe('text/plain');
+  });
+
   it('sanitizes file names: no path, no controls, bounded, with an extension of the type', async () => {
     const cases: Array<[string, string]> = [
       ['../../etc/passwd.pdf', 'passwd.pdf'],

@@ -85,6 +85,29 @@ describe('create and read', () => {
     expect(cached.status).toBe(304);
   });
 
+  it('matches If-None-Match as RFC 9110 says (weak tags, *, lists) on both versions of the route', async () => {
+    const account = await create(tenant);
+    for (const base of [v11, v1]) {
+      const getWith = (ifNoneMatch: string) =>
+        call('GET', `${base}/${account.externalId}`, {
+          apiKey: tenant.apiKey,
+          headers: { 'if-none-match': ifNoneMatch },
+        });
+      for (const current of ['W/"1"', '*', '"7", "1"', '"7",W/"1"  ']) {
+        const res = await getWith(current);
+        expect(res.status, `${base} ${current}`).toBe(304);
+        expect(res.text).toBe('');
+        expect(res.headers.get('etag')).toBe('"1"');
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      }
+      for (const stale of ['"2"', 'W/"2", "3"', '1']) {
+        const res = await getWith(stale);
+        expect(res.status, `${base} ${stale}`).toBe(200);
+        expect(res.body.externalId).toBe(account.externalId);
+      }
+    }
+  });
+
   it('defaults: no TOTP secret, no payers, the portal name as display name, active', async () => {
     const account = await create(tenant, {
       portalId: 'availity',

@@ -34,6 +34,50 @@ describe('parseMultipart', () => {
     expect(form.fields.get('description')).toEqual(['knee']);
   });
 
+  it('gives a file part without Content-Type no type (busboy would say text/plain); an explicit one stays', async () => {
+    const untyped = (fileName: string) =>
+      `Content-Disposition: form-data; name="file"; filename="${fileName}"\r\n\r\n%PDF-`;
+    const typed = (type: string) =>
+      `Content-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: ${type}\r\n\r\n%PDF-`;
+    const typeOf = async (...parts: string[]) =>
+      (await parseMultipart(body(...parts), contentType, limits)).files.map((file) => file.mediaType);
+
+    expect(await typeOf(untyped('a.pdf'))).toEqual([undefined]);
+    expect(await typeOf(untyped('a.pdf'), field('description', 'x'))).toEqual([undefined]);
+    expect(await typeOf(field('description', 'x'), untyped('a.pdf'))).toEqual([undefined]);
+    expect(await typeOf(typed('text/plain'))).toEqual(['text/plain']);
+    expect(await typeOf(typed('TEXT/Plain; charset=utf-8'))).toEqual(['text/plain']);
+    expect(await typeOf(typed('application/pdf'))).toEqual(['application/pdf']);
+    // Header names in any case, a folded value, other headers around it.
+    const lowerCase = `content-disposition: form-data; name="file"; filename="a.pdf"\r\nX-Note: 1\r\ncontent-type:\r\n text/plain\r\n\r\nx`;
+    expect(await typeOf(lowerCase)).toEqual(['text/plain']);
+    // A field whose quoted name merely contains "filename=" is a field: the file's own header decides.
+    expect(await typeOf(field('a; filename=b', 'v'), untyped('a.pdf'))).toEqual([undefined]);
+  });
+
+  it('reads each file part in order, through a preamble and content that holds the boundary text', async () => {
+    const untyped = (content: string) =>
+      `Content-Disposition: form-data; name="f1"; filename="a.pdf"\r\n\r\n${content}`;
+    const typed = `Content-Disposition: form-data; name="f2"; filename="b.txt"\r\nContent-Type: text/plain\r\n\r\nb`;
+    const form = await parseMultipart(
+      Buffer.concat([Buffer.from('preamble\r\n'), body(untyped(`x--${boundary}\r\n\r\n`), typed)]),
+      contentType,
+      { ...limits, maxFileBytes: 100, maxFiles: 2 },
+    );
+    expect(form.files.map((file) => [file.field, file.mediaType])).toEqual([
+      ['f1', undefined],
+      ['f2', 'text/plain'],
+    ]);
+    expect(form.files[0]!.bytes.toString('latin1')).toBe(`x--${boundary}\r\n\r\n`);
+
+    const reversed = await parseMultipart(
+      body(typed.replace('f2', 'f1'), untyped('a').replace('f1', 'f2')),
+      `multipart/form-data; BOUNDARY="${boundary}"`,
+      { ...limits, maxFiles: 2 },
+    );
+    expect(reversed.files.map((file) => file.mediaType)).toEqual(['text/plain', undefined]);
+  });
+
   it('decodes RFC 5987 file names', async () => {
     const part = `Content-Disposition: form-data; name="file"; filename*=UTF-8''%C3%A9t%C3%A9.pdf\r\n\r\nx`;
     const form = await parseMultipart(body(part), contentType, limits);

@@ -76,6 +76,13 @@ describe('backoffDelay', () => {
       }
     }
   });
+
+  it('stops growing at maxBackoffMs', () => {
+    expect(backoffDelay(3, 50, () => 0.5, 1000)).toBe(75);
+    expect(backoffDelay(19, 50, () => 0.5, 1000)).toBe(475);
+    expect(backoffDelay(20, 50, () => 0.5, 1000)).toBe(500);
+    expect(backoffDelay(40, 50, () => 0.5, 1000)).toBe(500);
+  });
 });
 
 describe('retryOnConflict', () => {
@@ -148,6 +155,38 @@ describe('retryOnConflict', () => {
       ),
     ).rejects.toBe(failure);
     expect(calls).toBe(1);
+  });
+
+  it('retries no more once its time budget would be exceeded, whatever attempts remain', async () => {
+    let time = 0;
+    const pauses: number[] = [];
+    const sleep = async (ms: number) => {
+      pauses.push(ms);
+      time += ms;
+    };
+    let calls = 0;
+    const error = await retryOnConflict(
+      async () => {
+        calls++;
+        time += 30; // each attempt takes 30 ms
+        throw new VersionConflict();
+      },
+      {
+        attempts: 100,
+        backoffMs: 100,
+        maxBackoffMs: 200,
+        budgetMs: 1000,
+        onExhausted: () => new Conflict('gave up'),
+        sleep,
+        random: () => 0.5,
+        clock: () => time,
+      },
+    ).catch((e: unknown) => e);
+    expect(error).toEqual(new Conflict('gave up'));
+    // Pauses 50, then 100 (capped); attempts start at 0, 80, 210, …, 990: one more would start at 1120.
+    expect(pauses).toEqual([50, 100, 100, 100, 100, 100, 100, 100]);
+    expect(calls).toBe(9);
+    expect(time).toBe(1020);
   });
 
   it('pauses for real by default, briefly', async () => {
