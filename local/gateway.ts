@@ -114,6 +114,9 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
         headers[name] = value;
         multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
       }
+      // API Gateway tells the function how the client connected.
+      headers['X-Forwarded-Proto'] = 'http';
+      multiValueHeaders['X-Forwarded-Proto'] = ['http'];
       const query: Record<string, string> = {};
       const multiQuery: Record<string, string[]> = {};
       for (const [name, value] of url.searchParams) {
@@ -129,31 +132,34 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
         APIGatewayRequestAuthorizerEvent,
         APIGatewayAuthorizerResult
       >;
-      let authorization: APIGatewayAuthorizerResult;
+      let authorization: APIGatewayAuthorizerResult | undefined;
       try {
-        authorization = await authorizer(
-          {
-            type: 'REQUEST',
-            methodArn,
-            resource: route.path,
-            path: url.pathname,
-            httpMethod: method,
-            headers,
-            multiValueHeaders,
-            pathParameters,
-            queryStringParameters: query,
-            multiValueQueryStringParameters: multiQuery,
-            stageVariables: {},
-            requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
-          },
-          lambdaContext('Authorizer'),
-        );
+        // A route that authenticates its callers itself (the scraper session's token) skips the authorizer.
+        authorization = route.auth
+          ? undefined
+          : await authorizer(
+              {
+                type: 'REQUEST',
+                methodArn,
+                resource: route.path,
+                path: url.pathname,
+                httpMethod: method,
+                headers,
+                multiValueHeaders,
+                pathParameters,
+                queryStringParameters: query,
+                multiValueQueryStringParameters: multiQuery,
+                stageVariables: {},
+                requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
+              },
+              lambdaContext('Authorizer'),
+            );
       } catch (error) {
         if ((error as Error).message === 'Unauthorized') return send(res, gatewayResponses.unauthorized(), requestId);
         process.stderr.write(`local gateway: the authorizer failed: ${(error as Error).name}\n`);
         return send(res, gatewayResponses.authorizerFailure(), requestId);
       }
-      if (authorization.policyDocument.Statement.some((s) => s.Effect === 'Deny')) {
+      if (authorization?.policyDocument.Statement.some((s) => s.Effect === 'Deny')) {
         return send(res, gatewayResponses.accessDenied(), requestId);
       }
 
@@ -175,12 +181,15 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
         requestContext: {
           accountId: '000000000000',
           apiId: 'local',
-          authorizer: { ...authorization.context, principalId: authorization.principalId },
+          authorizer: authorization && { ...authorization.context, principalId: authorization.principalId },
           httpMethod: method,
           identity: {
             sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
           } as APIGatewayProxyEvent['requestContext']['identity'],
-          path: `/${stage}${url.pathname}`,
+          // The path as the client sent it (on AWS it starts with the stage; this gateway serves none), and the
+          // host it was sent to: handlers build absolute URLs from them.
+          path: url.pathname,
+          domainName: req.headers.host,
           protocol: `HTTP/${req.httpVersion}`,
           requestId,
           requestTime: now.toUTCString(),

@@ -1,0 +1,84 @@
+import type { PortalCredentials } from '#lib/portal-accounts/credentials';
+import type { PriorAuthorizationForm } from '../prior-authorization-form.ts';
+
+/**
+ * PLACEHOLDER for the portal branch's module of the same name (docs/rpa.md, "Portal drivers"), which
+ * replaces it at merge: the same names, minus playwright-core's Browser, which is opaque here.
+ * What every portal driver offers the worker: a driver logs in once and hands back a session (one
+ * browser context); the worker fills a form or reads a status through it, takes screenshots and
+ * closes it. Drivers never submit a form.
+ */
+export type { PortalCredentials, PriorAuthorizationForm };
+
+/** The headless browser a driver logs in with (playwright-core's Browser in the real module). */
+export interface Browser {
+  close(): Promise<void>;
+}
+
+/** The failures a driver (or the browser launcher) names; each is a run outcome of docs/rpa.md. */
+export type PortalFailureOutcome =
+  | 'wrong_password'
+  | 'account_locked'
+  | 'mfa_required'
+  | 'portal_timeout'
+  | 'portal_error'
+  | 'browser_failed';
+
+/** A named failure. Its message never holds a credential, a typed value or a raw browser message. */
+export class PortalFailure extends Error {
+  constructor(
+    readonly outcome: PortalFailureOutcome,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PortalFailure';
+  }
+
+  /** The portal or the browser may answer on another attempt; a refused login will not. */
+  get transient(): boolean {
+    return this.outcome === 'portal_timeout' || this.outcome === 'browser_failed';
+  }
+}
+
+export const isPortalFailure = (error: unknown): error is PortalFailure => error instanceof PortalFailure;
+
+/** The form's fields as the portal page holds them after filling: field name → value (blank fields left out). */
+export interface FilledForm {
+  values: Record<string, string>;
+}
+
+export interface StatusQuery {
+  memberId: string;
+  /** The request's externalId: the reference the portal knows the authorization by. */
+  requestExternalId: string;
+  fromDate?: string;
+}
+
+export interface PortalAuthorization {
+  status: 'approved' | 'denied' | 'pended' | 'not_found';
+  number?: string;
+  decisionDate?: string;
+}
+
+/** One logged-in browser context. Every call ends within the driver's timeout. */
+export interface PortalSession {
+  /** Fills the portal's prior-authorization form and reads it back; stops before submitting. */
+  fillPriorAuthorization(form: PriorAuthorizationForm): Promise<FilledForm>;
+  readAuthorizationStatus(query: StatusQuery): Promise<PortalAuthorization>;
+  /** A PNG of the current page; password fields are blanked and masked before the capture. */
+  screenshot(label: string): Promise<Buffer>;
+  /** Ends the session (its pages and cookies); never throws, never hangs. */
+  close(): Promise<void>;
+}
+
+export interface LogInOptions {
+  baseUrl: string;
+  /** The limit for the login and, separately, for each call on the session. */
+  timeoutMs: number;
+}
+
+export interface PortalDriver {
+  portalId: string;
+  /** Logs in, or throws PortalFailure (`wrong_password`, `account_locked`, `mfa_required`, `portal_timeout`, `portal_error`). */
+  logIn(browser: Browser, credentials: PortalCredentials, options: LogInOptions): Promise<PortalSession>;
+}
