@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { AttachmentsBucket } from '#infra/constructs/attachments-bucket';
 import { CursorSigningSecret } from '#infra/constructs/cursor-signing-secret';
 import { EncryptionKeys } from '#infra/constructs/encryption-keys';
+import { RpaTokenSecret } from '#infra/constructs/rpa-token-secret';
 import { ServiceTable } from '#infra/constructs/service-table';
 
 /**
@@ -15,6 +16,7 @@ export class DataStack extends Stack {
   readonly table: ServiceTable;
   readonly attachments: AttachmentsBucket;
   readonly cursorSigning: CursorSigningSecret;
+  readonly rpaTokens: RpaTokenSecret;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, { terminationProtection: true, ...props });
@@ -22,5 +24,6 @@ export class DataStack extends Stack {
     this.table = new ServiceTable(this, 'Table', { encryptionKey: this.keys.data });
     this.attachments = new AttachmentsBucket(this, 'Attachments', { encryptionKey: this.keys.data });
     this.cursorSigning = new CursorSigningSecret(this, 'CursorSigning', { encryptionKey: this.keys.data });
+    this.rpaTokens = new RpaTokenSecret(this, 'RpaTokens', { encryptionKey: this.keys.data });
   }
 }

@@ -21,6 +21,15 @@ export interface RouteAccess {
   secrets?: 'encrypt';
   /** Signing and verifying pagination cursors (reads the cursor signing secret). */
   cursors?: 'sign';
+  /** S3 actions on RPA screenshots (`<clientId>/rpa/…` objects of the attachments bucket). */
+  screenshots?: Array<'read' | 'write'>;
+  /**
+   * The automation's state machines (lib/rpa/state-machines.ts): `start` starts executions and
+   * describes them, `read` only describes them.
+   */
+  automation?: 'start' | 'read';
+  /** Signing or verifying scraper-session tokens (reads the RPA token secret: HMAC, either needs the key). */
+  rpaTokens?: 'sign' | 'verify';
 }
 
 export interface Route {
@@ -31,6 +40,11 @@ export interface Route {
   access: RouteAccess;
   /** Obsolete routes answer with Deprecation/Sunset/Link headers pointing to the successor. */
   successor?: string;
+  /**
+   * Who may call it; by default an API client (x-api-key, through the authorizer). `scraper-token`:
+   * the gateway lets every call through to the handler, which verifies the scraper token itself.
+   */
+  auth?: 'scraper-token';
 }
 
 const v1 = '/api/external/v1';
@@ -76,6 +90,53 @@ const portalAccountRoutes: Route[] = [
     path: `${v11}/Portals/accounts/filter`,
     handler: 'portal-accounts/filter-portal-accounts',
     access: { table: 'read', cursors: 'sign' },
+  },
+];
+
+const serviceReviews = `${v1}/ServiceReviews/requests`;
+
+/**
+ * Service-review automation. The session is read with a scraper token, not an API key; its
+ * screenshots are shown through presigned URLs (`screenshots: ['read']`). Starting a run or a
+ * batch also describes executions, reading one settles a run whose execution ended unrecorded.
+ */
+const rpaRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: `${serviceReviews}/{requestExternalId}/rpa`,
+    handler: 'rpa/issue-rpa-access-token',
+    access: { table: 'read', rpaTokens: 'sign' },
+  },
+  {
+    method: 'GET',
+    path: `${serviceReviews}/{requestExternalId}/rpa/session`,
+    handler: 'rpa/get-scraper-session',
+    access: { table: 'read', rpaTokens: 'verify', screenshots: ['read'] },
+    auth: 'scraper-token',
+  },
+  {
+    method: 'POST',
+    path: `${serviceReviews}/{requestExternalId}/rpa/view-on-page`,
+    handler: 'rpa/start-view-on-page',
+    access: { table: 'readWrite', automation: 'start' },
+  },
+  {
+    method: 'GET',
+    path: `${serviceReviews}/{requestExternalId}/rpa/runs/{runId}`,
+    handler: 'rpa/get-rpa-run',
+    access: { table: 'read', automation: 'read' },
+  },
+  {
+    method: 'POST',
+    path: `${serviceReviews}/rpa/batch/check-auth-status`,
+    handler: 'rpa/start-check-auth-status',
+    access: { table: 'readWrite', automation: 'start' },
+  },
+  {
+    method: 'GET',
+    path: `${serviceReviews}/rpa/batch/check-auth-status/{batchId}`,
+    handler: 'rpa/get-check-auth-status',
+    access: { table: 'read', automation: 'read' },
   },
 ];
 
@@ -145,6 +206,10 @@ export const routes: readonly Route[] = [
   // Portal accounts: v1.1, and the obsolete v1 mirror
   ...portalAccountRoutes,
   ...obsoleteV1PortalAccountRoutes,
+
+  // Service-review automation (docs/rpa.md). `{requestExternalId}` is the only variable at its level;
+  // the static `rpa` beside it holds the batch routes.
+  ...rpaRoutes,
 
   // Schemas and validation
   { method: 'GET', path: `${v11}/Schemas`, handler: 'schemas/list-schemas', access: {} },

@@ -169,6 +169,9 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
       match.candidate.names.forEach((name, i) => {
         pathParameters[name] = decodeURIComponent(match.found![i + 1]!);
       });
+      // API Gateway tells the function how the client connected.
+      headers['X-Forwarded-Proto'] = 'http';
+      multiValueHeaders['X-Forwarded-Proto'] = ['http'];
       const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/${stage}/${method}${url.pathname}`;
 
       const authorizer = (await loadHandler('authorizer')) as LambdaHandler<
@@ -189,15 +192,18 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
         stageVariables: {},
         requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
       };
-      let authorization: APIGatewayAuthorizerResult;
+      let authorization: APIGatewayAuthorizerResult | undefined;
       try {
-        authorization = await authorizer(asDelivered(JSON.stringify(authorizerEvent)), lambdaContext('Authorizer'));
+        // A route that authenticates its callers itself (the scraper session's token) skips the authorizer.
+        authorization = route.auth
+          ? undefined
+          : await authorizer(asDelivered(JSON.stringify(authorizerEvent)), lambdaContext('Authorizer'));
       } catch (error) {
         if ((error as Error).message === 'Unauthorized') return send(res, gatewayResponses.unauthorized(), requestId);
         process.stderr.write(`local gateway: the authorizer failed: ${(error as Error).name}\n`);
         return send(res, gatewayResponses.authorizerFailure(), requestId);
       }
-      if (authorization.policyDocument.Statement.some((s) => s.Effect === 'Deny')) {
+      if (authorization?.policyDocument.Statement.some((s) => s.Effect === 'Deny')) {
         return send(res, gatewayResponses.accessDenied(), requestId);
       }
 
@@ -219,14 +225,17 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
         requestContext: {
           accountId: '000000000000',
           apiId: 'local',
-          authorizer: Object.assign(dictionary<unknown>(), authorization.context, {
-            principalId: authorization.principalId,
-          }),
+          authorizer: authorization
+            ? Object.assign(dictionary<unknown>(), authorization.context, { principalId: authorization.principalId })
+            : undefined,
           httpMethod: method,
           identity: {
             sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
           } as APIGatewayProxyEvent['requestContext']['identity'],
-          path: `/${stage}${url.pathname}`,
+          // The path as the client sent it (on AWS it starts with the stage; this gateway serves none), and the
+          // host it was sent to: handlers build absolute URLs from them.
+          path: url.pathname,
+          domainName: req.headers.host,
           protocol: `HTTP/${req.httpVersion}`,
           requestId,
           requestTime: now.toUTCString(),

@@ -3,6 +3,7 @@ import type { RouteAccess } from '#lib/routes';
 import { bindBucket } from './attachments-bucket.ts';
 import { bindCursorSigningSecret } from './cursor-signing-secret.ts';
 import { bindSecretsKey } from './encryption-keys.ts';
+import { bindRpaTokenSecret } from './rpa-token-secret.ts';
 import type { ServiceFunction } from './service-function.ts';
 import { bindTable } from './service-table.ts';
 
@@ -12,4 +13,5 @@ export const bindRouteAccess = (fn: ServiceFunction, access: RouteAccess, data: 
   if (access.bucket?.length) bindBucket(fn, data.attachments, access.bucket);
   if (access.secrets === 'encrypt') bindSecretsKey(fn, data.keys.secrets);
   if (access.cursors === 'sign') bindCursorSigningSecret(fn, data.cursorSigning);
+  if (access.rpaTokens) bindRpaTokenSecret(fn, data.rpaTokens);
 };

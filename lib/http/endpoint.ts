@@ -25,6 +25,12 @@ export interface JsonBodyOptions {
   /** Accepted media types besides application/json (e.g. application/merge-patch+json). */
   mediaTypes?: string[];
   maxBytes?: number;
+  /**
+   * What a request without a body (whatever its Content-Type) stands for, to be validated like any
+   * body; without it, such a request is a 400 problem. `{}` makes a missing body a Validation result
+   * naming the required properties (the RPA endpoints, which once took no body).
+   */
+  absentBody?: Record<string, never>;
 }
 
 /**
@@ -76,6 +82,10 @@ const jsonBody = (
       const event = request.event as unknown as APIGatewayProxyEvent;
       const raw = event.body ?? '';
       const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+      if (bytes.length === 0 && options.absentBody) {
+        request.event.body = { ...options.absentBody };
+        return;
+      }
       if (bytes.length > maxBytes) throw payloadTooLarge(maxBytes);
       if (!accepted.includes(mediaTypeOf(event.headers?.['content-type']))) {
         throw unsupportedMediaType([...accepted, ...alsoAccepted]);

@@ -22,12 +22,16 @@ export const requestExternalIdOf = (event: Pick<APIGatewayProxyEvent, 'pathParam
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Attachment ids are ours (UUIDs), so anything else cannot name one. */
-export const attachmentIdOf = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>) => {
-  const value = event.pathParameters?.attachmentId?.toLowerCase();
-  if (!value || !UUID.test(value)) throw badRequest('attachmentId must be a UUID.', { parameter: 'attachmentId' });
+/** An id of ours (a UUID) from the path: anything else cannot name one. */
+export const uuidPathId = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>, name: string) => {
+  const value = event.pathParameters?.[name]?.toLowerCase();
+  if (!value || !UUID.test(value)) throw badRequest(`${name} must be a UUID.`, { parameter: name });
   return value;
 };
+
+/** Attachment ids are ours (UUIDs), so anything else cannot name one. */
+export const attachmentIdOf = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>) =>
+  uuidPathId(event, 'attachmentId');
 
 export const header = (event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined =>
   event.headers?.[name.toLowerCase()] ?? undefined;

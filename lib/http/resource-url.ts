@@ -29,3 +29,25 @@ export const resourceUrl = (
   if (!route) throw new Error(`No GET route is served by ${handler}`);
   return fillPath(route.path, parameters);
 };
+
+/**
+ * An absolute URL of this API for `path` (a route path, filled), as the client reached it: the
+ * gateway's domain, then whatever the gateway puts before the route's path (the stage on an
+ * execute-api domain: `requestContext.path` is the full path, `event.path` the route's), so
+ * `https://<id>.execute-api.<region>.amazonaws.com/prod/api/external/…` on AWS and
+ * `http://127.0.0.1:3000/api/external/…` locally. API Gateway says https in X-Forwarded-Proto.
+ */
+export const absoluteUrl = (
+  event: Pick<APIGatewayProxyEvent, 'path' | 'headers' | 'requestContext'>,
+  path: string,
+): string => {
+  const headers = event.headers ?? {};
+  const header = (name: string) =>
+    headers[name] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
+  const host = event.requestContext.domainName ?? header('host');
+  if (!host) throw new Error('The event names no domain');
+  const scheme = header('x-forwarded-proto')?.split(',')[0]?.trim() === 'http' ? 'http' : 'https';
+  const fullPath = event.requestContext.path ?? event.path;
+  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
+  return `${scheme}://${host}${prefix}${path}`;
+};

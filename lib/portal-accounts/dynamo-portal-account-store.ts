@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
@@ -152,6 +152,29 @@ export const createDynamoPortalAccountStore = ({
       return { items: items.map(fromItem), next: String(items.at(-1)![GSI1.sort]) };
     }
     return exhausted ? { items: found.map(fromItem) } : { items: found.map(fromItem), next: position };
+  },
+
+  setLastLogin: async (clientId, externalId, lastLogin) => {
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: portalAccountEntity.key({ clientId, externalId }),
+          UpdateExpression: 'SET lastLogin = :lastLogin, updatedAt = :at ADD version :one',
+          ConditionExpression: 'attribute_exists(pk) AND entity = :entity',
+          ExpressionAttributeValues: {
+            ':lastLogin': portalAccountEntity.attributes.lastLogin.write(lastLogin),
+            ':at': lastLogin.at,
+            ':one': 1,
+            ':entity': portalAccountEntity.name,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   },
 });
 

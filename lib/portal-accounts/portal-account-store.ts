@@ -71,4 +71,9 @@ export interface PortalAccountStore {
   delete(clientId: string, externalId: string, expectedVersion: number): Promise<void>;
   /** An organization's accounts in a stable order (creation time, then externalId), filtered. */
   page(query: PageQuery): Promise<Page>;
+  /**
+   * The RPA worker's record of a login attempt: sets lastLogin alone, bumping version and updatedAt,
+   * in one atomic write whatever the stored version. False when the account is gone.
+   */
+  setLastLogin(clientId: string, externalId: string, lastLogin: LastLogin): Promise<boolean>;
 }

@@ -55,4 +55,32 @@ export const dynamoRequestStore: RequestStore = {
       throw error;
     }
   },
+  setAuthorization: async (clientId, externalId, authorization, now) => {
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: requestEntity.key({ clientId, externalId }),
+          UpdateExpression: 'SET #authorization = :authorization, #updatedAt = :now ADD #version :one',
+          ConditionExpression: 'attribute_exists(pk) AND #entity = :entity',
+          ExpressionAttributeNames: {
+            '#authorization': 'authorization',
+            '#updatedAt': 'updatedAt',
+            '#version': 'version',
+            '#entity': 'entity',
+          },
+          ExpressionAttributeValues: {
+            ':authorization': requestEntity.attributes.authorization.write(authorization),
+            ':now': now,
+            ':one': 1,
+            ':entity': requestEntity.name,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
 };

@@ -5,7 +5,9 @@ export type AuthorizationStatus =
   | 'approved'
   | 'partially_approved'
   | 'denied'
-  | 'cancelled';
+  | 'cancelled'
+  /** The payer's portal has never seen the request (written by the automation's status check). */
+  | 'not_found';
 
 export interface Authorization {
   status: AuthorizationStatus;
@@ -41,4 +43,10 @@ export interface RequestStore {
     document: Record<string, unknown>,
     options: { mustExist: boolean; initialAuthorization: Authorization; now: string },
   ): Promise<StoredRequest | undefined>;
+  /**
+   * Sets the authorization alone (the automation's status check), bumping version and updatedAt and
+   * leaving the document as it is, in one atomic write whatever the stored version. False when there
+   * is no such request.
+   */
+  setAuthorization(clientId: string, externalId: string, authorization: Authorization, now: string): Promise<boolean>;
 }

@@ -2,7 +2,13 @@
  * Schemas clients can read at /Schemas/{name} and validate against at /Schemas/{name}/validate.
  * Internal variants (e.g. a request addressed by its path) are compiled too but not listed.
  */
-export const PUBLIC_SCHEMAS = ['Request', 'PortalAccount', 'RpaAccessRequest'] as const;
+export const PUBLIC_SCHEMAS = [
+  'Request',
+  'PortalAccount',
+  'RpaAccessRequest',
+  'ViewOnPageRequest',
+  'CheckAuthStatusBatch',
+] as const;
 export const INTERNAL_SCHEMAS = [
   'RequestAddressedByPath',
   'PortalAccountReplacement',

@@ -7,6 +7,7 @@ import {
   portalAccountSchema,
 } from './schemas/portal-account.ts';
 import { requestAddressedByPathSchema, requestSchema } from './schemas/request.ts';
+import { checkAuthStatusBatchSchema, viewOnPageRequestSchema } from './schemas/rpa.ts';
 import { rpaAccessRequestSchema } from './schemas/rpa-access-request.ts';
 
 /** Every schema the build compiles, by name. Read by scripts/compile-schemas.ts only. */
@@ -19,4 +20,6 @@ export const schemaSources: Record<SchemaName, Record<string, unknown>> = {
   PortalAccountListQuery: portalAccountListQuerySchema,
   PresignedUpload: presignedUploadSchema,
   RpaAccessRequest: rpaAccessRequestSchema,
+  ViewOnPageRequest: viewOnPageRequestSchema,
+  CheckAuthStatusBatch: checkAuthStatusBatchSchema,
 };

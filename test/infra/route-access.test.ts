@@ -28,6 +28,7 @@ const syntheticRoutes = [
       bucket: ['read', 'write', 'delete', 'presign'],
       secrets: 'encrypt',
       cursors: 'sign',
+      rpaTokens: 'verify',
     }),
   },
 ] satisfies Route[];
@@ -59,6 +60,7 @@ describe('route access binders', () => {
       'BUCKET_NAME',
       'CURSOR_SIGNING_SECRET_ARN',
       'NODE_OPTIONS',
+      'RPA_TOKEN_SECRET_ARN',
       'SECRETS_KEY_ID',
       'TABLE_NAME',
     ]);
@@ -85,6 +87,15 @@ describe('route access binders', () => {
       },
     ]);
     const dataKey = logicalIdOf(synthesized.data.keys.data);
+    expect(
+      statements.filter((statement) => statement.resources.includes(logicalIdOf(synthesized.data.rpaTokens.secret))),
+    ).toEqual([
+      {
+        actions: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+        resources: expect.any(String),
+        condition: undefined,
+      },
+    ]);
     for (const statement of statements.filter((candidate) => candidate.resources.includes(dataKey))) {
       expect(JSON.stringify(statement.condition)).toMatch(/kms:ViaService.*(dynamodb|s3|secretsmanager)\./);
     }

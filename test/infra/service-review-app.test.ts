@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
+import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL } from '#infra/constructs/service-api';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
-import { eventFunctions, functionNameOf, routes } from '#lib/routes';
+import { eventFunctions, functionNameOf, type Route, routes } from '#lib/routes';
 import { GSI1, TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
 import { actionsOf, expectedActions, logicalIdOf, statementsOf, synthesize } from './synthesized-app.ts';
 
@@ -147,6 +148,18 @@ describe('least privilege', () => {
     expect(stored?.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
   });
 
+  it('lets only the functions that sign and verify scraper tokens read the RPA token secret', () => {
+    const secret = logicalIdOf(synthesized.data.rpaTokens.secret);
+    const readers = ['Authorizer', ...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name)].filter(
+      (name) =>
+        statementsOf(synthesized.apiTemplate, functionNamed(name)).some((statement) =>
+          statement.resources.includes(secret),
+        ),
+    );
+    expect(readers.sort()).toEqual(['GetScraperSession', 'IssueRpaAccessToken']);
+    expect(secret).not.toBe(logicalIdOf(synthesized.data.cursorSigning.secret));
+  });
+
   it('grants kms:Decrypt on the secrets key to no one', () => {
     const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
     for (const template of [synthesized.apiTemplate, synthesized.dataTemplate]) {
@@ -275,14 +288,27 @@ describe('data', () => {
 });
 
 describe('REST API', () => {
-  it('has one method per route, each behind the x-api-key authorizer', () => {
+  it('has one method per route, each behind the x-api-key authorizer but the scraper session', () => {
     const methods = synthesized.apiTemplate.findResources('AWS::ApiGateway::Method');
     expect(Object.keys(methods)).toHaveLength(routes.length);
-    for (const method of Object.values(methods)) {
-      expect(method.Properties).toMatchObject({
+    const methodOf = (route: Route) => {
+      const resource = synthesized.api.api.restApi.root.resourceForPath(route.path);
+      return methods[logicalIdOf(resource.node.findChild(route.method) as Method)]!;
+    };
+    for (const route of routes.filter((candidate) => candidate.auth === undefined)) {
+      expect(methodOf(route).Properties).toMatchObject({
         AuthorizationType: 'CUSTOM',
         AuthorizerId: { Ref: expect.any(String) },
       });
+    }
+    // The handler verifies the scraper token: API Gateway lets the call through, without an API key.
+    const tokenRoutes = routes.filter((route) => route.auth === 'scraper-token');
+    expect(tokenRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
+      'GET /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa/session',
+    ]);
+    for (const route of tokenRoutes) {
+      expect(methodOf(route).Properties.AuthorizationType).toBe('NONE');
+      expect(methodOf(route).Properties.AuthorizerId).toBeUndefined();
     }
     synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',

@@ -79,6 +79,7 @@ export const expectedActions = (access: RouteAccess, invocation: 'api' | 'event'
   if (access.secrets === 'encrypt') actions.push('kms:GenerateDataKey', 'kms:Encrypt');
   if (access.cursors === 'sign')
     actions.push('secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret', 'kms:Decrypt');
+  if (access.rpaTokens) actions.push('secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret', 'kms:Decrypt');
   return [...new Set(actions)].sort();
 };
 

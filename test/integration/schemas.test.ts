@@ -26,6 +26,8 @@ describe('schema endpoints', () => {
       'Request',
       'PortalAccount',
       'RpaAccessRequest',
+      'ViewOnPageRequest',
+      'CheckAuthStatusBatch',
     ]);
     expect(res.body.schemas[0]).toEqual({
       name: 'Request',
@@ -34,7 +36,7 @@ describe('schema endpoints', () => {
     });
   });
 
-  for (const name of ['Request', 'PortalAccount', 'RpaAccessRequest']) {
+  for (const name of ['Request', 'PortalAccount', 'RpaAccessRequest', 'ViewOnPageRequest', 'CheckAuthStatusBatch']) {
     it(`serves ${name} with every array's items as an array of schemas`, async () => {
       const res = await call('GET', `/api/external/v1.1/Schemas/${name}`, { apiKey });
       expect(res.status).toBe(200);
@@ -82,5 +84,16 @@ describe('schema endpoints', () => {
       errors: ["/: Required error. must have required property 'clientUserId'."],
       type: 'none',
     });
+  });
+
+  it('validates a CheckAuthStatusBatch: 1 to 25 distinct request ids', async () => {
+    const path = '/api/external/v1.1/Schemas/CheckAuthStatusBatch/validate';
+    const body = (requestExternalIds: unknown) => ({ clientUserId: 'demo-user', requestExternalIds });
+    expect((await call('POST', path, { apiKey, body: body(['A-1', 'A-2']) })).body.succeeded).toBe(true);
+    expect((await call('POST', path, { apiKey, body: body(['A-1', 'A-1']) })).body.errors).toEqual([
+      '/requestExternalIds: UniqueItems error. must NOT have duplicate items (items ## 1 and 0 are identical).',
+    ]);
+    const served = (await call('GET', '/api/external/v1.1/Schemas/CheckAuthStatusBatch', { apiKey })).body;
+    expect(served.properties.requestExternalIds).toMatchObject({ minItems: 1, maxItems: 25, uniqueItems: true });
   });
 });

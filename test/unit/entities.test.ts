@@ -5,9 +5,11 @@ import { attachmentEntity } from '#lib/entities/attachment';
 import { attr, defineEntity } from '#lib/entities/define-entity';
 import { portalAccountEntity } from '#lib/entities/portal-account';
 import { requestEntity } from '#lib/entities/request';
+import { rpaBatchEntity, rpaRunEntity } from '#lib/entities/rpa';
 import { apiKeyEntity, clientEntity, clientUserEntity, organizationEntity } from '#lib/entities/tenancy';
 import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 import type { StoredRequest } from '#lib/requests/request-store';
+import type { RpaBatchRecord, RpaRunRecord } from '#lib/rpa/run-store';
 
 /*
  * The items the declarations write, attribute for attribute: these shapes are what the table
@@ -197,6 +199,85 @@ describe('PortalAccount', () => {
   it('tells its items from others', () => {
     expect(portalAccountEntity.matches(portalAccountEntity.toItem(account))).toBe(true);
     expect(portalAccountEntity.matches(requestEntity.toItem(request))).toBe(false);
+  });
+});
+
+describe('RpaRun', () => {
+  const run: RpaRunRecord = {
+    clientId: 'c1',
+    externalId: 'A-1',
+    runId: '019a0000-0000-7000-8000-000000000001',
+    kind: 'view-on-page',
+    clientUserId: 'user-1',
+    organizationId: 'org-1',
+    status: 'queued',
+    steps: [{ at: t0, step: 'queued' }],
+    enteredValues: {},
+    screenshots: [],
+    version: 1,
+    createdAt: t0,
+    updatedAt: t0,
+  };
+
+  it("is in its request's item collection, its values entered as a JSON string", () => {
+    expect(rpaRunEntity.toItem(run)).toStrictEqual({
+      pk: 'CLIENT#c1#REQ#A-1',
+      sk: 'RPA#019a0000-0000-7000-8000-000000000001',
+      entity: 'RpaRun',
+      ...run,
+      enteredValues: '{}',
+    });
+    expect(rpaRunEntity.keys.pk.render({ clientId: 'c1', externalId: 'A-1' })).toBe(
+      requestEntity.key({ clientId: 'c1', externalId: 'A-1' }).pk,
+    );
+    expect(rpaRunEntity.keys.sk.prefix).toBe('RPA#');
+  });
+
+  it('reads back every field, the order of the values entered included', () => {
+    const ended: RpaRunRecord = {
+      ...run,
+      batchId: 'b1',
+      portalAccountId: 'P-1',
+      portalId: 'sandbox',
+      status: 'succeeded',
+      outcome: 'status_read',
+      enteredValues: { zeta: '1', alpha: '2' },
+      screenshots: [{ objectKey: 'c1/rpa/r/1.png', label: 'status', capturedAt: t1 }],
+      authorization: { status: 'approved', number: 'N-1', decisionDate: null },
+      executionArn: 'arn:aws:states:us-east-1:1:execution:m:b1',
+      version: 5,
+      updatedAt: t1,
+    };
+    const read = rpaRunEntity.fromItem(rpaRunEntity.toItem(ended));
+    expect(read).toStrictEqual(ended);
+    expect(Object.keys(read.enteredValues)).toEqual(['zeta', 'alpha']);
+    expect(rpaRunEntity.fromItem(rpaRunEntity.toItem(run))).toStrictEqual(run);
+  });
+});
+
+describe('RpaBatch', () => {
+  it('keeps the run of each request, in the order they were sent', () => {
+    const batch: RpaBatchRecord = {
+      clientId: 'c1',
+      batchId: 'b1',
+      clientUserId: 'user-1',
+      organizationId: 'org-1',
+      items: [
+        { requestExternalId: 'B', runId: 'r2' },
+        { requestExternalId: 'A', runId: 'r1' },
+      ],
+      status: 'running',
+      version: 1,
+      createdAt: t0,
+      updatedAt: t0,
+    };
+    expect(rpaBatchEntity.toItem(batch)).toStrictEqual({
+      pk: 'CLIENT#c1#RPABATCH#b1',
+      sk: 'BATCH',
+      entity: 'RpaBatch',
+      ...batch,
+    });
+    expect(rpaBatchEntity.fromItem(rpaBatchEntity.toItem(batch))).toStrictEqual(batch);
   });
 });
 

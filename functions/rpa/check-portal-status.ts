@@ -1,0 +1,8 @@
+import { worker } from '#lib/rpa/worker-service';
+
+/**
+ * CheckPortalStatus (an item of CheckAuthStatusBatch): logs in, reads the request's authorization
+ * status on the portal and updates the request. Invoked by a state machine's Task with ids only;
+ * returns ids and the outcome (docs/rpa.md).
+ */
+export const handler = (input: unknown) => worker.checkPortalStatus(input);

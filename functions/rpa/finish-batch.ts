@@ -1,0 +1,4 @@
+import { worker } from '#lib/rpa/worker-service';
+
+/** FinishBatch (after the batch's Map): marks the batch done. Ids in, ids out (docs/rpa.md). */
+export const handler = (input: unknown) => worker.finishBatch(input);

@@ -1,0 +1,12 @@
+import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { uuidPathId } from '#lib/http/path';
+import { json } from '#lib/http/response';
+import { rpa } from '#lib/rpa/service';
+
+/**
+ * GET /api/external/v1/ServiceReviews/requests/rpa/batch/check-auth-status/{batchId}: the batch's
+ * progress {status, total, done, failed, items: [{requestExternalId, runId, status, outcome, authorization}]}.
+ */
+export const handler = endpoint(async (event) =>
+  json(200, await rpa.batchProgress(clientIdOf(event), uuidPathId(event, 'batchId'))),
+);

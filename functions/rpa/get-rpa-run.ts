@@ -1,0 +1,12 @@
+import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { pathId, uuidPathId } from '#lib/http/path';
+import { json } from '#lib/http/response';
+import { rpa } from '#lib/rpa/service';
+
+/**
+ * GET /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa/runs/{runId}: the run's
+ * status, outcome, steps, values entered and screenshots' metadata.
+ */
+export const handler = endpoint(async (event) =>
+  json(200, await rpa.getRun(clientIdOf(event), pathId(event, 'requestExternalId'), uuidPathId(event, 'runId'))),
+);

@@ -1,0 +1,21 @@
+import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { pathId } from '#lib/http/path';
+import { absoluteUrl, resourceUrl } from '#lib/http/resource-url';
+import { json } from '#lib/http/response';
+import { rpa } from '#lib/rpa/service';
+
+/**
+ * POST /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa {clientUserId} →
+ * 200 {accessToken, scraperUri}: a 15-minute scraper token for this request on behalf of that
+ * client user (404 for an unknown request or client user), and the absolute URI of the scraper
+ * session. The URI carries nothing secret: the token travels separately (Authorization: Bearer).
+ */
+export const handler = endpoint<{ clientUserId: string }>(
+  async (event) => {
+    const requestExternalId = pathId(event, 'requestExternalId');
+    const { accessToken } = await rpa.issueAccessToken(clientIdOf(event), requestExternalId, event.body.clientUserId);
+    const scraperUri = absoluteUrl(event, resourceUrl(event, 'rpa/get-scraper-session', { requestExternalId }));
+    return json(200, { accessToken, scraperUri });
+  },
+  { json: { schema: 'RpaAccessRequest', absentBody: {} } },
+);

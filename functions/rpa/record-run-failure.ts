@@ -1,0 +1,7 @@
+import { worker } from '#lib/rpa/worker-service';
+
+/**
+ * RecordRunFailure (the Catch of both browser tasks): marks the run failed, its outcome named from
+ * the error's name (the error's message is never stored). Ids in, ids and the outcome out.
+ */
+export const handler = (input: unknown) => worker.recordRunFailure(input);

@@ -1,0 +1,23 @@
+import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { pathId } from '#lib/http/path';
+import { resourceUrl } from '#lib/http/resource-url';
+import { json } from '#lib/http/response';
+import { rpa } from '#lib/rpa/service';
+
+/**
+ * POST /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa/view-on-page {clientUserId}
+ * → 202 {runId, executionId, status} and the run's Location: a run is queued and its execution
+ * started; the worker fills the portal's form with the request and stops before submitting.
+ */
+export const handler = endpoint<{ clientUserId: string }>(
+  async (event) => {
+    const requestExternalId = pathId(event, 'requestExternalId');
+    const run = await rpa.startViewOnPage(clientIdOf(event), requestExternalId, event.body.clientUserId);
+    return json(
+      202,
+      { runId: run.runId, executionId: run.executionArn, status: run.status },
+      { Location: resourceUrl(event, 'rpa/get-rpa-run', { requestExternalId, runId: run.runId }) },
+    );
+  },
+  { json: { schema: 'ViewOnPageRequest', absentBody: {} } },
+);

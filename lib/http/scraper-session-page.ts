@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import type { ScraperSession } from '#lib/rpa/rpa';
+
+/*
+ * The scraper session as a web page: server-rendered, every value escaped, nothing loaded from
+ * anywhere but the screenshots' presigned S3 URLs, under a Content-Security-Policy that allows
+ * exactly that (no script at all; the one inline style by its hash). While a run is queued or
+ * running the page reloads itself every 5 seconds (the screenshots' URLs live 60).
+ */
+
+/** The quality (RFC 9110 `q`) the Accept header gives a media type; 1 without a header. */
+const qualityOf = (accept: string, type: string, subtype: string): number => {
+  let best: { specificity: number; q: number } = { specificity: -1, q: 0 };
+  for (const range of accept.split(',')) {
+    const [mediaRange = '', ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
+    const [rangeType, rangeSubtype] = mediaRange.split('/');
+    const specificity =
+      rangeType === type && rangeSubtype === subtype
+        ? 2
+        : rangeType === type && rangeSubtype === '*'
+          ? 1
+          : rangeType === '*' && rangeSubtype === '*'
+            ? 0
+            : -1;
+    if (specificity <= best.specificity) continue;
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    const value = q ? Number(q.slice(2)) : 1;
+    best = { specificity, q: Number.isFinite(value) ? value : 0 };
+  }
+  return best.q;
+};
+
+/** HTML when the client prefers it to JSON (a browser does; `*\/*` alone, or no Accept, gets JSON). */
+export const prefersHtml = (accept: string | undefined): boolean => {
+  if (!accept) return false;
+  return qualityOf(accept, 'text', 'html') > qualityOf(accept, 'application', 'json');
+};
+
+const escapeHtml = (value: unknown): string =>
+  String(value ?? '').replace(
+    /[&<>"']/g,
+    (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character]!,
+  );
+
+const STYLE = `
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #1b1b1b; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-top: 1px solid #ccc; padding-top: 1rem; }
+h3 { font-size: 1rem; margin-bottom: .3rem; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } dt { font-weight: 600; } dd { margin: 0; }
+table { border-collapse: collapse; } th, td { border: 1px solid #ddd; padding: .2rem .5rem; text-align: left; }
+time { font-variant-numeric: tabular-nums; color: #555; } figure { margin: .5rem 0 1rem; }
+img { max-width: 100%; border: 1px solid #bbb; } .status { font-weight: 700; } .failed { color: #a40000; }
+.succeeded { color: #006b1b; } .muted { color: #666; }
+`;
+const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+
+const ACTIVE = new Set(['queued', 'running']);
+
+/** Terms with a value, each optionally with a class on its value. */
+const definitionList = (entries: Array<[term: string, value: unknown, className?: string]>) =>
+  `<dl>${entries
+    .filter(([, value]) => value !== null && value !== undefined && value !== '')
+    .map(
+      ([term, value, className]) =>
+        `<dt>${escapeHtml(term)}</dt><dd${className ? ` class="${escapeHtml(className)}"` : ''}>${escapeHtml(value)}</dd>`,
+    )
+    .join('')}</dl>`;
+
+const runSection = (run: ScraperSession['runs'][number]) => {
+  const steps = run.steps
+    .map(
+      (step) =>
+        `<li><time datetime="${escapeHtml(step.at)}">${escapeHtml(step.at)}</time> ${escapeHtml(step.step)}${
+          step.detail ? ` <span class="muted">${escapeHtml(step.detail)}</span>` : ''
+        }</li>`,
+    )
+    .join('');
+  const values = Object.entries(run.enteredValues);
+  const screenshots = run.screenshots
+    .map(
+      (shot) =>
+        `<figure><img src="${escapeHtml(shot.url)}" alt="${escapeHtml(shot.label)}"><figcaption>${escapeHtml(
+          shot.label,
+        )} <time datetime="${escapeHtml(shot.capturedAt)}">${escapeHtml(shot.capturedAt)}</time></figcaption></figure>`,
+    )
+    .join('');
+  return `<section>
+<h2>${escapeHtml(run.kind)} run <code>${escapeHtml(run.runId)}</code></h2>
+${definitionList([
+  ['Status', run.status, `status ${run.status}`],
+  ['Outcome', run.outcome],
+  ['Portal', run.portalId],
+  ['Portal account', run.portalAccountId],
+  [
+    'Portal answer',
+    run.authorization && [run.authorization.status, run.authorization.number].filter(Boolean).join(' '),
+  ],
+  ['Started', run.createdAt],
+  ['Last change', run.updatedAt],
+])}
+<h3>Steps</h3>
+<ol>${steps}</ol>
+<h3>Values entered</h3>
+${
+  values.length === 0
+    ? '<p class="muted">None.</p>'
+    : `<table><tbody>${values
+        .map(([field, value]) => `<tr><th scope="row">${escapeHtml(field)}</th><td>${escapeHtml(value)}</td></tr>`)
+        .join('')}</tbody></table>`
+}
+<h3>Screenshots</h3>
+${screenshots || '<p class="muted">None.</p>'}
+</section>`;
+};
+
+/** The page and the headers it must be served with (its Content-Security-Policy above all). */
+export const scraperSessionPage = (session: ScraperSession): { body: string; headers: Record<string, string> } => {
+  const imageOrigins = [
+    ...new Set(session.runs.flatMap((run) => run.screenshots.map((shot) => new URL(shot.url).origin))),
+  ];
+  const active = session.runs.some((run) => ACTIVE.has(run.status));
+  const { authorization } = session;
+  const body = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+${active ? '<meta http-equiv="refresh" content="5">\n' : ''}<title>Scraper session: request ${escapeHtml(session.requestExternalId)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>Request <code>${escapeHtml(session.requestExternalId)}</code></h1>
+${definitionList([
+  ['Authorization', authorization.status],
+  ['Authorization number', authorization.number],
+  ['Decision date', authorization.decisionDate],
+  ['Last checked', authorization.lastCheckedAt],
+  ['Client user', session.clientUserId],
+  ['This link works until', session.tokenExpiresAt],
+])}
+${active ? '<p class="muted">A run is in progress: this page reloads every 5 seconds.</p>' : ''}
+${session.runs.length === 0 ? '<p>No automation has run on this request yet.</p>' : session.runs.map(runSection).join('\n')}
+</body>
+</html>
+`;
+  const csp = [
+    "default-src 'none'",
+    `img-src ${imageOrigins.length > 0 ? imageOrigins.join(' ') : "'none'"}`,
+    `style-src ${STYLE_HASH}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return {
+    body,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': csp,
+      'X-Frame-Options': 'DENY',
+    },
+  };
+};

@@ -1,0 +1,25 @@
+import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { sfn } from '#lib/aws/sfn';
+import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config';
+import type { AutomationMachine, AutomationStarter, ExecutionStatus } from './automation-starter.ts';
+
+/** Where each state machine is: set by the CDK app (the automation stack) and by the local stack. */
+const stateMachineArnOf: Record<AutomationMachine, () => string> = {
+  'view-on-page': viewOnPageStateMachineArn,
+  'check-auth-status': checkAuthStatusStateMachineArn,
+};
+
+/** Step Functions through the module-scope client (AWS_ENDPOINT_URL_SFN locally). */
+export const sfnAutomationStarter: AutomationStarter = {
+  start: async (machine, name, input) => {
+    const { executionArn } = await sfn.send(
+      new StartExecutionCommand({ stateMachineArn: stateMachineArnOf[machine](), name, input: JSON.stringify(input) }),
+    );
+    if (!executionArn) throw new Error('StartExecution returned no executionArn');
+    return executionArn;
+  },
+  describe: async (executionArn) => {
+    const { status } = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    return { status: (status ?? 'RUNNING') as ExecutionStatus };
+  },
+};

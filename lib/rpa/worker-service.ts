@@ -1,0 +1,27 @@
+import { openPortalCredentials } from '#lib/portal-accounts/credentials';
+import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { closeBrowser, launchBrowser } from './browser.ts';
+import { driverFor, portalBaseUrl } from './drivers/registry.ts';
+import { dynamoRunStore } from './dynamo-run-store.ts';
+import { priorAuthorizationFormOf } from './prior-authorization-form.ts';
+import { s3ScreenshotStorage } from './s3-screenshot-storage.ts';
+import { rpaWorker } from './worker.ts';
+
+/**
+ * The automation's task handlers on DynamoDB and S3, with headless Chromium and the registered
+ * portal drivers, built once per cold start (the API functions use service.ts and bundle none of
+ * this). Tests with a test driver use rpaWorker.
+ */
+export const worker = rpaWorker({
+  runs: dynamoRunStore,
+  requests: dynamoRequestStore,
+  accounts: dynamoPortalAccountStore,
+  openCredentials: (account) => openPortalCredentials(account),
+  launchBrowser: () => launchBrowser(),
+  closeBrowser: (browser) => closeBrowser(browser),
+  driverFor,
+  portalBaseUrl: (portalId) => portalBaseUrl(portalId),
+  formOf: priorAuthorizationFormOf,
+  screenshots: s3ScreenshotStorage,
+});

@@ -1,0 +1,42 @@
+import { DRAFT, identifier } from './common.ts';
+
+/** A batch checks 1 to 25 requests (lib/rpa/rpa.ts bounds its work with the same number). */
+export const MAX_BATCH_REQUESTS = 25;
+
+/** Body of POST …/ServiceReviews/requests/{requestExternalId}/rpa/view-on-page. */
+export const viewOnPageRequestSchema = {
+  $schema: DRAFT,
+  $id: 'ViewOnPageRequest',
+  title: 'ViewOnPageRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['clientUserId'],
+  properties: {
+    clientUserId: identifier(
+      "The client user on whose behalf the automation runs (it selects the organization's portal account)",
+    ),
+  },
+} as const;
+
+/** Body of POST …/ServiceReviews/requests/rpa/batch/check-auth-status. */
+export const checkAuthStatusBatchSchema = {
+  $schema: DRAFT,
+  $id: 'CheckAuthStatusBatch',
+  title: 'CheckAuthStatusBatch',
+  type: 'object',
+  additionalProperties: false,
+  required: ['clientUserId', 'requestExternalIds'],
+  properties: {
+    clientUserId: identifier(
+      "The client user on whose behalf the automation runs (it selects the organization's portal accounts)",
+    ),
+    requestExternalIds: {
+      type: 'array',
+      description: 'The requests whose authorization status is read on the payer portal, each once',
+      minItems: 1,
+      maxItems: MAX_BATCH_REQUESTS,
+      uniqueItems: true,
+      items: identifier("A request's externalId"),
+    },
+  },
+} as const;

@@ -1,0 +1,250 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NotFound } from '#lib/errors';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import type { AutomationMachine, AutomationStarter, ExecutionStatus } from '#lib/rpa/automation-starter';
+import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
+import { RequestsNotFound, rpaService } from '#lib/rpa/rpa';
+import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
+import { scraperTokens } from '#lib/rpa/scraper-token';
+import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+import { newTenant } from '#test/support/api';
+import { newRequest, storedRun } from './rpa-support.ts';
+
+/*
+ * The automation's API service on the real table and bucket, with a test double of our own
+ * AutomationStarter port in place of Step Functions: what is stored before and after an execution
+ * starts, what the execution is given, and how runs and batches read while and after it runs.
+ */
+class RecordingStarter implements AutomationStarter {
+  readonly started: Array<{ machine: AutomationMachine; name: string; input: Record<string, unknown> }> = [];
+  readonly statuses = new Map<string, ExecutionStatus>();
+  failStart = false;
+  failDescribe = false;
+
+  async start(machine: AutomationMachine, name: string, input: Record<string, unknown>) {
+    if (this.failStart) throw new Error('StartExecution refused');
+    this.started.push({ machine, name, input });
+    const arn = `arn:aws:states:us-east-1:000000000000:execution:${machine}:${name}`;
+    this.statuses.set(arn, 'RUNNING');
+    return arn;
+  }
+
+  async describe(executionArn: string) {
+    if (this.failDescribe) throw new Error('DescribeExecution unavailable');
+    return { status: this.statuses.get(executionArn) ?? ('RUNNING' as const) };
+  }
+}
+
+let tenant: Awaited<ReturnType<typeof newTenant>>;
+beforeAll(async () => {
+  tenant = await newTenant('rpa-service');
+});
+
+const serviceWith = (automation: AutomationStarter) =>
+  rpaService({
+    runs: dynamoRunStore,
+    requests: dynamoRequestStore,
+    tenants: dynamoTenantStore,
+    automation,
+    screenshots: s3ScreenshotStorage,
+    tokens: scraperTokens(async () => [Buffer.alloc(32, 1)]),
+  });
+
+describe('view-on-page', () => {
+  it('queues a run, then starts its execution named after it with ids only', async () => {
+    const starter = new RecordingStarter();
+    const rpa = serviceWith(starter);
+    const externalId = await newRequest(tenant.apiKey);
+    const run = await rpa.startViewOnPage(tenant.clientId, externalId, tenant.clientUserId);
+
+    expect(starter.started).toEqual([
+      {
+        machine: 'view-on-page',
+        name: run.runId,
+        input: { clientId: tenant.clientId, requestExternalId: externalId, runId: run.runId },
+      },
+    ]);
+    expect(run.runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const stored = await dynamoRunStore.getRun({ clientId: tenant.clientId, externalId, runId: run.runId });
+    expect(stored).toMatchObject({
+      kind: 'view-on-page',
+      status: 'queued',
+      clientUserId: tenant.clientUserId,
+      organizationId: tenant.organizationId,
+      executionArn: `arn:aws:states:us-east-1:000000000000:execution:view-on-page:${run.runId}`,
+      version: 2,
+    });
+    expect(await rpa.getRun(tenant.clientId, externalId, run.runId)).toMatchObject({
+      runId: run.runId,
+      status: 'queued',
+      outcome: null,
+      executionId: stored!.executionArn,
+    });
+  });
+
+  it('refuses an unknown client user or request before storing anything', async () => {
+    const starter = new RecordingStarter();
+    const rpa = serviceWith(starter);
+    const externalId = await newRequest(tenant.apiKey);
+    await expect(rpa.startViewOnPage(tenant.clientId, externalId, 'nobody')).rejects.toThrow(NotFound);
+    await expect(rpa.startViewOnPage(tenant.clientId, 'NOPE', tenant.clientUserId)).rejects.toThrow(NotFound);
+    expect(starter.started).toEqual([]);
+    expect(await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10)).toEqual([]);
+  });
+
+  it('fails the run when its execution cannot be started, and says so', async () => {
+    const starter = new RecordingStarter();
+    starter.failStart = true;
+    const externalId = await newRequest(tenant.apiKey);
+    await expect(
+      serviceWith(starter).startViewOnPage(tenant.clientId, externalId, tenant.clientUserId),
+    ).rejects.toThrow('StartExecution refused');
+    const [run] = await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10);
+    expect(run).toMatchObject({ status: 'failed', steps: [{ step: 'queued' }, { step: 'not started' }] });
+    expect(run?.outcome).toBeUndefined();
+  });
+
+  it('shows a run failed when its execution ended without recording it (timed out, aborted)', async () => {
+    const starter = new RecordingStarter();
+    const rpa = serviceWith(starter);
+    for (const [status, outcome] of [
+      ['TIMED_OUT', 'portal_timeout'],
+      ['ABORTED', 'portal_error'],
+      ['FAILED', 'portal_error'],
+    ] as const) {
+      const externalId = await newRequest(tenant.apiKey);
+      const run = await rpa.startViewOnPage(tenant.clientId, externalId, tenant.clientUserId);
+      starter.statuses.set(run.executionArn!, status);
+      expect(await rpa.getRun(tenant.clientId, externalId, run.runId)).toMatchObject({ status: 'failed', outcome });
+    }
+    // An execution that cannot be described: the stored state is shown.
+    const externalId = await newRequest(tenant.apiKey);
+    const run = await rpa.startViewOnPage(tenant.clientId, externalId, tenant.clientUserId);
+    starter.statuses.set(run.executionArn!, 'TIMED_OUT');
+    starter.failDescribe = true;
+    expect(await rpa.getRun(tenant.clientId, externalId, run.runId)).toMatchObject({ status: 'queued' });
+  });
+});
+
+describe('check-auth-status batches', () => {
+  it('queues one run per request and starts one execution for the batch with ids only', async () => {
+    const starter = new RecordingStarter();
+    const rpa = serviceWith(starter);
+    const ids = [await newRequest(tenant.apiKey), await newRequest(tenant.apiKey), await newRequest(tenant.apiKey)];
+    const batch = await rpa.startCheckAuthStatus(tenant.clientId, tenant.clientUserId, ids);
+
+    expect(batch.items.map((item) => item.requestExternalId)).toEqual(ids);
+    expect(starter.started).toEqual([
+      {
+        machine: 'check-auth-status',
+        name: batch.batchId,
+        input: { clientId: tenant.clientId, batchId: batch.batchId, items: batch.items },
+      },
+    ]);
+    expect(await dynamoRunStore.getBatch(tenant.clientId, batch.batchId)).toMatchObject({
+      status: 'running',
+      executionArn: batch.executionArn,
+      items: batch.items,
+    });
+    for (const { requestExternalId, runId } of batch.items) {
+      expect(
+        await dynamoRunStore.getRun({ clientId: tenant.clientId, externalId: requestExternalId, runId }),
+      ).toMatchObject({ kind: 'check-auth-status', batchId: batch.batchId, status: 'queued' });
+    }
+
+    const progress = await rpa.batchProgress(tenant.clientId, batch.batchId);
+    expect(progress).toMatchObject({ batchId: batch.batchId, status: 'running', total: 3, done: 0, failed: 0 });
+    expect(progress.items).toEqual(
+      batch.items.map((item) => ({ ...item, status: 'queued', outcome: null, authorization: null })),
+    );
+    // A batch run reads with the batch's execution.
+    const [first] = batch.items;
+    expect(await rpa.getRun(tenant.clientId, first!.requestExternalId, first!.runId)).toMatchObject({
+      batchId: batch.batchId,
+      executionId: batch.executionArn,
+    });
+  });
+
+  it('counts what the runs say, and the whole batch once its execution ended', async () => {
+    const starter = new RecordingStarter();
+    const rpa = serviceWith(starter);
+    const ids = [await newRequest(tenant.apiKey), await newRequest(tenant.apiKey)];
+    const batch = await rpa.startCheckAuthStatus(tenant.clientId, tenant.clientUserId, ids);
+    const [checked] = batch.items;
+    const ref = { clientId: tenant.clientId, externalId: checked!.requestExternalId, runId: checked!.runId };
+    const run = (await dynamoRunStore.getRun(ref))!;
+    await dynamoRunStore.updateRun({
+      ...run,
+      status: 'succeeded',
+      outcome: 'status_read',
+      authorization: { status: 'approved', number: 'A-1', decisionDate: null },
+      version: run.version + 1,
+    });
+    expect(await rpa.batchProgress(tenant.clientId, batch.batchId)).toMatchObject({
+      status: 'running',
+      done: 1,
+      failed: 0,
+      items: [
+        { status: 'succeeded', outcome: 'status_read', authorization: { status: 'approved', number: 'A-1' } },
+        { status: 'queued' },
+      ],
+    });
+    starter.statuses.set(batch.executionArn!, 'TIMED_OUT');
+    expect(await rpa.batchProgress(tenant.clientId, batch.batchId)).toMatchObject({
+      status: 'done',
+      total: 2,
+      done: 2,
+      failed: 1,
+      items: [{ status: 'succeeded' }, { status: 'failed', outcome: 'portal_timeout' }],
+    });
+  });
+
+  it('refuses unknown requests, naming every one, before storing anything', async () => {
+    const starter = new RecordingStarter();
+    const known = await newRequest(tenant.apiKey);
+    const error = await serviceWith(starter)
+      .startCheckAuthStatus(tenant.clientId, tenant.clientUserId, [known, 'NOPE-A', 'NOPE-B'])
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestsNotFound);
+    expect((error as RequestsNotFound).requestExternalIds).toEqual(['NOPE-A', 'NOPE-B']);
+    expect(starter.started).toEqual([]);
+    expect(await dynamoRunStore.latestRuns(tenant.clientId, known, 10)).toEqual([]);
+  });
+
+  it('bounds a batch to 25 distinct requests', async () => {
+    const rpa = serviceWith(new RecordingStarter());
+    const many = Array.from({ length: 26 }, (_, i) => `R-${i}`);
+    await expect(rpa.startCheckAuthStatus(tenant.clientId, tenant.clientUserId, many)).rejects.toThrow(/1 to 25/);
+    await expect(rpa.startCheckAuthStatus(tenant.clientId, tenant.clientUserId, ['A', 'A'])).rejects.toThrow(
+      /distinct/,
+    );
+    await expect(rpa.startCheckAuthStatus(tenant.clientId, tenant.clientUserId, [])).rejects.toThrow(/1 to 25/);
+  });
+
+  it('fails the runs and closes the batch when its execution cannot be started', async () => {
+    const starter = new RecordingStarter();
+    starter.failStart = true;
+    const externalId = await newRequest(tenant.apiKey);
+    await expect(
+      serviceWith(starter).startCheckAuthStatus(tenant.clientId, tenant.clientUserId, [externalId]),
+    ).rejects.toThrow('StartExecution refused');
+    const [run] = await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10);
+    expect(run).toMatchObject({ status: 'failed' });
+    expect(await dynamoRunStore.getBatch(tenant.clientId, run!.batchId!)).toMatchObject({ status: 'done' });
+  });
+});
+
+describe('scraper session', () => {
+  it("issues tokens only for the caller's users and requests, and opens the session they grant", async () => {
+    const rpa = serviceWith(new RecordingStarter());
+    const externalId = await newRequest(tenant.apiKey);
+    await storedRun(tenant, externalId);
+    await expect(rpa.issueAccessToken(tenant.clientId, externalId, 'nobody')).rejects.toThrow(NotFound);
+    await expect(rpa.issueAccessToken(tenant.clientId, 'NOPE', tenant.clientUserId)).rejects.toThrow(NotFound);
+    const { accessToken } = await rpa.issueAccessToken(tenant.clientId, externalId, tenant.clientUserId);
+    const claims = await rpa.verifyAccessToken(accessToken, externalId);
+    const session = await rpa.session(claims);
+    expect(session.runs).toHaveLength(1);
+    expect(session.runs[0]!.screenshots[0]!.url).toMatch(/^http/);
+  });
+});

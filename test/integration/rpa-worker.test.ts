@@ -1,0 +1,519 @@
+import { randomBytes } from 'node:crypto';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { dynamo } from '#lib/aws/dynamodb';
+import { s3 } from '#lib/aws/s3';
+import { bucketName, tableName } from '#lib/config';
+import { rpaRunEntity } from '#lib/entities/rpa';
+import { keys } from '#lib/keys';
+import { openPortalCredentials, type PortalCredentials } from '#lib/portal-accounts/credentials';
+import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import {
+  type FilledForm,
+  type PortalAuthorization,
+  type PortalDriver,
+  PortalFailure,
+  type PortalFailureOutcome,
+  type PortalSession,
+} from '#lib/rpa/drivers/driver';
+import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
+
+type Browser = Parameters<PortalDriver['logIn']>[0];
+
+import { type PriorAuthorizationForm, priorAuthorizationFormOf } from '#lib/rpa/prior-authorization-form';
+import type { RpaBatchRecord, RpaRunRecord, RunKind } from '#lib/rpa/run-store';
+import { uuidv7 } from '#lib/rpa/runs';
+import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
+import { InvalidTaskInput, PortalUnavailable, RunNotFound, rpaWorker, type WorkerDependencies } from '#lib/rpa/worker';
+import { call, newTenant, uniqueId } from '#test/support/api';
+import { newRequest, png } from './rpa-support.ts';
+
+/*
+ * The worker's task handlers against the real table, bucket and keyring, with a test driver (our
+ * own PortalDriver port, scripted per test) instead of a browser: every named outcome, what is
+ * recorded on the run, the request and the portal account, and that no secret is kept anywhere.
+ */
+const PAYER = 'EHP01'; // the payer of test/support/fixtures.ts's requests
+
+let tenant: Awaited<ReturnType<typeof newTenant>>;
+const password = `pw-${randomBytes(9).toString('hex')}`;
+const username = `front.desk.${randomBytes(4).toString('hex')}@clinic.example`;
+
+const createAccount = async (change: Record<string, unknown> = {}) => {
+  const externalId = uniqueId('acct');
+  const res = await call('POST', '/api/external/v1.1/Portals/accounts', {
+    apiKey: tenant.apiKey,
+    body: {
+      externalId,
+      clientUserId: tenant.clientUserId,
+      portalId: 'sandbox',
+      payerIds: [PAYER],
+      username,
+      password,
+      ...change,
+    },
+  });
+  expect(res.status, res.text).toBe(201);
+  return externalId;
+};
+
+let accountId: string;
+beforeAll(async () => {
+  tenant = await newTenant('rpa-worker');
+  accountId = await createAccount();
+});
+
+/** What the test driver does, step by step; and what it was given. */
+interface Script {
+  logIn?: () => Promise<void>;
+  fill?: (form: PriorAuthorizationForm) => Promise<FilledForm>;
+  read?: () => Promise<PortalAuthorization>;
+}
+interface Seen {
+  credentials: PortalCredentials[];
+  baseUrls: string[];
+  forms: PriorAuthorizationForm[];
+  statusQueries: unknown[];
+  screenshots: string[];
+  sessionsClosed: number;
+  browsersClosed: number;
+}
+
+const failure = (outcome: PortalFailureOutcome) => async (): Promise<never> => {
+  throw new PortalFailure(outcome, `test: ${outcome}`);
+};
+
+const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {}) => {
+  const seen: Seen = {
+    credentials: [],
+    baseUrls: [],
+    forms: [],
+    statusQueries: [],
+    screenshots: [],
+    sessionsClosed: 0,
+    browsersClosed: 0,
+  };
+  const driver: PortalDriver = {
+    portalId: 'sandbox',
+    logIn: async (_browser, credentials, { baseUrl }) => {
+      seen.credentials.push(credentials);
+      seen.baseUrls.push(baseUrl);
+      await script.logIn?.();
+      const session: PortalSession = {
+        fillPriorAuthorization: async (form) => {
+          seen.forms.push(form);
+          return script.fill ? script.fill(form) : { values: {} };
+        },
+        readAuthorizationStatus: async (query) => {
+          seen.statusQueries.push(query);
+          return script.read ? script.read() : { status: 'not_found' };
+        },
+        screenshot: async (label) => {
+          seen.screenshots.push(label);
+          return png(label);
+        },
+        close: async () => {
+          seen.sessionsClosed++;
+        },
+      };
+      return session;
+    },
+  };
+  // The worker only hands the browser to the driver, which here is the test's own.
+  const browser = { close: async () => undefined } as unknown as Browser;
+  const worker = rpaWorker({
+    runs: dynamoRunStore,
+    requests: dynamoRequestStore,
+    accounts: dynamoPortalAccountStore,
+    openCredentials: (account) => openPortalCredentials(account),
+    launchBrowser: async () => browser,
+    closeBrowser: async () => {
+      seen.browsersClosed++;
+    },
+    driverFor: (portalId) => (portalId === 'sandbox' ? driver : undefined),
+    portalBaseUrl: (portalId) => (portalId === 'sandbox' ? 'http://127.0.0.1:9/portal' : undefined),
+    formOf: priorAuthorizationFormOf,
+    screenshots: s3ScreenshotStorage,
+    ...overrides,
+  });
+  return { worker, seen };
+};
+
+/** A queued run on a new request (or on `externalId`), as the API leaves it. */
+const queuedRun = async (kind: RunKind, options: { externalId?: string; batchId?: string } = {}) => {
+  const externalId = options.externalId ?? (await newRequest(tenant.apiKey));
+  const at = new Date().toISOString();
+  const run: RpaRunRecord = {
+    clientId: tenant.clientId,
+    externalId,
+    runId: uuidv7(),
+    kind,
+    ...(options.batchId ? { batchId: options.batchId } : {}),
+    clientUserId: tenant.clientUserId,
+    organizationId: tenant.organizationId,
+    status: 'queued',
+    steps: [{ at, step: 'queued' }],
+    enteredValues: {},
+    screenshots: [],
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+  await dynamoRunStore.createRun(run);
+  return { input: { clientId: tenant.clientId, requestExternalId: externalId, runId: run.runId }, run };
+};
+
+const runOf = async (input: { clientId: string; requestExternalId: string; runId: string }) =>
+  (await dynamoRunStore.getRun({ clientId: input.clientId, externalId: input.requestExternalId, runId: input.runId }))!;
+
+const lastLoginOf = async (externalId = accountId) =>
+  (await dynamoPortalAccountStore.get(tenant.clientId, externalId))?.lastLogin;
+
+const rawRunItem = async (input: { clientId: string; requestExternalId: string; runId: string }) =>
+  (
+    await dynamo.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: rpaRunEntity.key({ clientId: input.clientId, externalId: input.requestExternalId, runId: input.runId }),
+      }),
+    )
+  ).Item;
+
+const objectBytes = async (key: string) => {
+  const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucketName(), Key: key }));
+  return Buffer.from(await Body!.transformToByteArray());
+};
+
+describe('FillPortalForm (view-on-page)', () => {
+  it('form_filled: logs in with the decrypted credentials, fills the form, records values and a screenshot', async () => {
+    const { input } = await queuedRun('view-on-page');
+    const { worker, seen } = testWorker({
+      fill: async (form) => ({ values: { memberId: form.patient.memberId, lastName: form.patient.lastName } }),
+    });
+    const result = await worker.fillPortalForm(input);
+    expect(result).toEqual({ runId: input.runId, status: 'succeeded', outcome: 'form_filled' });
+
+    expect(seen.credentials).toEqual([{ username, password, totpSecret: null }]);
+    expect(seen.baseUrls).toEqual(['http://127.0.0.1:9/portal']);
+    expect(seen.forms[0]).toMatchObject({ reference: input.requestExternalId, patient: { payerId: PAYER } });
+    expect(seen).toMatchObject({ sessionsClosed: 1, browsersClosed: 1 });
+
+    const run = await runOf(input);
+    expect(run).toMatchObject({
+      status: 'succeeded',
+      outcome: 'form_filled',
+      portalAccountId: accountId,
+      portalId: 'sandbox',
+      enteredValues: { memberId: 'MBR-0001', lastName: 'Example' },
+    });
+    expect(run.steps.map((step) => step.step)).toEqual([
+      'queued',
+      'started',
+      'portal account selected',
+      'logged in',
+      'form filled',
+      'form filled; stopped before submitting',
+    ]);
+    const objectKey = keys.rpaScreenshotObject(tenant.clientId, input.runId, 1);
+    expect(run.screenshots).toEqual([
+      { objectKey, label: 'the filled form, before submitting', capturedAt: expect.any(String) },
+    ]);
+    expect(await objectBytes(objectKey)).toEqual(png('the filled form, before submitting'));
+    expect(await lastLoginOf()).toEqual({ result: 'succeeded', at: expect.any(String) });
+    // The run's item holds no secret (the username is the client's to read, but not ours to copy).
+    const item = JSON.stringify(await rawRunItem(input));
+    expect(item).not.toContain(password);
+    expect(item).not.toContain(username);
+  });
+
+  it('does the work once: a task delivered again for an ended run returns its outcome and logs in no more', async () => {
+    const { input } = await queuedRun('view-on-page');
+    const first = testWorker({});
+    await first.worker.fillPortalForm(input);
+    const again = testWorker({});
+    expect(await again.worker.fillPortalForm(input)).toEqual({
+      runId: input.runId,
+      status: 'succeeded',
+      outcome: 'form_filled',
+    });
+    expect(again.seen.credentials).toEqual([]);
+  });
+
+  for (const [outcome, lastLogin] of [
+    ['wrong_password', 'failed'],
+    ['account_locked', 'locked'],
+    ['mfa_required', 'mfa_required'],
+  ] as const) {
+    it(`${outcome}: a refused login fails the run and is recorded on the account as ${lastLogin}`, async () => {
+      const account = await createAccount({ payerIds: [`PAYER-${outcome}`] });
+      const { input } = await queuedRun('view-on-page', {
+        externalId: await newRequest(tenant.apiKey, { PayerId: `PAYER-${outcome}` }),
+      });
+      const { worker, seen } = testWorker({ logIn: failure(outcome) });
+      expect(await worker.fillPortalForm(input)).toEqual({ runId: input.runId, status: 'failed', outcome });
+      expect(await lastLoginOf(account)).toEqual({ result: lastLogin, at: expect.any(String) });
+      expect(seen.forms).toEqual([]);
+      expect(seen.browsersClosed).toBe(1);
+      const run = await runOf(input);
+      expect(run.steps.at(-1)).toMatchObject({ detail: outcome });
+      expect(JSON.stringify(run)).not.toContain(`test: ${outcome}`);
+    });
+  }
+
+  it('no_portal_account: no payer on the request, no account for it, a disabled one, or one without a driver', async () => {
+    await createAccount({ payerIds: ['PAYER-DISABLED'], status: 'disabled' });
+    await createAccount({ payerIds: ['PAYER-NODRIVER'], portalId: 'availity' });
+    const requests = [
+      await newRequest(tenant.apiKey, { PayerId: undefined, Payer: undefined }),
+      await newRequest(tenant.apiKey, { PayerId: 'PAYER-NOBODY' }),
+      await newRequest(tenant.apiKey, { PayerId: 'PAYER-DISABLED' }),
+      await newRequest(tenant.apiKey, { PayerId: 'PAYER-NODRIVER' }),
+    ];
+    for (const externalId of requests) {
+      const { input } = await queuedRun('view-on-page', { externalId });
+      const { worker, seen } = testWorker({});
+      expect(await worker.fillPortalForm(input)).toEqual({
+        runId: input.runId,
+        status: 'failed',
+        outcome: 'no_portal_account',
+      });
+      expect(seen.credentials).toEqual([]);
+    }
+  });
+
+  it('no_portal_account: another organization’s account does not serve this one', async () => {
+    const elsewhere = await newTenant('rpa-worker-elsewhere');
+    const res = await call('POST', '/api/external/v1.1/Portals/accounts', {
+      apiKey: elsewhere.apiKey,
+      body: {
+        externalId: uniqueId('acct'),
+        clientUserId: elsewhere.clientUserId,
+        portalId: 'sandbox',
+        payerIds: ['PAYER-ELSEWHERE'],
+        username,
+        password,
+      },
+    });
+    expect(res.status).toBe(201);
+    const { input } = await queuedRun('view-on-page', {
+      externalId: await newRequest(tenant.apiKey, { PayerId: 'PAYER-ELSEWHERE' }),
+    });
+    expect((await testWorker({}).worker.fillPortalForm(input)).outcome).toBe('no_portal_account');
+  });
+
+  it('request_not_found: the request was deleted (or never existed)', async () => {
+    const { input } = await queuedRun('view-on-page', { externalId: uniqueId('gone') });
+    const { worker, seen } = testWorker({});
+    expect(await worker.fillPortalForm(input)).toEqual({
+      runId: input.runId,
+      status: 'failed',
+      outcome: 'request_not_found',
+    });
+    expect(seen.credentials).toEqual([]);
+  });
+
+  it('browser_failed: Chromium did not start', async () => {
+    const { input } = await queuedRun('view-on-page');
+    const { worker, seen } = testWorker(
+      {},
+      { launchBrowser: failure('browser_failed') as WorkerDependencies['launchBrowser'] },
+    );
+    expect(await worker.fillPortalForm(input)).toEqual({
+      runId: input.runId,
+      status: 'failed',
+      outcome: 'browser_failed',
+    });
+    expect(seen.credentials).toEqual([]);
+  });
+
+  it('portal_timeout: throws PortalUnavailable for the state machine to retry, then the recorder names it', async () => {
+    const { input } = await queuedRun('view-on-page');
+    const timingOut = testWorker({ logIn: failure('portal_timeout') });
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const error = await timingOut.worker.fillPortalForm(input).catch((caught: Error) => caught);
+      expect(error).toBeInstanceOf(PortalUnavailable);
+      expect((error as Error).name).toBe('PortalUnavailable');
+    }
+    expect(timingOut.seen.browsersClosed).toBe(3);
+    const running = await runOf(input);
+    expect(running.status).toBe('running');
+    expect(running.steps.filter((step) => step.step === 'started').map((step) => step.detail)).toEqual([
+      'attempt 1',
+      'attempt 2',
+      'attempt 3',
+    ]);
+    // The Catch passes the error's name (or {Error, Cause}); its Cause is never stored.
+    const recorded = await testWorker({}).worker.recordRunFailure({ ...input, error: 'PortalUnavailable' });
+    expect(recorded).toEqual({ runId: input.runId, status: 'failed', outcome: 'portal_timeout' });
+
+    const onFill = await queuedRun('view-on-page');
+    const slowForm = testWorker({ fill: failure('portal_timeout') });
+    await expect(slowForm.worker.fillPortalForm(onFill.input)).rejects.toBeInstanceOf(PortalUnavailable);
+    expect(slowForm.seen.sessionsClosed).toBe(1);
+  });
+
+  it('portal_error: a page the driver did not expect, with a screenshot of it; any other error too', async () => {
+    const { input } = await queuedRun('view-on-page');
+    const { worker, seen } = testWorker({ fill: failure('portal_error') });
+    expect(await worker.fillPortalForm(input)).toEqual({
+      runId: input.runId,
+      status: 'failed',
+      outcome: 'portal_error',
+    });
+    expect(seen.screenshots).toEqual(['the page when it failed']);
+    expect((await runOf(input)).screenshots).toHaveLength(1);
+
+    const crash = await queuedRun('view-on-page');
+    const secretMessage = `Error: ${password} at https://portal.example/login?member=MBR-0001`;
+    const crashing = testWorker({
+      fill: async () => {
+        throw new TypeError(secretMessage);
+      },
+    });
+    expect((await crashing.worker.fillPortalForm(crash.input)).outcome).toBe('portal_error');
+    expect(crashing.seen).toMatchObject({ sessionsClosed: 1, browsersClosed: 1 });
+    expect(JSON.stringify(await rawRunItem(crash.input))).not.toContain(password);
+  });
+
+  it('refuses a task for an unknown run, or input without the ids', async () => {
+    const { worker } = testWorker({});
+    await expect(
+      worker.fillPortalForm({ clientId: tenant.clientId, requestExternalId: 'X', runId: uuidv7() }),
+    ).rejects.toBeInstanceOf(RunNotFound);
+    const { input } = await queuedRun('check-auth-status');
+    await expect(worker.fillPortalForm(input)).rejects.toBeInstanceOf(RunNotFound);
+    await expect(worker.fillPortalForm({ clientId: tenant.clientId })).rejects.toBeInstanceOf(InvalidTaskInput);
+    await expect(worker.fillPortalForm(null)).rejects.toBeInstanceOf(InvalidTaskInput);
+  });
+});
+
+describe('CheckPortalStatus (a batch item)', () => {
+  it('status_read: updates only the request’s authorization (document kept, version bumped)', async () => {
+    const { input } = await queuedRun('check-auth-status');
+    const before = (await dynamoRequestStore.get(tenant.clientId, input.requestExternalId))!;
+    const { worker, seen } = testWorker({
+      read: async () => ({ status: 'approved', number: 'AUTH-123', decisionDate: '2026-11-20' }),
+    });
+    expect(await worker.checkPortalStatus(input)).toEqual({
+      runId: input.runId,
+      status: 'succeeded',
+      outcome: 'status_read',
+    });
+    expect(seen.statusQueries).toEqual([
+      { memberId: 'MBR-0001', requestExternalId: input.requestExternalId, fromDate: '2026-12-01' },
+    ]);
+    const after = (await dynamoRequestStore.get(tenant.clientId, input.requestExternalId))!;
+    expect(after.document).toEqual(before.document);
+    expect(after.version).toBe(before.version + 1);
+    expect(after.authorization).toEqual({
+      status: 'approved',
+      number: 'AUTH-123',
+      decisionDate: '2026-11-20',
+      lastCheckedAt: expect.any(String),
+    });
+    expect(after.updatedAt).toBe(after.authorization.lastCheckedAt);
+    expect(await runOf(input)).toMatchObject({
+      status: 'succeeded',
+      outcome: 'status_read',
+      authorization: { status: 'approved', number: 'AUTH-123', decisionDate: '2026-11-20' },
+      screenshots: [{ label: 'the authorization status' }],
+    });
+    // Readable through the request API.
+    const read = await call('GET', `/api/external/v1.1/Requests/${input.requestExternalId}`, { apiKey: tenant.apiKey });
+    expect(read.body.authorization.status).toBe('approved');
+  });
+
+  it('status_read: a pended authorization reads as pending; a denial as denied', async () => {
+    for (const [portal, stored] of [
+      ['pended', 'pending'],
+      ['denied', 'denied'],
+    ] as const) {
+      const { input } = await queuedRun('check-auth-status');
+      await testWorker({ read: async () => ({ status: portal }) }).worker.checkPortalStatus(input);
+      expect((await dynamoRequestStore.get(tenant.clientId, input.requestExternalId))!.authorization).toEqual({
+        status: stored,
+        number: null,
+        decisionDate: null,
+        lastCheckedAt: expect.any(String),
+      });
+    }
+  });
+
+  it('not_found_on_portal: the run succeeds and the request’s authorization says not_found', async () => {
+    const { input } = await queuedRun('check-auth-status');
+    expect(await testWorker({ read: async () => ({ status: 'not_found' }) }).worker.checkPortalStatus(input)).toEqual({
+      runId: input.runId,
+      status: 'succeeded',
+      outcome: 'not_found_on_portal',
+    });
+    expect((await dynamoRequestStore.get(tenant.clientId, input.requestExternalId))!.authorization.status).toBe(
+      'not_found',
+    );
+  });
+});
+
+describe('RecordRunFailure and FinishBatch', () => {
+  it('maps the error name to an outcome, never storing the Cause, and never overwrites an ended run', async () => {
+    const { worker } = testWorker({});
+    for (const [error, outcome] of [
+      ['States.Timeout', 'portal_timeout'],
+      [{ Error: 'PortalUnavailable', Cause: '{"errorMessage":"x"}' }, 'portal_timeout'],
+      ['Lambda.Unknown', 'portal_error'],
+      [{ Error: 'TypeError', Cause: `{"errorMessage":"${password}"}` }, 'portal_error'],
+      [undefined, 'portal_error'],
+    ] as const) {
+      const { input } = await queuedRun('view-on-page');
+      expect(await worker.recordRunFailure({ ...input, error })).toEqual({
+        runId: input.runId,
+        status: 'failed',
+        outcome,
+      });
+      expect(JSON.stringify(await rawRunItem(input))).not.toContain(password);
+    }
+    const { input } = await queuedRun('view-on-page');
+    await testWorker({}).worker.fillPortalForm(input);
+    expect(await worker.recordRunFailure({ ...input, error: 'States.Timeout' })).toEqual({
+      runId: input.runId,
+      status: 'succeeded',
+      outcome: 'form_filled',
+    });
+    // A run that is gone: nothing to record, and no failure of the recorder either.
+    expect(
+      await worker.recordRunFailure({ clientId: tenant.clientId, requestExternalId: 'X', runId: uuidv7(), error: 'x' }),
+    ).toMatchObject({ status: null, outcome: null });
+  });
+
+  it('FinishBatch marks the batch done and fails the runs nobody recorded', async () => {
+    const batchId = crypto.randomUUID();
+    const done = await queuedRun('check-auth-status', { batchId });
+    const lost = await queuedRun('check-auth-status', { batchId });
+    await testWorker({ read: async () => ({ status: 'approved' }) }).worker.checkPortalStatus(done.input);
+    const at = new Date().toISOString();
+    const batch: RpaBatchRecord = {
+      clientId: tenant.clientId,
+      batchId,
+      clientUserId: tenant.clientUserId,
+      organizationId: tenant.organizationId,
+      items: [done, lost].map(({ input }) => ({ requestExternalId: input.requestExternalId, runId: input.runId })),
+      status: 'running',
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    };
+    await dynamoRunStore.createBatch(batch);
+    const { worker } = testWorker({});
+    expect(await worker.finishBatch({ clientId: tenant.clientId, batchId })).toEqual({ batchId, status: 'done' });
+    expect(await dynamoRunStore.getBatch(tenant.clientId, batchId)).toMatchObject({
+      status: 'done',
+      finishedAt: expect.any(String),
+      version: 2,
+    });
+    expect(await runOf(done.input)).toMatchObject({ status: 'succeeded', outcome: 'status_read' });
+    expect(await runOf(lost.input)).toMatchObject({ status: 'failed', outcome: 'portal_error' });
+    // Twice is once.
+    expect(await worker.finishBatch({ clientId: tenant.clientId, batchId })).toEqual({ batchId, status: 'done' });
+    expect((await dynamoRunStore.getBatch(tenant.clientId, batchId))!.version).toBe(2);
+  });
+});

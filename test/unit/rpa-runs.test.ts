@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { prefersHtml, scraperSessionPage } from '#lib/http/scraper-session-page';
+import type { ScraperSession } from '#lib/rpa/rpa';
+import type { RpaRunRecord } from '#lib/rpa/run-store';
+import { MAX_RUN_STEPS, settledByExecution, statusOfOutcome, uuidv7, withStep } from '#lib/rpa/runs';
+
+const run: RpaRunRecord = {
+  clientId: 'c1',
+  externalId: 'A-1',
+  runId: uuidv7(),
+  kind: 'view-on-page',
+  clientUserId: 'u1',
+  organizationId: 'o1',
+  status: 'running',
+  steps: [],
+  enteredValues: {},
+  screenshots: [],
+  version: 1,
+  createdAt: '2026-11-22T00:00:00.000Z',
+  updatedAt: '2026-11-22T00:00:00.000Z',
+};
+
+describe('run ids', () => {
+  it('are UUIDv7: version 7, RFC variant, and sorted by creation time', () => {
+    const ids = [0, 1, 2, 1_000, 86_400_000].map((offset) => uuidv7(1_790_000_000_000 + offset));
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].reverse().sort()).toEqual(ids);
+    expect(uuidv7(1_790_000_000_000)).not.toBe(uuidv7(1_790_000_000_000));
+    expect(uuidv7(0x0123456789ab, Buffer.alloc(10, 0xff))).toBe('01234567-89ab-7fff-bfff-ffffffffffff');
+  });
+});
+
+describe('run steps', () => {
+  it(`keep the first ${MAX_RUN_STEPS - 1} and always the latest, each detail bounded`, () => {
+    let steps = withStep([], 't0', 'queued');
+    for (let i = 1; i <= 80; i++) steps = withStep(steps, `t${i}`, `step ${i}`, 'x'.repeat(500));
+    expect(steps).toHaveLength(MAX_RUN_STEPS);
+    expect(steps[0]).toEqual({ at: 't0', step: 'queued' });
+    expect(steps.at(-2)?.step).toBe(`step ${MAX_RUN_STEPS - 2}`);
+    expect(steps.at(-1)).toMatchObject({ at: 't80', step: 'step 80' });
+    expect(steps.at(-1)?.detail).toHaveLength(200);
+  });
+
+  it('succeed with form_filled, status_read and not_found_on_portal only', () => {
+    expect(['form_filled', 'status_read', 'not_found_on_portal'].map((o) => statusOfOutcome(o as never))).toEqual([
+      'succeeded',
+      'succeeded',
+      'succeeded',
+    ]);
+    for (const outcome of ['wrong_password', 'portal_timeout', 'request_not_found', 'portal_error'] as const) {
+      expect(statusOfOutcome(outcome)).toBe('failed');
+    }
+  });
+});
+
+describe('a run settled by its execution', () => {
+  it('fails a run its ended execution never recorded; leaves every other as stored', () => {
+    expect(settledByExecution(run, 'TIMED_OUT')).toMatchObject({ status: 'failed', outcome: 'portal_timeout' });
+    expect(settledByExecution({ ...run, status: 'queued' }, 'ABORTED')).toMatchObject({
+      status: 'failed',
+      outcome: 'portal_error',
+    });
+    expect(settledByExecution(run, 'SUCCEEDED')).toMatchObject({ status: 'failed', outcome: 'portal_error' });
+    for (const execution of ['RUNNING', 'PENDING_REDRIVE', undefined] as const) {
+      expect(settledByExecution(run, execution)).toBe(run);
+    }
+    const ended: RpaRunRecord = { ...run, status: 'succeeded', outcome: 'form_filled' };
+    expect(settledByExecution(ended, 'TIMED_OUT')).toBe(ended);
+  });
+});
+
+describe('the scraper session page', () => {
+  it('is HTML for a client that prefers it to JSON', () => {
+    expect(prefersHtml('text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8')).toBe(true);
+    expect(prefersHtml('text/html')).toBe(true);
+    expect(prefersHtml('text/*, application/json;q=0.5')).toBe(true);
+    expect(prefersHtml(undefined)).toBe(false);
+    expect(prefersHtml('*/*')).toBe(false);
+    expect(prefersHtml('application/json')).toBe(false);
+    expect(prefersHtml('text/html;q=0.5, application/json')).toBe(false);
+    expect(prefersHtml('text/html;q=0, */*')).toBe(false);
+  });
+
+  it('escapes every value, allows images from the screenshots’ origin only, and refreshes while a run is active', () => {
+    const hostile = '"><img src=x onerror=alert(1)>';
+    const session: ScraperSession = {
+      requestExternalId: 'A-1',
+      clientUserId: 'u1',
+      tokenExpiresAt: '2026-11-22T00:15:00.000Z',
+      authorization: { status: 'pending', number: hostile, decisionDate: null, lastCheckedAt: null },
+      runs: [
+        {
+          runId: run.runId,
+          requestExternalId: 'A-1',
+          kind: 'view-on-page',
+          batchId: null,
+          clientUserId: 'u1',
+          portalAccountId: 'p1',
+          portalId: 'sandbox',
+          status: 'running',
+          outcome: null,
+          steps: [{ at: 't', step: 'logged in', detail: hostile }],
+          enteredValues: { [hostile]: hostile },
+          screenshots: [
+            {
+              n: 1,
+              label: hostile,
+              capturedAt: 't',
+              url: 'https://bucket.s3.us-east-1.amazonaws.com/c1/rpa/r/1.png?X-Amz-Signature=a&b="c"',
+              urlExpiresAt: 't',
+            },
+          ],
+          authorization: null,
+          executionId: null,
+          createdAt: 't',
+          updatedAt: 't',
+          version: 1,
+        },
+      ],
+    };
+    const { body, headers } = scraperSessionPage(session);
+    expect(body).not.toContain('<img src=x');
+    expect(body).toContain('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;');
+    expect(body).toContain(
+      'src="https://bucket.s3.us-east-1.amazonaws.com/c1/rpa/r/1.png?X-Amz-Signature=a&amp;b=&quot;c&quot;"',
+    );
+    expect(body).toContain('<meta http-equiv="refresh" content="5">');
+    expect(headers['Content-Security-Policy']).toMatch(
+      /^default-src 'none'; img-src https:\/\/bucket\.s3\.us-east-1\.amazonaws\.com; style-src 'sha256-[^']+'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+    );
+
+    // The one inline style is the one the policy allows, by its hash.
+    const style = /<style>([\s\S]*?)<\/style>/.exec(body)![1]!;
+    expect(headers['Content-Security-Policy']).toContain(
+      `style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`,
+    );
+
+    const quiet = scraperSessionPage({
+      ...session,
+      runs: [{ ...session.runs[0]!, status: 'failed', screenshots: [] }],
+    });
+    expect(quiet.body).not.toContain('http-equiv="refresh"');
+    expect(quiet.headers['Content-Security-Policy']).toContain("img-src 'none'");
+  });
+});
