@@ -251,11 +251,21 @@ export const startStepFunctions = async (options: StepFunctionsOptions): Promise
         },
       },
     });
+    const fail = (failure: Error) => {
+      record({
+        rank: 5,
+        type: 'LambdaFunctionFailed',
+        details: { lambdaFunctionFailedEventDetails: { error: failure.name, cause: failure.message } },
+      });
+      return failure;
+    };
     let handler: Awaited<ReturnType<HandlerLoader>>;
     try {
       handler = await options.loadHandler(module);
     } catch (error) {
-      throw lambdaFailure('Runtime.ImportModuleError', `Cannot load functions/${module}: ${(error as Error).name}`);
+      throw fail(
+        lambdaFailure('Runtime.ImportModuleError', `Cannot load functions/${module}: ${(error as Error).name}`),
+      );
     }
     record({ rank: 4, type: 'LambdaFunctionStarted', details: {} });
     const deadline = Date.now() + timeoutSeconds * 1000;
@@ -273,13 +283,7 @@ export const startStepFunctions = async (options: StepFunctionsOptions): Promise
       return JSON.parse(output);
     } catch (error) {
       const { name, message } = error instanceof Error ? error : new Error(String(error));
-      const failure = lambdaFailure(name, message);
-      record({
-        rank: 5,
-        type: 'LambdaFunctionFailed',
-        details: { lambdaFunctionFailedEventDetails: { error: failure.name, cause: failure.message } },
-      });
-      throw failure;
+      throw fail(lambdaFailure(name, message));
     }
   };
 
