@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import type { AutomationStack } from '#infra/automation-stack';
 import { ObjectCreatedTriggers } from '#infra/constructs/object-created-triggers';
 import { bindRouteAccess } from '#infra/constructs/route-access';
 import { ServiceApi } from '#infra/constructs/service-api';
@@ -10,6 +11,8 @@ import { type EventFunction, functionNameOf, type Route } from '#lib/routes';
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
+  /** Routes with `automation` access start and read its state machines. */
+  automation: AutomationStack;
   routes: readonly Route[];
   eventFunctions: readonly EventFunction[];
 }
@@ -23,9 +26,11 @@ export class ApiStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
-    const { data } = props;
-    // Some data resources are addressed by name rather than by reference: make the order explicit.
+    const { data, automation } = props;
+    // Some data resources and the state machines are addressed by name rather than by reference:
+    // make the order explicit.
     this.addStackDependency(data);
+    this.addStackDependency(automation);
     const logKey = data.keys.data;
 
     const authorizer = new ServiceFunction(this, 'Authorizer', { handler: 'authorizer', invocation: 'api', logKey });
@@ -38,7 +43,7 @@ export class ApiStack extends Stack {
         invocation: 'api',
         logKey,
       });
-      bindRouteAccess(fn, route.access, data);
+      bindRouteAccess(fn, route.access, data, automation);
       this.api.addRoute(route, fn);
     }
 
@@ -52,7 +57,7 @@ export class ApiStack extends Stack {
           invocation: 'event',
           logKey,
         });
-        bindRouteAccess(fn, eventFunction.access, data);
+        bindRouteAccess(fn, eventFunction.access, data, automation);
         objectCreated.add(fn, eventFunction.trigger.s3ObjectCreated);
       }
     }

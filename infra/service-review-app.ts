@@ -1,17 +1,26 @@
 import { App, type Environment, type Stage, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, HIPAASecurityChecks } from 'cdk-nag';
 import { ApiStack } from '#infra/api-stack';
+import { AutomationStack } from '#infra/automation-stack';
 import { DataStack } from '#infra/data-stack';
-import { type EventFunction, eventFunctions, type Route, routes } from '#lib/routes';
+import {
+  type AutomationTask,
+  automationTasks,
+  type EventFunction,
+  eventFunctions,
+  type Route,
+  routes,
+} from '#lib/routes';
 import cdkJson from '../cdk.json' with { type: 'json' };
 
 export interface ServiceReviewAppOptions {
   /** Where the cloud assembly goes; by default the CLI's directory, or a temporary one. */
   outdir?: string;
   env?: Environment;
-  /** The route table and event functions; the real ones unless a test substitutes its own. */
+  /** The route table, event functions and automation tasks; the real ones unless a test substitutes its own. */
   routes?: readonly Route[];
   eventFunctions?: readonly EventFunction[];
+  automationTasks?: readonly AutomationTask[];
 }
 
 /**
@@ -34,12 +43,19 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     env,
     description: 'Service review: keys, table, attachments',
   });
+  const automation = new AutomationStack(app, 'ServiceReviewAutomation', {
+    env,
+    description: 'Service review: automation (state machines, portal workers)',
+    data,
+    tasks: options.automationTasks ?? automationTasks,
+  });
   const api = new ApiStack(app, 'ServiceReviewApi', {
     env,
     description: 'Service review: REST API and functions',
     data,
+    automation,
     routes: options.routes ?? routes,
     eventFunctions: options.eventFunctions ?? eventFunctions,
   });
-  return { app, data, api };
+  return { app, data, automation, api };
 };

@@ -17,8 +17,11 @@ export interface RouteAccess {
   table?: 'read' | 'readWrite';
   /** S3 actions on the client's prefix of the attachments bucket. */
   bucket?: Array<'read' | 'write' | 'delete' | 'presign'>;
-  /** Envelope encryption of portal-account secrets (encrypt only: decryption is the RPA worker's). */
-  secrets?: 'encrypt';
+  /**
+   * Envelope encryption of portal-account secrets: `encrypt` where they are written; `decrypt` for
+   * the RPA browser worker alone (an automation task), never for a route.
+   */
+  secrets?: 'encrypt' | 'decrypt';
   /** Signing and verifying pagination cursors (reads the cursor signing secret). */
   cursors?: 'sign';
   /** S3 actions on RPA screenshots (`<clientId>/rpa/…` objects of the attachments bucket). */
@@ -237,6 +240,47 @@ export const eventFunctions: readonly EventFunction[] = [
     trigger: { s3ObjectCreated: {} },
     access: { table: 'readWrite', bucket: ['read', 'delete'] },
   },
+];
+
+/** The Task states of the automation's state machines (lib/rpa/state-machines.ts). */
+export type AutomationTaskName = 'FillPortalForm' | 'CheckPortalStatus' | 'RecordRunFailure' | 'FinishBatch';
+
+/**
+ * Functions run by the automation's state machines, one per Task state: the CDK stack binds each
+ * state to its function's ARN, the local Step Functions stand-in to the same handler. They take
+ * and return ids and outcomes only (docs/rpa.md).
+ */
+export interface AutomationTask {
+  /** The Task state's name, also the function's name. */
+  name: AutomationTaskName;
+  handler: string;
+  /** `browser`: drives a payer portal in headless Chromium; `recorder`: a few table writes. */
+  worker: 'browser' | 'recorder';
+  access: RouteAccess;
+}
+
+export const automationTasks: readonly AutomationTask[] = [
+  {
+    // Logs in with the portal account (decrypting its secrets), fills the form, stops before submitting.
+    name: 'FillPortalForm',
+    handler: 'rpa/fill-portal-form',
+    worker: 'browser',
+    access: { table: 'readWrite', secrets: 'decrypt', screenshots: ['write'] },
+  },
+  {
+    name: 'CheckPortalStatus',
+    handler: 'rpa/check-portal-status',
+    worker: 'browser',
+    access: { table: 'readWrite', secrets: 'decrypt', screenshots: ['write'] },
+  },
+  {
+    // The Catch path of every browser task: records the run's failure when the worker could not.
+    name: 'RecordRunFailure',
+    handler: 'rpa/record-run-failure',
+    worker: 'recorder',
+    access: { table: 'readWrite' },
+  },
+  { name: 'FinishBatch', handler: 'rpa/finish-batch', worker: 'recorder', access: { table: 'readWrite' } },
 ];
 
 /** A stable, readable name for the function of a route, e.g. `requests/create-request` → `CreateRequest`. */

@@ -179,3 +179,37 @@ export const bindBucket = (fn: ServiceFunction, attachments: AttachmentsBucket, 
       "Attachment keys start with the caller's clientId, known only per request: tenancy is enforced by lib/keys.ts deriving every key from the authorizer's clientId; IAM limits the function to attachment objects of this one bucket.",
   });
 };
+
+/** IAM resource pattern of RPA screenshots, `<clientId>/rpa/<runId>/<n>.png` (docs/rpa.md). */
+export const screenshotObjectPattern = '*/rpa/*';
+
+/**
+ * `screenshots` access: BUCKET_NAME and the listed actions on RPA screenshot objects only (SSE-KMS
+ * with the data key, through S3), never on attachments.
+ */
+export const bindScreenshots = (
+  fn: ServiceFunction,
+  attachments: AttachmentsBucket,
+  access: NonNullable<RouteAccess['screenshots']>,
+) => {
+  const { bucketName, bucketNameInFindings, encryptionKey } = attachments;
+  fn.addEnvironment('BUCKET_NAME', bucketName);
+  fn.role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: unique(access.map((kind) => OBJECT_ACTIONS[kind])),
+      resources: [`arn:${Aws.PARTITION}:s3:::${bucketName}/${screenshotObjectPattern}`],
+    }),
+  );
+  fn.role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: unique(access.map((kind) => KEY_ACTIONS[kind])),
+      resources: [encryptionKey.keyArn],
+      conditions: { StringEquals: { 'kms:ViaService': `s3.${Aws.REGION}.amazonaws.com` } },
+    }),
+  );
+  Validations.of(fn.role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${bucketNameInFindings}/${screenshotObjectPattern}]`,
+    reason:
+      "Screenshot keys start with the run's clientId and runId, known only per run: tenancy is enforced by the keys the worker derives from its input; IAM limits it to RPA screenshots of this one bucket.",
+  });
+};

@@ -60,7 +60,7 @@ export const bindSecretsKey = (fn: ServiceFunction, key: IKey) => {
   );
 };
 
-/** For the RPA worker (not deployed yet): the only principal that may ever decrypt portal secrets. */
+/** For the RPA browser worker: the only principal that may ever decrypt portal secrets. */
 export const grantSecretsDecrypt = (grantee: IGrantable, key: IKey) =>
   Grant.addToPrincipal({
     grantee,
@@ -68,3 +68,12 @@ export const grantSecretsDecrypt = (grantee: IGrantable, key: IKey) =>
     resourceArns: [key.keyArn],
     conditions: clientIdInEncryptionContext,
   });
+
+/**
+ * `secrets: 'decrypt'` (the browser worker's access): decrypts portal-account secrets, and nothing
+ * else with that key; SECRETS_KEY_ID selects the KMS keyring (lib/crypto/config.ts).
+ */
+export const bindSecretsDecrypt = (fn: ServiceFunction, key: IKey) => {
+  fn.addEnvironment('SECRETS_KEY_ID', key.keyArn);
+  grantSecretsDecrypt(fn, key);
+};

@@ -1,17 +1,38 @@
 import type { DataStack } from '#infra/data-stack';
 import type { RouteAccess } from '#lib/routes';
-import { bindBucket } from './attachments-bucket.ts';
+import type { StateMachineKey } from '#lib/rpa/state-machines';
+import { bindBucket, bindScreenshots } from './attachments-bucket.ts';
+import { bindAutomation } from './automation-state-machine.ts';
 import { bindCursorSigningSecret } from './cursor-signing-secret.ts';
-import { bindSecretsKey } from './encryption-keys.ts';
+import { bindSecretsDecrypt, bindSecretsKey } from './encryption-keys.ts';
 import { bindRpaTokenSecret } from './rpa-token-secret.ts';
 import type { ServiceFunction } from './service-function.ts';
 import { bindTable } from './service-table.ts';
 
-/** Turns a route's (or event function's) declared access into least-privilege grants and env vars. */
-export const bindRouteAccess = (fn: ServiceFunction, access: RouteAccess, data: DataStack) => {
+/** What `automation` access needs: the deployed state machines' names (the automation stack). */
+export interface AutomationTarget {
+  stateMachineNames: Record<StateMachineKey, string>;
+}
+
+/**
+ * Turns a route's (or event function's, or automation task's) declared access into least-privilege
+ * grants and env vars.
+ */
+export const bindRouteAccess = (
+  fn: ServiceFunction,
+  access: RouteAccess,
+  data: DataStack,
+  automation?: AutomationTarget,
+) => {
   if (access.table) bindTable(fn, data.table, access.table);
   if (access.bucket?.length) bindBucket(fn, data.attachments, access.bucket);
   if (access.secrets === 'encrypt') bindSecretsKey(fn, data.keys.secrets);
+  if (access.secrets === 'decrypt') bindSecretsDecrypt(fn, data.keys.secrets);
   if (access.cursors === 'sign') bindCursorSigningSecret(fn, data.cursorSigning);
   if (access.rpaTokens) bindRpaTokenSecret(fn, data.rpaTokens);
+  if (access.screenshots?.length) bindScreenshots(fn, data.attachments, access.screenshots);
+  if (access.automation) {
+    if (!automation) throw new Error(`${fn.node.path} has automation access, but no automation stack was given`);
+    bindAutomation(fn, automation.stateMachineNames, access.automation);
+  }
 };

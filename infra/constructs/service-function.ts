@@ -16,6 +16,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { copyInstalledModules } from './installed-modules.ts';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -25,21 +26,31 @@ export interface ServiceFunctionProps {
   /**
    * `api`: invoked synchronously by API Gateway, so it must finish within the gateway's 29 s.
    * `event`: invoked asynchronously (S3); failed events land in a dead-letter queue.
+   * `task`: invoked synchronously by a state machine's Task, which retries and catches its failures.
    */
-  invocation: 'api' | 'event';
+  invocation: 'api' | 'event' | 'task';
   /** Encrypts the function's log group. */
   logKey: IKey;
+  /** Overrides of the house defaults (1024 MB; 29 s for API functions, 5 minutes otherwise; arm64). */
+  memorySize?: number;
+  timeout?: Duration;
+  architecture?: Architecture;
+  /**
+   * Packages left out of the bundle and shipped as installed, in `node_modules` beside it: for
+   * packages that read their own files at run time (Chromium's compressed binary).
+   */
+  installedModules?: readonly string[];
 }
 
 /**
- * A function's role whose permissions, including those CDK grants (logs, X-Ray, dead-letter
- * queue), all land in one customer-managed policy of its own instead of an inline policy.
+ * A role whose permissions, including those CDK grants (logs, X-Ray, dead-letter queue), all land
+ * in one customer-managed policy of its own instead of an inline policy.
  */
-class FunctionRole extends Role {
+export class ServiceRole extends Role {
   readonly policy: ManagedPolicy;
 
-  constructor(scope: Construct, id: string) {
-    super(scope, id, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  constructor(scope: Construct, id: string, service = 'lambda.amazonaws.com') {
+    super(scope, id, { assumedBy: new ServicePrincipal(service) });
     this.policy = new ManagedPolicy(this, 'Policy', { roles: [this] });
   }
 
@@ -57,11 +68,11 @@ class FunctionRole extends Role {
  */
 export class ServiceFunction extends Construct implements IGrantable {
   readonly function: NodejsFunction;
-  readonly role: FunctionRole;
+  readonly role: ServiceRole;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-    this.role = new FunctionRole(this, 'Role');
+    this.role = new ServiceRole(this, 'Role');
     const logGroup = new LogGroup(this, 'Logs', { encryptionKey: props.logKey, retention: RetentionDays.ONE_YEAR });
     logGroup.grantWrite(this.role);
     const deadLetterQueue =
@@ -80,9 +91,9 @@ export class ServiceFunction extends Construct implements IGrantable {
       depsLockFilePath: join(projectRoot, 'package-lock.json'),
       description: `functions/${props.handler}.ts`,
       runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
-      memorySize: 1024,
-      timeout: props.invocation === 'api' ? Duration.seconds(29) : Duration.minutes(5),
+      architecture: props.architecture ?? Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: props.timeout ?? (props.invocation === 'api' ? Duration.seconds(29) : Duration.minutes(5)),
       tracing: Tracing.ACTIVE,
       role: this.role,
       logGroup,
@@ -97,8 +108,11 @@ export class ServiceFunction extends Construct implements IGrantable {
         minify: true,
         sourceMap: true,
         sourcesContent: false,
-        externalModules: [],
+        externalModules: [...(props.installedModules ?? [])],
         forceDockerBundling: false,
+        ...(props.installedModules?.length
+          ? { commandHooks: copyInstalledModules(projectRoot, props.installedModules) }
+          : {}),
       },
     });
     this.function.node.addDependency(this.role.policy);
@@ -124,11 +138,13 @@ export class ServiceFunction extends Construct implements IGrantable {
           'Throughput is bounded at the API Gateway stage and usage plan; reserving concurrency per function would carve up the account pool and fail deploys in accounts with low limits.',
       },
     );
-    if (props.invocation === 'api') {
+    if (props.invocation !== 'event') {
       Validations.of(this.function).acknowledge({
         id: 'HIPAA.Security-LambdaDLQ',
         reason:
-          'Invoked synchronously by API Gateway: the caller receives the error, and a DLQ only applies to asynchronous invocations.',
+          props.invocation === 'api'
+            ? 'Invoked synchronously by API Gateway: the caller receives the error, and a DLQ only applies to asynchronous invocations.'
+            : 'Invoked synchronously by a Step Functions Task, which retries and catches the error (the run is recorded failed); a DLQ only applies to asynchronous invocations.',
       });
     }
   }

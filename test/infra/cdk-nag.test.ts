@@ -38,11 +38,14 @@ describe('cdk-nag', () => {
     outdirs.push(outdir);
     const schemasRoute = routes.find((route) => route.handler === 'schemas/list-schemas')!;
     ensureCompiledSchemas();
-    const { app, data } = buildServiceReviewApp({ outdir, routes: [schemasRoute], eventFunctions: [] });
+    const { app, data, automation } = buildServiceReviewApp({ outdir, routes: [schemasRoute], eventFunctions: [] });
     new Bucket(data, 'Plain');
+    new Bucket(automation, 'AlsoPlain');
     const report = synthesisError(app);
     expect(report).toMatch(/AwsSolutions-S10/);
     expect(report).toMatch(/HIPAA\.Security-S3BucketSSLRequestsOnly/);
+    // Every stack is checked, the automation stack too.
+    expect(report).toContain('ServiceReviewAutomation/AlsoPlain');
   });
 
   it('fails synthesis of any app it checks, with both packs', () => {

@@ -21,7 +21,7 @@ const route = (name: string, access: Route['access']): Route => ({
   access,
 });
 const syntheticRoutes = [
-  { ...route('table-read', { table: 'read' }), handler: 'schemas/get-schema' },
+  { ...route('table-read', { table: 'read', automation: 'read' }), handler: 'schemas/get-schema' },
   {
     ...route('everything', {
       table: 'readWrite',
@@ -29,6 +29,8 @@ const syntheticRoutes = [
       secrets: 'encrypt',
       cursors: 'sign',
       rpaTokens: 'verify',
+      screenshots: ['read', 'write'],
+      automation: 'start',
     }),
   },
 ] satisfies Route[];
@@ -55,15 +57,55 @@ describe('route access binders', () => {
       const fn = functionNamed(functionNameOf(row));
       expect(actionsOf(statementsOf(synthesized.apiTemplate, fn))).toEqual(expectedActions(row.access));
     }
-    expect(Object.keys(envOf(functionNamed('GetSchema'))).sort()).toEqual(['NODE_OPTIONS', 'TABLE_NAME']);
+    expect(Object.keys(envOf(functionNamed('GetSchema'))).sort()).toEqual([
+      'CHECK_AUTH_STATUS_STATE_MACHINE_ARN',
+      'NODE_OPTIONS',
+      'TABLE_NAME',
+      'VIEW_ON_PAGE_STATE_MACHINE_ARN',
+    ]);
     expect(Object.keys(envOf(functionNamed('ListSchemas'))).sort()).toEqual([
       'BUCKET_NAME',
+      'CHECK_AUTH_STATUS_STATE_MACHINE_ARN',
       'CURSOR_SIGNING_SECRET_ARN',
       'NODE_OPTIONS',
       'RPA_TOKEN_SECRET_ARN',
       'SECRETS_KEY_ID',
       'TABLE_NAME',
+      'VIEW_ON_PAGE_STATE_MACHINE_ARN',
     ]);
+  });
+
+  it('let automation access start (start) and describe (both) executions of exactly the two state machines', () => {
+    const { viewOnPage, checkAuthStatus } = synthesized.automation.stateMachineNames;
+    // Each resource is an ARN joined from pseudo parameters; its last part names the machine.
+    const onStates = (name: string) =>
+      statementsOf(synthesized.apiTemplate, functionNamed(name))
+        .filter((statement) => statement.actions.some((action) => action.startsWith('states:')))
+        .map(({ actions, resources, condition }) => ({
+          actions,
+          resources: (JSON.parse(resources) as Array<{ 'Fn::Join': [string, string[]] }>)
+            .map((arn) => arn['Fn::Join'][1].at(-1))
+            .sort(),
+          condition,
+        }));
+    const describeExecutions = {
+      actions: ['states:DescribeExecution'],
+      resources: [`:execution:${checkAuthStatus}:*`, `:execution:${viewOnPage}:*`],
+      condition: undefined,
+    };
+    expect(onStates('ListSchemas')).toEqual([
+      {
+        actions: ['states:StartExecution'],
+        resources: [`:stateMachine:${checkAuthStatus}`, `:stateMachine:${viewOnPage}`],
+        condition: undefined,
+      },
+      describeExecutions,
+    ]);
+    expect(onStates('GetSchema')).toEqual([describeExecutions]);
+    expect(envOf(functionNamed('GetSchema')).VIEW_ON_PAGE_STATE_MACHINE_ARN['Fn::Join'][1].at(-1)).toBe(
+      `:stateMachine:${viewOnPage}`,
+    );
+    expect(viewOnPage).toBe(`${synthesized.automation.stackName}-ViewOnPage`);
   });
 
   it('scope object actions to attachment objects, version listing to their keys, key use to the service', () => {
@@ -84,6 +126,11 @@ describe('route access binders', () => {
         actions: ['s3:ListBucketVersions'],
         resources: expect.stringMatching(/attachments-.*"AWS::Region"\}\]\]\}$/),
         condition: { StringLike: { 's3:prefix': '*/requests/*/attachments/*' } },
+      },
+      {
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: expect.stringMatching(/attachments-.*\/\*\/rpa\/\*"\]\]\}$/),
+        condition: undefined,
       },
     ]);
     const dataKey = logicalIdOf(synthesized.data.keys.data);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { Method } from 'aws-cdk-lib/aws-apigateway';
@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL } from '#infra/constructs/service-api';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
-import { eventFunctions, functionNameOf, type Route, routes } from '#lib/routes';
+import {
+  type AutomationTaskName,
+  automationTasks,
+  eventFunctions,
+  functionNameOf,
+  type Route,
+  routes,
+} from '#lib/routes';
+import { stateMachineDefinitions, type TaskResources, taskStatesOf } from '#lib/rpa/state-machines';
 import { GSI1, TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
 import { actionsOf, expectedActions, logicalIdOf, statementsOf, synthesize } from './synthesized-app.ts';
 
@@ -160,18 +168,29 @@ describe('least privilege', () => {
     expect(secret).not.toBe(logicalIdOf(synthesized.data.cursorSigning.secret));
   });
 
-  it('grants kms:Decrypt on the secrets key to no one', () => {
+  it('grants kms:Decrypt on the secrets key to the browser workers only, with clientId in the context', () => {
     const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
-    for (const template of [synthesized.apiTemplate, synthesized.dataTemplate]) {
+    const decrypting: string[] = [];
+    for (const template of [synthesized.apiTemplate, synthesized.dataTemplate, synthesized.automationTemplate]) {
       const policies = template.findResources('AWS::IAM::ManagedPolicy');
       Object.assign(policies, template.findResources('AWS::IAM::Policy'));
-      for (const policy of Object.values(policies)) {
+      for (const [id, policy] of Object.entries(policies)) {
         for (const statement of policy.Properties.PolicyDocument.Statement) {
           if (!JSON.stringify(statement.Resource).includes(secretsKey)) continue;
-          expect([statement.Action].flat()).not.toContain('kms:Decrypt');
+          if (![statement.Action].flat().includes('kms:Decrypt')) continue;
+          decrypting.push(id);
+          expect(statement).toMatchObject({
+            Action: 'kms:Decrypt',
+            Condition: { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } },
+          });
         }
       }
     }
+    const workers = automationTasks.filter((task) => task.access.secrets === 'decrypt');
+    expect(workers.map((task) => task.worker)).toEqual(['browser', 'browser']);
+    expect(decrypting.sort()).toEqual(
+      workers.map((task) => logicalIdOf(synthesized.automation.functions[task.name]!.role.policy)).sort(),
+    );
     // The key policy only delegates to IAM (the account root statement every key has).
     const [key] = Object.values(
       synthesized.dataTemplate.findResources('AWS::KMS::Key', {
@@ -179,6 +198,112 @@ describe('least privilege', () => {
       }),
     );
     expect(key?.Properties.KeyPolicy.Statement).toHaveLength(1);
+  });
+});
+
+describe('automation', () => {
+  const taskFunction = (name: AutomationTaskName) => synthesized.automation.functions[name]!;
+  const resourceOf = (construct: { node: { defaultChild?: unknown } }) =>
+    synthesized.automationTemplate.toJSON().Resources[logicalIdOf(construct)];
+  /** A definition as deployed: the Fn::Join of the template, each function ARN as `arn:<logical id>`. */
+  const deployedDefinition = (definitionString: { 'Fn::Join': [string, unknown[]] }) =>
+    JSON.parse(
+      definitionString['Fn::Join'][1]
+        .map((part) =>
+          typeof part === 'string' ? part : `arn:${(part as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]}`,
+        )
+        .join(''),
+    );
+
+  it('has one function per automation task with exactly its access; browser workers sized for Chromium, on x86_64', () => {
+    synthesized.automationTemplate.resourceCountIs('AWS::Lambda::Function', automationTasks.length);
+    for (const task of automationTasks) {
+      const fn = taskFunction(task.name);
+      expect({ task: task.name, actions: actionsOf(statementsOf(synthesized.automationTemplate, fn)) }).toEqual({
+        task: task.name,
+        actions: expectedActions(task.access, 'task'),
+      });
+      expect(resourceOf(fn.function).Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Description: `functions/${task.handler}.ts`,
+        TracingConfig: { Mode: 'Active' },
+        ...(task.worker === 'browser'
+          ? { Architectures: ['x86_64'], MemorySize: 2048, Timeout: 150 }
+          : { Architectures: ['arm64'], MemorySize: 1024, Timeout: 30 }),
+      });
+    }
+  });
+
+  it("ships Chromium and playwright-core installed beside the browser workers' bundles only", () => {
+    for (const task of automationTasks) {
+      const { S3Key } = resourceOf(taskFunction(task.name).function).Properties.Code;
+      const asset = join(synthesized.app.outdir, `asset.${S3Key.replace(/\.zip$/, '')}`);
+      expect(existsSync(join(asset, 'index.mjs'))).toBe(true);
+      const installed = [
+        'node_modules/@sparticuz/chromium/bin/chromium.br',
+        'node_modules/@sparticuz/chromium/build/index.js',
+        'node_modules/tar-fs/package.json',
+        'node_modules/playwright-core/package.json',
+      ].map((file) => existsSync(join(asset, file)));
+      expect({ task: task.name, installed }).toEqual({
+        task: task.name,
+        installed: installed.map(() => task.worker === 'browser'),
+      });
+    }
+  });
+
+  it('runs the definitions of lib/rpa/state-machines.ts, each Task bound to its function, logged and traced', () => {
+    const resources = Object.fromEntries(
+      automationTasks.map((task) => [task.name, `arn:${logicalIdOf(taskFunction(task.name).function)}`]),
+    ) as TaskResources;
+    for (const key of ['viewOnPage', 'checkAuthStatus'] as const) {
+      const machine = synthesized.automation.stateMachines[key]!;
+      const { Properties } = resourceOf(machine.stateMachine);
+      const definition = deployedDefinition(Properties.DefinitionString);
+      expect(definition).toEqual(JSON.parse(JSON.stringify(stateMachineDefinitions[key](resources))));
+      expect(definition.TimeoutSeconds).toBe(key === 'viewOnPage' ? 300 : 900);
+      expect(Properties).toMatchObject({
+        StateMachineName: synthesized.automation.stateMachineNames[key],
+        StateMachineType: 'STANDARD',
+        TracingConfiguration: { Enabled: true },
+        LoggingConfiguration: {
+          Level: 'ALL',
+          IncludeExecutionData: false,
+          Destinations: [
+            { CloudWatchLogsLogGroup: { LogGroupArn: { 'Fn::GetAtt': [logicalIdOf(machine.logGroup), 'Arn'] } } },
+          ],
+        },
+      });
+      expect(resourceOf(machine.logGroup).Properties).toMatchObject({
+        KmsKeyId: { 'Fn::GetStackOutput': expect.objectContaining({ StackName: synthesized.data.stackName }) },
+        RetentionInDays: 365,
+      });
+      expect(JSON.stringify(resourceOf(machine.logGroup).Properties.KmsKeyId)).toContain(
+        logicalIdOf(synthesized.data.keys.data),
+      );
+    }
+  });
+
+  it('lets each state machine invoke exactly the functions of its Tasks, and nothing else but logs and traces', () => {
+    for (const key of ['viewOnPage', 'checkAuthStatus'] as const) {
+      const machine = synthesized.automation.stateMachines[key]!;
+      const tasks = Object.keys(taskStatesOf(stateMachineDefinitions[key]({} as TaskResources)));
+      const [invoke, ...others] = resourceOf(machine.role.policy).Properties.PolicyDocument.Statement;
+      expect(invoke).toEqual({
+        Action: 'lambda:InvokeFunction',
+        Effect: 'Allow',
+        Resource: expect.arrayContaining(
+          tasks.map((name) => ({
+            'Fn::GetAtt': [logicalIdOf(taskFunction(name as AutomationTaskName).function), 'Arn'],
+          })),
+        ),
+      });
+      expect(invoke.Resource).toHaveLength(tasks.length);
+      for (const statement of others) {
+        expect(statement.Resource).toBe('*');
+        for (const action of [statement.Action].flat()) expect(action).toMatch(/^(logs|xray):/);
+      }
+    }
   });
 });
 

@@ -31,6 +31,7 @@ export const synthesize = (options: Omit<ServiceReviewAppOptions, 'outdir'> = {}
   return {
     ...built,
     dataTemplate: Template.fromStack(built.data),
+    automationTemplate: Template.fromStack(built.automation),
     apiTemplate: Template.fromStack(built.api),
     cleanUp: () => rmSync(outdir, { recursive: true, force: true }),
   };
@@ -62,7 +63,7 @@ export const logicalIdOf = (construct: { node: { defaultChild?: unknown } }) =>
  * What a function may do, written out independently of infra/: logs and traces for everyone, its
  * dead-letter queue for an event function, then exactly what its declared access implies.
  */
-export const expectedActions = (access: RouteAccess, invocation: 'api' | 'event' = 'api'): string[] => {
+export const expectedActions = (access: RouteAccess, invocation: 'api' | 'event' | 'task' = 'api'): string[] => {
   const actions = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
   if (invocation === 'event') actions.push('sqs:SendMessage');
   if (access.table) actions.push('dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query');
@@ -80,6 +81,13 @@ export const expectedActions = (access: RouteAccess, invocation: 'api' | 'event'
   if (access.cursors === 'sign')
     actions.push('secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret', 'kms:Decrypt');
   if (access.rpaTokens) actions.push('secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret', 'kms:Decrypt');
+  if (access.secrets === 'decrypt') actions.push('kms:Decrypt');
+  for (const kind of access.screenshots ?? []) {
+    if (kind === 'read') actions.push('s3:GetObject', 'kms:Decrypt');
+    if (kind === 'write') actions.push('s3:PutObject', 'kms:GenerateDataKey');
+  }
+  if (access.automation === 'start') actions.push('states:StartExecution');
+  if (access.automation) actions.push('states:DescribeExecution');
   return [...new Set(actions)].sort();
 };
 

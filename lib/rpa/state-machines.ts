@@ -1,0 +1,192 @@
+import type { AutomationTaskName } from '#lib/routes';
+
+/**
+ * The automation's two state machines in Amazon States Language, written once: the CDK stack
+ * deploys them with its functions' ARNs (infra/automation-stack.ts), the local Step Functions
+ * stand-in runs them with each Task bound to the same handler (local/step-functions.ts).
+ *
+ * Executions carry ids only, never PHI or secrets: Parameters pick ids out of the state's input,
+ * ResultSelector keeps only a task's `outcome`, and recorders' results are discarded. A task's
+ * failure reaches RecordRunFailure as its error name only (the Catch output's Cause stays behind).
+ */
+
+/** The resource (Lambda function ARN) of every Task state. */
+export type TaskResources = Record<AutomationTaskName, string>;
+
+/** Names of the deployed state machines within the automation stack, and of the local ones. */
+export const stateMachineNames = { viewOnPage: 'ViewOnPage', checkAuthStatus: 'CheckAuthStatusBatch' } as const;
+export type StateMachineKey = keyof typeof stateMachineNames;
+
+/** Seconds. Browser tasks: a portal login plus a form; the Lambda timeout (150 s) leaves the worker time to close. */
+export const TIMEOUTS = {
+  browserTask: 120,
+  recorderTask: 30,
+  viewOnPage: 300,
+  checkAuthStatus: 900,
+} as const;
+
+/** The error name a worker throws when the portal cannot be reached at all (retried with backoff). */
+export const PORTAL_UNAVAILABLE = 'PortalUnavailable';
+
+/** Shorter timeouts, for tests only (whole seconds, at least 1: the ASL minimum). */
+export interface DefinitionOptions {
+  taskTimeoutSeconds?: number;
+  executionTimeoutSeconds?: number;
+}
+
+export type AslState = Record<string, unknown> & { Type: 'Task' | 'Map' | 'Fail' | 'Pass' | 'Succeed' };
+export interface AslDefinition {
+  Comment: string;
+  StartAt: string;
+  TimeoutSeconds?: number;
+  States: Record<string, AslState>;
+}
+
+/** The portal is down or refuses connections: worth a few tries, spaced out (portals rate-limit logins). */
+const portalRetry = { ErrorEquals: [PORTAL_UNAVAILABLE], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 3 };
+
+/** Lambda's own transient failures (throttling, service errors), as AWS recommends retrying them. */
+const lambdaRetry = {
+  ErrorEquals: [
+    'Lambda.ClientExecutionTimeoutException',
+    'Lambda.ServiceException',
+    'Lambda.AWSLambdaException',
+    'Lambda.SdkClientException',
+    'Lambda.TooManyRequestsException',
+  ],
+  IntervalSeconds: 1,
+  BackoffRate: 2,
+  MaxAttempts: 3,
+  JitterStrategy: 'FULL',
+};
+
+/** Parameters passing the named ids of the state's input, and nothing else. */
+const ids = (...names: string[]) => Object.fromEntries(names.map((name) => [`${name}.$`, `$.${name}`]));
+
+/** A task's result as the execution keeps it: its outcome only. */
+const outcomeOnly = { 'outcome.$': '$.outcome' };
+
+const browserTask = (
+  resource: string,
+  idNames: string[],
+  timeoutSeconds: number,
+  next: { End: true } | { Next: string },
+): AslState => ({
+  Type: 'Task',
+  Resource: resource,
+  Parameters: ids(...idNames),
+  ResultSelector: outcomeOnly,
+  ResultPath: '$.result',
+  TimeoutSeconds: timeoutSeconds,
+  Retry: [portalRetry, lambdaRetry],
+  // Anything else (a timeout, retries exhausted, a crash): the run is marked failed by the recorder.
+  Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'RecordRunFailure' }],
+  ...next,
+});
+
+const recordRunFailure = (
+  resource: string,
+  idNames: string[],
+  timeoutSeconds: number,
+  next: { End: true } | { Next: string },
+): AslState => ({
+  Type: 'Task',
+  Resource: resource,
+  Parameters: { ...ids(...idNames), 'error.$': '$.error.Error' },
+  ResultPath: null,
+  TimeoutSeconds: timeoutSeconds,
+  Retry: [lambdaRetry],
+  ...next,
+});
+
+/**
+ * ViewOnPage, input `{clientId, requestExternalId, runId}`: the browser worker fills the portal's
+ * form; if it fails for good, the recorder marks the run failed and the execution fails with the
+ * task's error name.
+ */
+export const viewOnPageDefinition = (resources: TaskResources, options: DefinitionOptions = {}): AslDefinition => {
+  const task = options.taskTimeoutSeconds ?? TIMEOUTS.browserTask;
+  const recorder = options.taskTimeoutSeconds ?? TIMEOUTS.recorderTask;
+  const run = ['clientId', 'requestExternalId', 'runId'];
+  return {
+    Comment: 'View on page: fill the payer portal form of one request, stop before submitting (docs/rpa.md)',
+    StartAt: 'FillPortalForm',
+    TimeoutSeconds: options.executionTimeoutSeconds ?? TIMEOUTS.viewOnPage,
+    States: {
+      FillPortalForm: browserTask(resources.FillPortalForm, run, task, { End: true }),
+      RecordRunFailure: recordRunFailure(resources.RecordRunFailure, run, recorder, { Next: 'RunFailed' }),
+      RunFailed: {
+        Type: 'Fail',
+        ErrorPath: '$.error.Error',
+        Cause: 'The run failed; its outcome is recorded on the run.',
+      },
+    },
+  };
+};
+
+/**
+ * CheckAuthStatusBatch, input `{clientId, batchId, items: [{requestExternalId, runId}]}`: each item
+ * is checked on the portal, two at a time; an item that fails is recorded and the batch goes on.
+ * FinishBatch then closes the batch. Per-item results are dropped: the runs hold the outcomes.
+ */
+export const checkAuthStatusDefinition = (resources: TaskResources, options: DefinitionOptions = {}): AslDefinition => {
+  const task = options.taskTimeoutSeconds ?? TIMEOUTS.browserTask;
+  const recorder = options.taskTimeoutSeconds ?? TIMEOUTS.recorderTask;
+  const item = ['clientId', 'batchId', 'requestExternalId', 'runId'];
+  return {
+    Comment: 'Check auth status: read the authorization of each request of a batch on the payer portal (docs/rpa.md)',
+    StartAt: 'CheckEachRequest',
+    TimeoutSeconds: options.executionTimeoutSeconds ?? TIMEOUTS.checkAuthStatus,
+    States: {
+      CheckEachRequest: {
+        Type: 'Map',
+        ItemsPath: '$.items',
+        // Portals rate-limit (and lock out) logins: never more than two sessions at once.
+        MaxConcurrency: 2,
+        ItemSelector: {
+          'clientId.$': '$.clientId',
+          'batchId.$': '$.batchId',
+          'requestExternalId.$': '$$.Map.Item.Value.requestExternalId',
+          'runId.$': '$$.Map.Item.Value.runId',
+        },
+        ItemProcessor: {
+          ProcessorConfig: { Mode: 'INLINE' },
+          StartAt: 'CheckPortalStatus',
+          States: {
+            CheckPortalStatus: browserTask(resources.CheckPortalStatus, item, task, { End: true }),
+            RecordRunFailure: recordRunFailure(resources.RecordRunFailure, item, recorder, { End: true }),
+          },
+        },
+        ResultPath: null,
+        Next: 'FinishBatch',
+      },
+      FinishBatch: {
+        Type: 'Task',
+        Resource: resources.FinishBatch,
+        Parameters: ids('clientId', 'batchId'),
+        ResultPath: null,
+        TimeoutSeconds: recorder,
+        Retry: [lambdaRetry],
+        End: true,
+      },
+    },
+  };
+};
+
+export const stateMachineDefinitions: Record<
+  StateMachineKey,
+  (resources: TaskResources, options?: DefinitionOptions) => AslDefinition
+> = {
+  viewOnPage: viewOnPageDefinition,
+  checkAuthStatus: checkAuthStatusDefinition,
+};
+
+/** Every Task state of a definition, Map iterations included, by name. */
+export const taskStatesOf = (definition: Pick<AslDefinition, 'States'>): Record<string, AslState> => {
+  const found: Record<string, AslState> = {};
+  for (const [name, state] of Object.entries(definition.States)) {
+    if (state.Type === 'Task') found[name] = state;
+    if (state.Type === 'Map') Object.assign(found, taskStatesOf(state.ItemProcessor as Pick<AslDefinition, 'States'>));
+  }
+  return found;
+};

@@ -1,0 +1,118 @@
+import { existsSync } from 'node:fs';
+import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { describe, expect, it } from 'vitest';
+import { automationTasks } from '#lib/routes';
+import {
+  type AslDefinition,
+  type AslState,
+  checkAuthStatusDefinition,
+  stateMachineDefinitions,
+  type TaskResources,
+  taskStatesOf,
+  viewOnPageDefinition,
+} from '#lib/rpa/state-machines';
+
+const resources = Object.fromEntries(
+  automationTasks.map((task) => [task.name, `arn:aws:lambda:us-east-1:123456789012:function:${task.name}`]),
+) as TaskResources;
+const definitions = Object.entries(stateMachineDefinitions).map(([key, build]) => [key, build(resources)] as const);
+const browserTasks = new Set(automationTasks.filter((task) => task.worker === 'browser').map((task) => task.name));
+
+/** The ids an execution may carry, and where a state may read them. */
+const ID_FIELDS = ['clientId', 'requestExternalId', 'runId', 'batchId'];
+const isIdPath = (key: string, path: unknown) =>
+  ID_FIELDS.includes(key) && (path === `$.${key}` || path === `$$.Map.Item.Value.${key}`);
+
+/** Every payload template (Parameters, ItemSelector) of a definition, Map iterations included. */
+const templatesOf = (definition: Pick<AslDefinition, 'States'>): Array<[string, Record<string, unknown>]> =>
+  Object.entries(definition.States).flatMap(([name, state]) => [
+    ...(['Parameters', 'ItemSelector'] as const)
+      .filter((field) => state[field] !== undefined)
+      .map(
+        (field) => [`${name}.${field}`, state[field] as Record<string, unknown>] as [string, Record<string, unknown>],
+      ),
+    ...(state.Type === 'Map' ? templatesOf(state.ItemProcessor as Pick<AslDefinition, 'States'>) : []),
+  ]);
+
+describe('state machine definitions', () => {
+  it('are valid ASL (aws-local-stepfunctions validates on construction, and refuses a broken one)', () => {
+    for (const [, definition] of definitions) {
+      expect(() => new StateMachine(definition as unknown as StateMachineDefinition)).not.toThrow();
+    }
+    const broken = viewOnPageDefinition(resources);
+    (broken.States.FillPortalForm as AslState).Catch = [{ ErrorEquals: ['States.ALL'], Next: 'Nowhere' }];
+    expect(() => new StateMachine(broken as unknown as StateMachineDefinition)).toThrow(/invalid/i);
+  });
+
+  it('bind every Task state of the automation table, and only those, to its resource', () => {
+    const bound = definitions.flatMap(([, definition]) => Object.entries(taskStatesOf(definition)));
+    expect(new Set(bound.map(([name]) => name))).toEqual(new Set(automationTasks.map((task) => task.name)));
+    for (const [name, state] of bound) expect(state.Resource).toBe(resources[name as keyof TaskResources]);
+    for (const task of automationTasks) expect(existsSync(`functions/${task.handler}.ts`)).toBe(true);
+  });
+
+  it('give every Task a TimeoutSeconds and Lambda retries; browser tasks also retry PortalUnavailable and catch all', () => {
+    for (const [, definition] of definitions) {
+      for (const [name, state] of Object.entries(taskStatesOf(definition))) {
+        const retry = state.Retry as Array<Record<string, unknown>>;
+        expect(retry.some((retrier) => (retrier.ErrorEquals as string[]).includes('Lambda.ServiceException'))).toBe(
+          true,
+        );
+        if (browserTasks.has(name as never)) {
+          expect(state.TimeoutSeconds).toBe(120);
+          expect(retry).toContainEqual({
+            ErrorEquals: ['PortalUnavailable'],
+            IntervalSeconds: 2,
+            BackoffRate: 2,
+            MaxAttempts: 3,
+          });
+          expect(state.Catch).toEqual([
+            { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'RecordRunFailure' },
+          ]);
+        } else {
+          expect(state.TimeoutSeconds).toBe(30);
+          expect(state.Catch).toBeUndefined();
+        }
+      }
+    }
+  });
+
+  it('time executions out, and check a batch two items at a time', () => {
+    expect(viewOnPageDefinition(resources).TimeoutSeconds).toBe(300);
+    const batch = checkAuthStatusDefinition(resources);
+    expect(batch.TimeoutSeconds).toBe(900);
+    expect(batch.States.CheckEachRequest).toMatchObject({ Type: 'Map', MaxConcurrency: 2, Next: 'FinishBatch' });
+    // Tests may shorten them; the definition stays the same otherwise.
+    const short = viewOnPageDefinition(resources, { taskTimeoutSeconds: 1, executionTimeoutSeconds: 2 });
+    expect(short.TimeoutSeconds).toBe(2);
+    expect(Object.values(taskStatesOf(short)).map((state) => state.TimeoutSeconds)).toEqual([1, 1]);
+  });
+
+  it('pass ids only into states: Parameters and ItemSelector name ids (and the error name of a failure)', () => {
+    for (const [, definition] of definitions) {
+      const templates = templatesOf(definition);
+      expect(templates.length).toBeGreaterThan(0);
+      for (const [where, template] of templates) {
+        for (const [field, path] of Object.entries(template)) {
+          const key = field.replace(/\.\$$/, '');
+          const allowed = isIdPath(key, path) || (key === 'error' && path === '$.error.Error');
+          expect({ where, field, path, allowed }).toEqual({ where, field, path, allowed: true });
+        }
+      }
+    }
+  });
+
+  it('keep no task result beyond its outcome: ResultSelector picks the outcome, or ResultPath drops it', () => {
+    for (const [, definition] of definitions) {
+      for (const [name, state] of Object.entries(taskStatesOf(definition))) {
+        if (browserTasks.has(name as never)) {
+          expect(state).toMatchObject({ ResultSelector: { 'outcome.$': '$.outcome' }, ResultPath: '$.result' });
+        } else {
+          expect(state.ResultPath).toBeNull();
+        }
+      }
+    }
+    // So is the batch's per-item output: the run records hold the outcomes.
+    expect(checkAuthStatusDefinition(resources).States.CheckEachRequest?.ResultPath).toBeNull();
+  });
+});
