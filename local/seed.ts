@@ -33,5 +33,59 @@ export const seedDemo = async (stateDir: string, env: NodeJS.ProcessEnv = proces
     await admin.createOrganization(DEMO_CLIENT_ID, 'Demo organization', DEMO_ORGANIZATION_ID);
   }
   await admin.createClientUser(DEMO_CLIENT_ID, DEMO_ORGANIZATION_ID, clientUserId);
+  await seedAutomationDemo(DEMO_CLIENT_ID, clientUserId);
   return { clientId: DEMO_CLIENT_ID, organizationId: DEMO_ORGANIZATION_ID, clientUserId, apiKey: demoKey };
+};
+
+/**
+ * What the automation needs to show itself: the sandbox portal's users as the demo organization's
+ * portal accounts (one without, one with TOTP; docs/sandbox-portal.md) and the DEMO-* requests for the
+ * members the portal knows. Created through the services (secrets sealed as for any client), once.
+ */
+export const seedAutomationDemo = async (clientId: string, clientUserId: string) => {
+  const { portalAccounts } = await import('#lib/portal-accounts/service');
+  const { requests } = await import('#lib/requests/service');
+  const { SANDBOX_DEMO_MEMBERS, SANDBOX_MEMBERS, SANDBOX_PAYER_ID, SANDBOX_SERVICE_FROM_DATE, SANDBOX_USERS } =
+    await import('./sandbox-portal/seed.ts');
+  const [plain, withTotp] = SANDBOX_USERS;
+  const accounts = [
+    { externalId: 'demo-sandbox', user: plain, payerIds: [SANDBOX_PAYER_ID] },
+    // The same payer is served by the first account; this one shows a TOTP login when given the payer alone.
+    { externalId: 'demo-sandbox-totp', user: withTotp, payerIds: ['SANDBOX-TOTP'] },
+  ];
+  for (const { externalId, user, payerIds } of accounts) {
+    if (await portalAccounts.get(clientId, externalId).catch(() => undefined)) continue;
+    await portalAccounts.create(clientId, {
+      externalId,
+      clientUserId,
+      portalId: 'sandbox',
+      payerIds,
+      username: user.username,
+      password: user.password,
+      ...(user.totpSecret ? { totpSecret: user.totpSecret } : {}),
+    });
+  }
+  for (const [externalId, memberId] of Object.entries(SANDBOX_DEMO_MEMBERS)) {
+    if (await requests.get(clientId, externalId).catch(() => undefined)) continue;
+    const member = SANDBOX_MEMBERS.find((candidate) => candidate.memberId === memberId)!;
+    await requests.upsert(clientId, externalId, {
+      admissionTypeCode: '3',
+      serviceTypeCode: '1',
+      placeOfServiceCode: '11',
+      fromDate: SANDBOX_SERVICE_FROM_DATE,
+      toDate: SANDBOX_SERVICE_FROM_DATE,
+      patient: {
+        firstName: member.firstName,
+        lastName: member.lastName,
+        birthDate: member.birthDate,
+        memberId: member.memberId,
+        Payer: 'Sandbox Health Plan',
+        PayerId: SANDBOX_PAYER_ID,
+      },
+      requestingProvider: { roleCode: '1P', npi: '1234567893', lastName: 'Doe', firstName: 'Jane' },
+      renderingProviders: [{ roleCode: 'SJ', organizationName: 'Example Imaging' }],
+      diagnoses: [{ qualifierCode: 'ABK', code: 'M54.5' }],
+      procedures: [{ qualifierCode: 'HC', code: '72148', quantity: 1 }],
+    });
+  }
 };

@@ -14,6 +14,8 @@ import {
 import type { S3Event } from 'aws-lambda';
 import { GSI1, TABLE_KEY } from '#lib/table';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
+import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
+import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from './step-functions.ts';
 
 /**
  * The whole product on one machine: embedded DynamoDB and S3 (unless DYNAMODB_ENDPOINT /
@@ -32,6 +34,10 @@ export interface LocalStackOptions {
   s3Endpoint?: string;
   tableName?: string;
   bucketName?: string;
+  /** The sandbox payer portal's options (port, seed, hang paths); it always runs, on loopback. */
+  sandboxPortal?: SandboxPortalOptions;
+  /** Shorter Task timeouts and retry waits for the local Step Functions (tests). */
+  stepFunctions?: Pick<StepFunctionsOptions, 'definitionOptions' | 'retryIntervalMs'>;
 }
 
 export interface LocalStack {
@@ -39,6 +45,9 @@ export interface LocalStack {
   /** The environment the handlers run with; the admin CLI and tests reuse it. */
   env: Record<string, string>;
   s3?: S3Emulator;
+  /** The sandbox payer portal the automation drives. */
+  portal: SandboxPortal;
+  stepFunctions: LocalStepFunctions;
   close(): Promise<void>;
 }
 
@@ -158,6 +167,12 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     }
     return loaded.get(module)!;
   };
+  // The payer portal and Step Functions, like DynamoDB and S3, are reached through endpoints in the
+  // environment, set before any handler's module (and so its SDK client) is loaded.
+  const portal = await startSandboxPortal({ host: options.host ?? '127.0.0.1', ...options.sandboxPortal });
+  const stepFunctions = await startStepFunctions({ loadHandler, ...options.stepFunctions });
+  Object.assign(env, { SANDBOX_PORTAL_URL: portal.url }, stepFunctions.env);
+  Object.assign(process.env, env);
   const server: Server = createGateway({ routes, loadHandler });
   // S3 event notifications: s3rver's 'event' → the same handlers the CDK stack subscribes, invoked
   // asynchronously as Lambda does (a failure is logged; AWS would retry it, then dead-letter it).
@@ -189,10 +204,14 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     baseUrl: `http://${options.host ?? '127.0.0.1'}:${port}`,
     env,
     ...(s3 ? { s3 } : {}),
+    portal,
+    stepFunctions,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.allSettled([...invocations]);
+      await stepFunctions.close();
+      await portal.close();
       for (const emulator of emulators.reverse()) await emulator.close();
       if (!stateDir) rmSync(scratch, { recursive: true, force: true });
     },
