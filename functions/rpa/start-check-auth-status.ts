@@ -1,4 +1,5 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { rpa } from '#lib/rpa/service';
@@ -7,7 +8,8 @@ import { rpa } from '#lib/rpa/service';
  * POST /api/external/v1/ServiceReviews/requests/rpa/batch/check-auth-status
  * {clientUserId, requestExternalIds: [1..25]} → 202 {batchId, executionId, total} and the batch's
  * Location: one run per request, checked on the portal two at a time; each request's authorization
- * is updated. Any unknown request → 404 naming them, and nothing is started.
+ * is updated. Any unknown request → 404 naming them, and nothing is started. Idempotent with an
+ * Idempotency-Key header (lib/http/idempotency.ts).
  */
 export const handler = endpoint<{ clientUserId: string; requestExternalIds: string[] }>(
   async (event) => {
@@ -19,5 +21,5 @@ export const handler = endpoint<{ clientUserId: string; requestExternalIds: stri
       { Location: resourceUrl(event, 'rpa/get-check-auth-status', { batchId: batch.batchId }) },
     );
   },
-  { json: { schema: 'CheckAuthStatusBatch', absentBody: {} } },
+  { json: { schema: 'CheckAuthStatusBatch', absentBody: {} }, idempotency: idempotentRequests() },
 );

@@ -1,4 +1,5 @@
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { idempotentRequests } from '#lib/http/idempotency';
 import { pathId } from '#lib/http/path';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
@@ -8,6 +9,7 @@ import { rpa } from '#lib/rpa/service';
  * POST /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa/view-on-page {clientUserId}
  * → 202 {runId, executionId, status} and the run's Location: a run is queued and its execution
  * started; the worker fills the portal's form with the request and stops before submitting.
+ * Idempotent with an Idempotency-Key header (lib/http/idempotency.ts).
  */
 export const handler = endpoint<{ clientUserId: string }>(
   async (event) => {
@@ -19,5 +21,5 @@ export const handler = endpoint<{ clientUserId: string }>(
       { Location: resourceUrl(event, 'rpa/get-rpa-run', { requestExternalId, runId: run.runId }) },
     );
   },
-  { json: { schema: 'ViewOnPageRequest', absentBody: {} } },
+  { json: { schema: 'ViewOnPageRequest', absentBody: {} }, idempotency: idempotentRequests() },
 );
