@@ -1,10 +1,9 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { AttachmentsBucket } from '#infra/constructs/attachments-bucket';
-import { CursorSigningSecret } from '#infra/constructs/cursor-signing-secret';
 import { EncryptionKeys } from '#infra/constructs/encryption-keys';
-import { RpaTokenSecret } from '#infra/constructs/rpa-token-secret';
 import { ServiceTable } from '#infra/constructs/service-table';
+import { SigningSecret } from '#infra/constructs/signing-secret';
 
 /**
  * Everything that holds PHI or keys to it: the KMS keys, the table and the attachments bucket.
@@ -15,15 +14,25 @@ export class DataStack extends Stack {
   readonly keys: EncryptionKeys;
   readonly table: ServiceTable;
   readonly attachments: AttachmentsBucket;
-  readonly cursorSigning: CursorSigningSecret;
-  readonly rpaTokens: RpaTokenSecret;
+  readonly cursorSigning: SigningSecret;
+  readonly rpaTokens: SigningSecret;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, { terminationProtection: true, ...props });
     this.keys = new EncryptionKeys(this, 'Keys');
     this.table = new ServiceTable(this, 'Table', { encryptionKey: this.keys.data });
     this.attachments = new AttachmentsBucket(this, 'Attachments', { encryptionKey: this.keys.data });
-    this.cursorSigning = new CursorSigningSecret(this, 'CursorSigning', { encryptionKey: this.keys.data });
-    this.rpaTokens = new RpaTokenSecret(this, 'RpaTokens', { encryptionKey: this.keys.data });
+    this.cursorSigning = new SigningSecret(this, 'CursorSigning', {
+      encryptionKey: this.keys.data,
+      signs: 'pagination cursors',
+      environmentVariable: 'CURSOR_SIGNING_SECRET_ARN',
+      validFor: 'the cursors in flight',
+    });
+    this.rpaTokens = new SigningSecret(this, 'RpaTokens', {
+      encryptionKey: this.keys.data,
+      signs: 'scraper-session tokens',
+      environmentVariable: 'RPA_TOKEN_SECRET_ARN',
+      validFor: 'the 15-minute tokens',
+    });
   }
 }

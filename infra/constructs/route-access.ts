@@ -3,11 +3,10 @@ import type { RouteAccess } from '#lib/routes';
 import type { StateMachineKey } from '#lib/rpa/state-machines';
 import { bindBucket, bindScreenshots } from './attachments-bucket.ts';
 import { bindAutomation } from './automation-state-machine.ts';
-import { bindCursorSigningSecret } from './cursor-signing-secret.ts';
 import { bindSecretsDecrypt, bindSecretsKey } from './encryption-keys.ts';
-import { bindRpaTokenSecret } from './rpa-token-secret.ts';
 import type { ServiceFunction } from './service-function.ts';
 import { bindTable } from './service-table.ts';
+import { bindSigningSecret } from './signing-secret.ts';
 
 /** What `automation` access needs: the deployed state machines' names (the automation stack). */
 export interface AutomationTarget {
@@ -28,8 +27,8 @@ export const bindRouteAccess = (
   if (access.bucket?.length) bindBucket(fn, data.attachments, access.bucket);
   if (access.secrets === 'encrypt') bindSecretsKey(fn, data.keys.secrets);
   if (access.secrets === 'decrypt') bindSecretsDecrypt(fn, data.keys.secrets);
-  if (access.cursors === 'sign') bindCursorSigningSecret(fn, data.cursorSigning);
-  if (access.rpaTokens) bindRpaTokenSecret(fn, data.rpaTokens);
+  if (access.cursors === 'sign') bindSigningSecret(fn, data.cursorSigning);
+  if (access.rpaTokens) bindSigningSecret(fn, data.rpaTokens);
   if (access.screenshots?.length) bindScreenshots(fn, data.attachments, access.screenshots);
   if (access.automation) {
     if (!automation) throw new Error(`${fn.node.path} has automation access, but no automation stack was given`);

@@ -1,15 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { errors, jwtVerify, SignJWT } from 'jose';
-import { secretsManager } from '#lib/aws/secrets-manager';
-import { KeyConfigurationError } from '#lib/crypto/config';
-import { loadOrCreateKeyFile } from '#lib/crypto/key-file';
+import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/config';
 
 /*
  * The scraper token: a JWT (HS256) that lets its holder read one request's scraper session for 15
- * minutes (docs/rpa.md). Its key is resolved from the environment once per container, the same way
- * as the cursor signing keys (lib/crypto/config.ts):
+ * minutes (docs/rpa.md). Its key is resolved from the environment once per container, by the same
+ * resolver as the cursor signing keys (lib/crypto/config.ts):
  *
  *   RPA_TOKEN_KEY set          → comma-separated base64/base64url keys of ≥ 32 bytes; the first signs,
  *                                all verify (rotation). Tests.
@@ -43,40 +39,19 @@ export class InvalidScraperToken extends Error {
   }
 }
 
-const parseKeys = (value: string, source: string): Buffer[] => {
-  const keys = value.split(',').map((key) => Buffer.from(key.trim(), 'base64'));
-  if (keys.some((key) => key.length < 32)) {
-    throw new KeyConfigurationError(`${source} must hold base64 keys of at least 32 bytes`);
-  }
-  return keys;
+export const RPA_TOKEN_KEYS: SigningKeySource = {
+  keyVariable: 'RPA_TOKEN_KEY',
+  secretArnVariable: 'RPA_TOKEN_SECRET_ARN',
+  fileVariable: 'LOCAL_RPA_TOKEN_KEY_FILE',
+  fileName: 'rpa-token.key',
+  label: 'RPA token',
 };
 
-export const scraperTokenKeysFromEnvironment = async (env: Env = process.env): Promise<Buffer[]> => {
-  if (env.RPA_TOKEN_KEY) return parseKeys(env.RPA_TOKEN_KEY, 'RPA_TOKEN_KEY');
-  if (env.RPA_TOKEN_SECRET_ARN) {
-    const { SecretString } = await secretsManager.send(
-      new GetSecretValueCommand({ SecretId: env.RPA_TOKEN_SECRET_ARN }),
-    );
-    if (!SecretString) throw new KeyConfigurationError('The RPA token secret is empty');
-    return parseKeys(SecretString, 'The RPA token secret');
-  }
-  const file = env.LOCAL_RPA_TOKEN_KEY_FILE || (env.LOCAL_STATE_DIR ? join(env.LOCAL_STATE_DIR, 'rpa-token.key') : '');
-  if (file) return [loadOrCreateKeyFile(file)];
-  throw new KeyConfigurationError(
-    'No RPA token key: set RPA_TOKEN_KEY, RPA_TOKEN_SECRET_ARN or LOCAL_RPA_TOKEN_KEY_FILE / LOCAL_STATE_DIR',
-  );
-};
+export const scraperTokenKeysFromEnvironment = (env: Env = process.env) =>
+  signingKeysFromEnvironment(RPA_TOKEN_KEYS, env);
 
-let resolved: Promise<Buffer[]> | undefined;
-
-/** Resolved once per container; a failed load is retried on the next call rather than cached. */
-export const scraperTokenKeys = (): Promise<Buffer[]> => {
-  resolved ??= scraperTokenKeysFromEnvironment().catch((error) => {
-    resolved = undefined;
-    throw error;
-  });
-  return resolved;
-};
+/** The token keys of this container. */
+export const scraperTokenKeys = signingKeysOnce(RPA_TOKEN_KEYS);
 
 /** A key's id in the token header: which of the rotation's keys signed it (a hash prefix, not the key). */
 const keyIdOf = (key: Buffer) => createHash('sha256').update(key).digest('base64url').slice(0, 12);
