@@ -1,17 +1,17 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { hashApiKey, looksLikeApiKey } from '#lib/tenancy/api-keys';
+import { authenticate } from '#lib/tenancy/authentication';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 
 /**
- * Lambda REQUEST authorizer: x-api-key → clientId in the request context. Throwing
- * 'Unauthorized' is API Gateway's contract for a 401. The policy covers the whole API so that a
- * cached result serves every route; tenancy is enforced by the keys handlers derive from clientId.
+ * Lambda REQUEST authorizer: x-api-key → clientId in the request context (and keyId, for the access
+ * log). Unknown, revoked and expired keys alike are a 401: throwing 'Unauthorized' is API Gateway's
+ * contract for one. The policy covers the whole API so that a cached result serves every route;
+ * tenancy is enforced by the keys handlers derive from clientId.
  */
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
-  if (!looksLikeApiKey(header)) throw new Error('Unauthorized');
-  const key = await dynamoTenantStore.findApiKey(hashApiKey(header));
-  if (!key || key.revokedAt) throw new Error('Unauthorized');
+  const key = await authenticate(dynamoTenantStore, header);
+  if (!key) throw new Error('Unauthorized');
   const [arnPrefix, stage] = event.methodArn.split('/');
   return {
     principalId: key.clientId,

@@ -5,7 +5,7 @@ import { ObjectCreatedTriggers } from '#infra/constructs/object-created-triggers
 import { bindRouteAccess } from '#infra/constructs/route-access';
 import { ServiceApi } from '#infra/constructs/service-api';
 import { ServiceFunction } from '#infra/constructs/service-function';
-import { bindTable } from '#infra/constructs/service-table';
+import { bindApiKeyUsage, bindTable } from '#infra/constructs/service-table';
 import type { DataStack } from '#infra/data-stack';
 import { type EventFunction, functionNameOf, type Route } from '#lib/routes';
 
@@ -35,6 +35,7 @@ export class ApiStack extends Stack {
 
     const authorizer = new ServiceFunction(this, 'Authorizer', { handler: 'authorizer', invocation: 'api', logKey });
     bindTable(authorizer, data.table, 'read');
+    bindApiKeyUsage(authorizer, data.table);
     this.api = new ServiceApi(this, 'Api', { authorizer, logKey });
 
     for (const route of props.routes) {

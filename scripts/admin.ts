@@ -3,19 +3,24 @@
  *
  * Target: the running local stack by default (found through .local/stack.json, written by
  * `npm start`; LOCAL_STATE_DIR moves it), or AWS with ADMIN_TARGET=aws, TABLE_NAME and the usual
- * AWS credential chain. Tenants are provisioned by operators only: none of this is an API route.
+ * AWS credential chain (and REST_API_ID, so that revoke-api-key flushes the authorizer cache).
+ * Tenants are provisioned by operators only: none of this is an API route.
  * npm prints its own banner on stdout; `npm run -s admin -- …` leaves only the JSON.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const usage = `Usage: npm run admin -- <command>
-  create-client <name>                                   → {"clientId","apiKey"}
-  create-api-key <clientId>                              → {"clientId","keyId","apiKey"}
-  revoke-api-key <apiKey>                                → {"revoked":true}
+  create-client <name> [--expires-in <duration>]         → {"clientId","keyId","apiKey"[,"expiresAt"]}
+  create-api-key <clientId> [--expires-in <duration>]    → {"clientId","keyId","apiKey"[,"expiresAt"]}
+  list-api-keys <clientId>                               → {"clientId","apiKeys":[{"keyId","state",…}]}
+  revoke-api-key <clientId> <keyId>                      → {"revoked":true,…,"authorizerCacheFlushed"}
+  revoke-api-key <apiKey>                                (a leaked key whose id is not at hand)
   create-organization <clientId> <name>                  → {"organizationId"}
   create-client-user <clientId> <organizationId> <clientUserId>
-Target: the local stack (npm start) by default; ADMIN_TARGET=aws with TABLE_NAME for AWS.`;
+<duration>: whole hours or days, 1h to 365d (e.g. 12h, 90d); keys do not expire without it.
+Target: the local stack (npm start) by default; ADMIN_TARGET=aws with TABLE_NAME for AWS, and REST_API_ID
+(API_STAGE, default prod) so that revoke-api-key flushes the stage's authorizer cache.`;
 
 const fail = (message: string): never => {
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);
@@ -33,11 +38,25 @@ const targetEnvironment = () => {
   Object.assign(process.env, (JSON.parse(readFileSync(stackFile, 'utf8')) as { env: Record<string, string> }).env);
 };
 
-const [command, ...args] = process.argv.slice(2);
-const need = (count: number) => {
+const [command, ...argv] = process.argv.slice(2);
+/** Positional arguments, and the one option some commands take. */
+const args: string[] = [];
+let expiresIn: string | undefined;
+for (let i = 0; i < argv.length; i++) {
+  const arg = argv[i]!;
+  if (arg === '--expires-in' || arg.startsWith('--expires-in=')) {
+    expiresIn = arg === '--expires-in' ? (argv[++i] ?? '') : arg.slice('--expires-in='.length);
+  } else if (arg.startsWith('--')) {
+    fail(`Unknown option ${arg}.\n${usage}`);
+  } else {
+    args.push(arg);
+  }
+}
+const need = (count: number, { expiring = false } = {}) => {
   if (args.length !== count || args.some((arg) => arg.trim() === ''))
     fail(`${command} takes ${count} argument(s).\n${usage}`);
-  return args as string[];
+  if (expiresIn !== undefined && !expiring) fail(`${command} takes no --expires-in.\n${usage}`);
+  return args;
 };
 
 if (!command || command === 'help' || command === '--help') {
@@ -51,10 +70,28 @@ const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
 const { provisioning } = await import('#lib/tenancy/provisioning');
 const admin = provisioning(dynamoTenantStore);
 
+/** Revocation takes effect at once in the table; the gateway's cached answers are flushed on AWS. */
+const flushAfterRevocation = async () => {
+  const { flushAuthorizerCache, noCacheToFlush } = await import('#lib/tenancy/authorizer-cache');
+  if (process.env.ADMIN_TARGET !== 'aws') return noCacheToFlush('local');
+  const restApiId = process.env.REST_API_ID;
+  if (!restApiId) return noCacheToFlush('no-rest-api-id');
+  const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
+  return flushAuthorizerCache(new APIGatewayClient({}), { restApiId, stageName: process.env.API_STAGE || 'prod' });
+};
+
+const revoke = async () => {
+  // One argument is the compatible form: the key itself. Two are the client and the key's id.
+  const [first, keyId] = args.length === 1 ? need(1) : need(2);
+  const revoked = keyId ? await admin.revokeApiKey(first!, keyId) : await admin.revokeApiKeyByValue(first!);
+  return { ...revoked, ...(await flushAfterRevocation()) };
+};
+
 const commands: Record<string, () => Promise<unknown>> = {
-  'create-client': async () => admin.createClient(need(1)[0]!),
-  'create-api-key': async () => admin.createApiKey(need(1)[0]!),
-  'revoke-api-key': async () => admin.revokeApiKey(need(1)[0]!),
+  'create-client': async () => admin.createClient(need(1, { expiring: true })[0]!, { expiresIn }),
+  'create-api-key': async () => admin.createApiKey(need(1, { expiring: true })[0]!, undefined, { expiresIn }),
+  'list-api-keys': async () => admin.listApiKeys(need(1)[0]!),
+  'revoke-api-key': revoke,
   'create-organization': async () => {
     const [clientId, name] = need(2);
     return admin.createOrganization(clientId!, name!);

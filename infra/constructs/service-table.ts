@@ -87,3 +87,28 @@ export const bindTable = (fn: ServiceFunction, { table, encryptionKey }: Service
     }),
   );
 };
+
+/**
+ * The authorizer's one write: lastUsedAt on API-key items (partition key `APIKEY#…`), and no other
+ * attribute; the keys must be listed since DynamoDB counts them among a request's attributes.
+ */
+export const bindApiKeyUsage = (fn: ServiceFunction, { table, encryptionKey }: ServiceTable) => {
+  fn.role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEY.partition, TABLE_KEY.sort, 'lastUsedAt'] },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+      },
+    }),
+  );
+  fn.role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['kms:Encrypt', 'kms:GenerateDataKey'],
+      resources: [encryptionKey.keyArn],
+      conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Aws.REGION}.amazonaws.com` } },
+    }),
+  );
+};

@@ -3,7 +3,8 @@ import { attr, defineEntity } from './define-entity.ts';
 
 /*
  * Tenants: written whole by operators (a put is a creation, or a client user's move), so each item's
- * version and updatedAt are derived: 1 and its creation time. Revoking an API key is the one update.
+ * version and updatedAt are derived: 1 and its creation time. Revoking an API key is the one update;
+ * the authorizer's lastUsedAt stamp is bookkeeping, not a change of the key, and leaves both alone.
  */
 const created = {
   version: () => 1,
@@ -44,7 +45,7 @@ export const clientUserEntity = defineEntity<ClientUserRecord>()({
 
 /**
  * An API key, found by the SHA-256 of the presented key: the one key not under its client, since it
- * is how the authorizer finds the client. GSI1 lists a client's keys (for revocation by client).
+ * is how the authorizer finds the client. GSI1 lists a client's keys (listing, revocation by id).
  */
 export const apiKeyEntity = defineEntity<ApiKeyRecord>()({
   name: 'ApiKey',
@@ -55,6 +56,8 @@ export const apiKeyEntity = defineEntity<ApiKeyRecord>()({
     clientId: attr.string(),
     createdAt: attr.string(),
     revokedAt: attr.optional(attr.string()),
+    expiresAt: attr.optional(attr.string()),
+    lastUsedAt: attr.optional(attr.string()),
   },
   derived: created,
 });

@@ -1,10 +1,11 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import type { TableKey } from '#lib/entities/define-entity';
 import { apiKeyEntity, clientEntity, clientUserEntity, organizationEntity } from '#lib/entities/tenancy';
-import type { TenantStore } from './tenant-store.ts';
+import { GSI1 } from '#lib/table';
+import type { ApiKeyRecord, TenantStore } from './tenant-store.ts';
 
 /** The record of `entity` that `values` name, if it exists. */
 const get = async <R, V>(
@@ -15,6 +16,27 @@ const get = async <R, V>(
     new GetCommand({ TableName: tableName(), Key: entity.key(values), ConsistentRead: true }),
   );
   return Item ? entity.fromItem(Item) : undefined;
+};
+
+/** Access pattern 2: a client's keys through gsi1, every page (a client has a handful). */
+const listApiKeys = async (clientId: string): Promise<ApiKeyRecord[]> => {
+  const keys: ApiKeyRecord[] = [];
+  let after: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: GSI1.name,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': GSI1.partition },
+        ExpressionAttributeValues: { ':pk': apiKeyEntity.keys.gsi1pk.render({ clientId }) },
+        ExclusiveStartKey: after,
+      }),
+    );
+    keys.push(...(page.Items ?? []).map((item) => apiKeyEntity.fromItem(item)));
+    after = page.LastEvaluatedKey;
+  } while (after);
+  return keys;
 };
 
 const put = (item: Record<string, unknown>) => dynamo.send(new PutCommand({ TableName: tableName(), Item: item }));
@@ -29,6 +51,7 @@ export const dynamoTenantStore: TenantStore = {
     await put(apiKeyEntity.toItem(key));
   },
   findApiKey: (keyHash) => get(apiKeyEntity, { keyHash }),
+  listApiKeys,
   revokeApiKey: async (keyHash, revokedAt) => {
     try {
       await dynamo.send(
@@ -38,6 +61,24 @@ export const dynamoTenantStore: TenantStore = {
           UpdateExpression: 'SET revokedAt = :at, updatedAt = :at ADD version :one',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':at': revokedAt, ':one': 1 },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+  // Touches lastUsedAt alone (not version or updatedAt): the authorizer's IAM allows no other attribute.
+  recordApiKeyUse: async (keyHash, usedAt, staleBefore) => {
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: apiKeyEntity.key({ keyHash }),
+          UpdateExpression: 'SET lastUsedAt = :at',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
+          ExpressionAttributeValues: { ':at': usedAt, ':stale': staleBefore },
         }),
       );
       return true;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { generateApiKey, hashApiKey } from './api-keys.ts';
+import { apiKeyState, generateApiKey, hashApiKey, parseExpiresIn } from './api-keys.ts';
 import type { TenantStore } from './tenant-store.ts';
 
 /**
@@ -7,26 +7,64 @@ import type { TenantStore } from './tenant-store.ts';
  * tenants are created by us, not by clients.
  */
 export const provisioning = (store: TenantStore) => ({
-  async createClient(name: string, options: { clientId?: string; apiKey?: string } = {}) {
+  async createClient(name: string, options: { clientId?: string; apiKey?: string; expiresIn?: string } = {}) {
+    // Checked before anything is written, so a bad expiry leaves no client without a key behind.
+    if (options.expiresIn !== undefined) parseExpiresIn(options.expiresIn);
     const clientId = options.clientId ?? randomUUID();
     const createdAt = new Date().toISOString();
     await store.putClient({ clientId, name, createdAt });
-    const { apiKey } = await this.createApiKey(clientId, options.apiKey);
-    return { clientId, apiKey };
+    const { keyId, apiKey, expiresAt } = await this.createApiKey(clientId, options.apiKey, options);
+    return { clientId, keyId, apiKey, ...(expiresAt ? { expiresAt } : {}) };
   },
 
-  async createApiKey(clientId: string, presetKey?: string) {
+  /** A new key, shown once; with `expiresIn` (`90d`, `12h`) the authorizer refuses it from then on. */
+  async createApiKey(clientId: string, presetKey?: string, options: { expiresIn?: string } = {}) {
+    const lifetime = options.expiresIn === undefined ? undefined : parseExpiresIn(options.expiresIn);
     if (!(await store.getClient(clientId))) throw new Error(`Unknown client ${clientId}`);
     const apiKey = presetKey ?? generateApiKey();
     const keyId = randomUUID();
-    await store.putApiKey({ keyHash: hashApiKey(apiKey), keyId, clientId, createdAt: new Date().toISOString() });
-    return { clientId, keyId, apiKey };
+    const now = new Date();
+    const expiresAt = lifetime === undefined ? undefined : new Date(now.getTime() + lifetime).toISOString();
+    await store.putApiKey({ keyHash: hashApiKey(apiKey), keyId, clientId, createdAt: now.toISOString(), expiresAt });
+    return { clientId, keyId, apiKey, ...(expiresAt ? { expiresAt } : {}) };
   },
 
-  async revokeApiKey(apiKey: string) {
-    const revoked = await store.revokeApiKey(hashApiKey(apiKey), new Date().toISOString());
-    if (!revoked) throw new Error('Unknown API key');
-    return { revoked: true };
+  /** A client's keys, oldest first, with their state: never the key or its hash. */
+  async listApiKeys(clientId: string) {
+    if (!(await store.getClient(clientId))) throw new Error(`Unknown client ${clientId}`);
+    const now = new Date();
+    const keys = (await store.listApiKeys(clientId)).sort(
+      (a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId),
+    );
+    return {
+      clientId,
+      apiKeys: keys.map((key) => ({
+        keyId: key.keyId,
+        state: apiKeyState(key, now),
+        createdAt: key.createdAt,
+        lastUsedAt: key.lastUsedAt ?? null,
+        expiresAt: key.expiresAt ?? null,
+        revokedAt: key.revokedAt ?? null,
+      })),
+    };
+  },
+
+  /** Revokes one of a client's keys by its id (what list-api-keys and the access log show). */
+  async revokeApiKey(clientId: string, keyId: string) {
+    const key = (await store.listApiKeys(clientId)).find((candidate) => candidate.keyId === keyId);
+    if (!key || !(await store.revokeApiKey(key.keyHash, new Date().toISOString()))) {
+      throw new Error(`Unknown API key ${keyId} of client ${clientId}`);
+    }
+    return { revoked: true, clientId, keyId };
+  },
+
+  /** Revokes a key by its value: for a leaked key whose id nobody has at hand. */
+  async revokeApiKeyByValue(apiKey: string) {
+    const key = await store.findApiKey(hashApiKey(apiKey));
+    if (!key || !(await store.revokeApiKey(key.keyHash, new Date().toISOString()))) {
+      throw new Error('Unknown API key');
+    }
+    return { revoked: true, clientId: key.clientId, keyId: key.keyId };
   },
 
   async createOrganization(clientId: string, name: string, organizationId: string = randomUUID()) {

@@ -5,6 +5,10 @@ export interface ApiKeyRecord {
   clientId: string;
   createdAt: string;
   revokedAt?: string;
+  /** Refused by the authorizer from this instant on; no expiry when absent. */
+  expiresAt?: string;
+  /** When the authorizer last accepted it, to within LAST_USED_RESOLUTION_MS (api-keys.ts). */
+  lastUsedAt?: string;
 }
 
 export interface ClientRecord {
@@ -32,7 +36,14 @@ export interface TenantStore {
   getClient(clientId: string): Promise<ClientRecord | undefined>;
   putApiKey(key: ApiKeyRecord): Promise<void>;
   findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** Every key of a client, revoked and expired ones included. */
+  listApiKeys(clientId: string): Promise<ApiKeyRecord[]>;
   revokeApiKey(keyHash: string, revokedAt: string): Promise<boolean>;
+  /**
+   * Sets lastUsedAt to `usedAt` unless it is already at or after `staleBefore`: a conditional write,
+   * so concurrent authorizers record one use per window. False when another got there first.
+   */
+  recordApiKeyUse(keyHash: string, usedAt: string, staleBefore: string): Promise<boolean>;
   putOrganization(organization: OrganizationRecord): Promise<void>;
   getOrganization(clientId: string, organizationId: string): Promise<OrganizationRecord | undefined>;
   /** Creates or moves a client user; a client user belongs to exactly one organization. */

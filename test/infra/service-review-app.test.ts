@@ -99,9 +99,26 @@ describe('least privilege', () => {
     }
   });
 
-  it('gives the authorizer read access to the table and nothing else', () => {
-    const actions = actionsOf(statementsOf(synthesized.apiTemplate, functionNamed('Authorizer')));
-    expect(actions).toEqual(expectedActions({ table: 'read' }));
+  it('gives the authorizer read access to the table and one write: lastUsedAt on API-key items', () => {
+    const statements = statementsOf(synthesized.apiTemplate, functionNamed('Authorizer'));
+    expect(actionsOf(statements)).toEqual(
+      [...expectedActions({ table: 'read' }), 'dynamodb:UpdateItem', 'kms:Encrypt', 'kms:GenerateDataKey'].sort(),
+    );
+    const tableWrites = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+    const writes = statements.filter((statement) => statement.actions.some((action) => tableWrites.includes(action)));
+    expect(writes).toEqual([
+      {
+        actions: ['dynamodb:UpdateItem'],
+        resources: expect.stringContaining(logicalIdOf(synthesized.data.table.table)),
+        condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'lastUsedAt'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        },
+      },
+    ]);
+    // The table itself, not its index: no write goes through an index.
+    expect(writes[0]?.resources).not.toContain('/index/');
   });
 
   it('grants each event function exactly its declared access plus its dead-letter queue', () => {
@@ -496,5 +513,10 @@ describe('REST API', () => {
     const accessLogFormat = Object.values(format)[0]?.Properties.AccessLogSetting.Format as string;
     expect(() => JSON.parse(accessLogFormat)).not.toThrow();
     expect(accessLogFormat).not.toContain('$context.path');
+    // Who called: the client and which of its keys (never the key), from the authorizer's context.
+    expect(JSON.parse(accessLogFormat)).toMatchObject({
+      clientId: '$context.authorizer.clientId',
+      keyId: '$context.authorizer.keyId',
+    });
   });
 });

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
+import { hashApiKey } from '#lib/tenancy/api-keys';
+import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { call } from '#test/support/api';
 
 const run = promisify(execFile);
@@ -18,27 +20,146 @@ const admin = async (...args: string[]) => {
   return JSON.parse(stdout);
 };
 
+const failureOf = (...args: string[]) =>
+  admin(...args).then(
+    () => expect.unreachable(`${args[0]} should have failed`),
+    (error) => ({ code: error.code, error: JSON.parse(error.stderr) }),
+  );
+const schemas = (apiKey: string) => call('GET', '/api/external/v1.1/Schemas', { apiKey });
+
 describe('admin CLI (npm run admin -- …)', () => {
-  it('provisions a client, organization and client user, and revokes a key', async () => {
+  it('provisions a client, organization and client user, and revokes a key by its id', async () => {
     const client = await admin('create-client', 'CLI Partner');
-    expect(Object.keys(client)).toEqual(['clientId', 'apiKey']);
+    expect(Object.keys(client)).toEqual(['clientId', 'keyId', 'apiKey']);
     expect(client.apiKey).toMatch(/^srk_[A-Za-z0-9_-]{43}$/);
-    expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey: client.apiKey })).status).toBe(200);
+    expect(client.keyId).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await schemas(client.apiKey)).status).toBe(200);
 
     const organization = await admin('create-organization', client.clientId, 'CLI Clinic');
     expect(Object.keys(organization)).toEqual(['organizationId']);
     const user = await admin('create-client-user', client.clientId, organization.organizationId, 'cli-user');
     expect(user).toMatchObject({ clientUserId: 'cli-user', organizationId: organization.organizationId });
 
-    expect(await admin('revoke-api-key', client.apiKey)).toEqual({ revoked: true });
-    expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey: client.apiKey })).status).toBe(401);
+    expect(await admin('revoke-api-key', client.clientId, client.keyId)).toEqual({
+      revoked: true,
+      clientId: client.clientId,
+      keyId: client.keyId,
+      authorizerCacheFlushed: false,
+      reason: 'local stack has no authorizer cache',
+    });
+    expect((await schemas(client.apiKey)).status).toBe(401);
+  });
+
+  it('still revokes by the key itself, for a leaked key whose id is not at hand', async () => {
+    const client = await admin('create-client', 'CLI Leaky Partner');
+    expect(await admin('revoke-api-key', client.apiKey)).toMatchObject({
+      revoked: true,
+      clientId: client.clientId,
+      keyId: client.keyId,
+      authorizerCacheFlushed: false,
+    });
+    expect((await schemas(client.apiKey)).status).toBe(401);
+  });
+
+  it('creates expiring keys, and lists keys with their state but never the key or its hash', async () => {
+    const before = Date.now();
+    const client = await admin('create-client', 'CLI Expiring Partner', '--expires-in', '90d');
+    expect(Object.keys(client)).toEqual(['clientId', 'keyId', 'apiKey', 'expiresAt']);
+    const ninetyDays = 90 * 86_400_000;
+    expect(Date.parse(client.expiresAt)).toBeGreaterThanOrEqual(before + ninetyDays);
+    expect(Date.parse(client.expiresAt)).toBeLessThanOrEqual(Date.now() + ninetyDays);
+
+    const rotated = await admin('create-api-key', client.clientId, '--expires-in=12h');
+    expect(Date.parse(rotated.expiresAt) - Date.parse(client.expiresAt)).toBeLessThan(-80 * 86_400_000);
+    const forever = await admin('create-api-key', client.clientId);
+    expect(Object.keys(forever)).toEqual(['clientId', 'keyId', 'apiKey']);
+    expect((await schemas(rotated.apiKey)).status).toBe(200);
+    await admin('revoke-api-key', client.clientId, forever.keyId);
+
+    const listed = await admin('list-api-keys', client.clientId);
+    expect(listed.clientId).toBe(client.clientId);
+    expect(listed.apiKeys).toHaveLength(3);
+    const byId = Object.fromEntries(listed.apiKeys.map((key: { keyId: string }) => [key.keyId, key]));
+    expect(byId[client.keyId]).toEqual({
+      keyId: client.keyId,
+      state: 'active',
+      createdAt: expect.any(String),
+      lastUsedAt: null,
+      expiresAt: client.expiresAt,
+      revokedAt: null,
+    });
+    expect(byId[rotated.keyId]).toMatchObject({ state: 'active', lastUsedAt: expect.any(String) });
+    expect(byId[forever.keyId]).toMatchObject({ state: 'revoked', expiresAt: null, revokedAt: expect.any(String) });
+
+    const text = JSON.stringify(listed);
+    for (const { apiKey } of [client, rotated, forever]) {
+      expect(text).not.toContain(apiKey.slice(4));
+      expect(text).not.toContain(hashApiKey(apiKey));
+    }
+    expect(text).not.toContain('keyHash');
+  });
+
+  it('lists an expired key as expired', async () => {
+    const client = await admin('create-client', 'CLI Lapsed Partner');
+    const apiKey = 'srk_cliLapsedKeyNeverHandedToAnyone0123456789';
+    await dynamoTenantStore.putApiKey({
+      keyHash: hashApiKey(apiKey),
+      keyId: 'lapsed-key',
+      clientId: client.clientId,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      expiresAt: '2026-01-02T00:00:00.000Z',
+    });
+    const { apiKeys } = await admin('list-api-keys', client.clientId);
+    expect(apiKeys.map((key: { keyId: string; state: string }) => [key.keyId, key.state])).toEqual([
+      ['lapsed-key', 'expired'],
+      [client.keyId, 'active'],
+    ]);
   });
 
   it('fails with a JSON error and exit code 1 on bad input', async () => {
-    const failure = await admin('create-organization', 'no-such-client', 'X').catch((error) => error);
-    expect(failure.code).toBe(1);
-    expect(JSON.parse(failure.stderr)).toEqual({ error: 'Unknown client no-such-client' });
-    const unknown = await admin('revoke-api-key', 'srk_neverIssued').catch((error) => error);
-    expect(JSON.parse(unknown.stderr)).toEqual({ error: 'Unknown API key' });
+    expect(await failureOf('create-organization', 'no-such-client', 'X')).toEqual({
+      code: 1,
+      error: { error: 'Unknown client no-such-client' },
+    });
+    expect(await failureOf('revoke-api-key', 'srk_neverIssued')).toEqual({
+      code: 1,
+      error: { error: 'Unknown API key' },
+    });
+    expect(await failureOf('list-api-keys', 'no-such-client')).toEqual({
+      code: 1,
+      error: { error: 'Unknown client no-such-client' },
+    });
+  });
+
+  it("refuses to revoke an unknown key id, or another client's key by its id", async () => {
+    const [a, b] = [await admin('create-client', 'CLI Partner A'), await admin('create-client', 'CLI Partner B')];
+    expect(await failureOf('revoke-api-key', a.clientId, 'no-such-key')).toEqual({
+      code: 1,
+      error: { error: `Unknown API key no-such-key of client ${a.clientId}` },
+    });
+    expect(await failureOf('revoke-api-key', a.clientId, b.keyId)).toEqual({
+      code: 1,
+      error: { error: `Unknown API key ${b.keyId} of client ${a.clientId}` },
+    });
+    expect((await schemas(b.apiKey)).status).toBe(200);
+  });
+
+  it('refuses a bad --expires-in before writing anything, and the option where it means nothing', async () => {
+    for (const bad of ['0d', '1w']) {
+      const failure = await failureOf('create-client', 'CLI Never Created', '--expires-in', bad);
+      expect(failure.code).toBe(1);
+      expect(failure.error.error).toMatch(
+        /^--expires-in takes whole hours or days \(e\.g\. 12h, 90d\), from 1h to 365d/,
+      );
+    }
+    const client = await admin('create-client', 'CLI Partner C');
+    expect((await failureOf('create-api-key', client.clientId, '--expires-in', '400d')).code).toBe(1);
+    expect((await admin('list-api-keys', client.clientId)).apiKeys).toHaveLength(1);
+    expect((await failureOf('list-api-keys', client.clientId, '--expires-in', '1d')).error.error).toMatch(
+      /^list-api-keys takes no --expires-in/,
+    );
+    expect((await failureOf('create-api-key', client.clientId, '--expires')).error.error).toMatch(
+      /^Unknown option --expires\./,
+    );
   });
 });

@@ -1,7 +1,8 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
-import { hashApiKey } from '#lib/tenancy/api-keys';
+import { apiKeyEntity } from '#lib/entities/tenancy';
+import { hashApiKey, LAST_USED_RESOLUTION_MS } from '#lib/tenancy/api-keys';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
 
@@ -52,13 +53,69 @@ describe('authentication (x-api-key → Lambda authorizer)', () => {
   });
 
   it('accepts a valid key, then refuses it once revoked', async () => {
-    const { clientId, apiKey } = await tenant.admin.createApiKey(tenant.clientId);
+    const { clientId, keyId, apiKey } = await tenant.admin.createApiKey(tenant.clientId);
     expect(clientId).toBe(tenant.clientId);
     expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey })).status).toBe(200);
-    await tenant.admin.revokeApiKey(apiKey);
-    expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey })).status).toBe(401);
+    await tenant.admin.revokeApiKey(tenant.clientId, keyId);
+    const refused = await call('GET', '/api/external/v1.1/Schemas', { apiKey });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual(unauthorized);
     // Other keys of the same client keep working.
     expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey: tenant.apiKey })).status).toBe(200);
+  });
+
+  it('accepts a key until it expires, then answers 401 as for any other bad key', async () => {
+    const { apiKey, keyId } = await tenant.admin.createApiKey(tenant.clientId, undefined, { expiresIn: '1h' });
+    expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey })).status).toBe(200);
+    // Move its expiry into the past, as an hour's wait would.
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME,
+        Key: apiKeyEntity.key({ keyHash: hashApiKey(apiKey) }),
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
+    const refused = await call('GET', '/api/external/v1.1/Schemas', { apiKey });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual(unauthorized);
+    expect((await tenant.admin.listApiKeys(tenant.clientId)).apiKeys.find((key) => key.keyId === keyId)).toMatchObject({
+      state: 'expired',
+    });
+  });
+
+  it('records when a key was last used, at most once per window', async () => {
+    const { apiKey } = await tenant.admin.createApiKey(tenant.clientId);
+    const key = apiKeyEntity.key({ keyHash: hashApiKey(apiKey) });
+    const stored = async () =>
+      (await dynamo.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: key, ConsistentRead: true })))
+        .Item as Record<string, string>;
+    expect((await stored()).lastUsedAt).toBeUndefined();
+
+    const before = new Date().toISOString();
+    expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey })).status).toBe(200);
+    const first = await stored();
+    expect(first.lastUsedAt! >= before && first.lastUsedAt! <= new Date().toISOString()).toBe(true);
+
+    // Within the window: no write at all (the item is untouched, lastUsedAt included).
+    for (let i = 0; i < 3; i++) expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey })).status).toBe(200);
+    expect(await stored()).toEqual(first);
+
+    // Once the stamp is older than the window, the next use moves it.
+    const stale = new Date(Date.now() - LAST_USED_RESOLUTION_MS - 1000).toISOString();
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME,
+        Key: key,
+        UpdateExpression: 'SET lastUsedAt = :stale',
+        ExpressionAttributeValues: { ':stale': stale },
+      }),
+    );
+    expect((await call('GET', '/api/external/v1.1/Schemas', { apiKey })).status).toBe(200);
+    const moved = await stored();
+    expect(moved.lastUsedAt! > first.lastUsedAt!).toBe(true);
+    // Bookkeeping, not a change of the key: the rest of the item (version, updatedAt) stays as it was.
+    expect({ ...moved, lastUsedAt: undefined }).toEqual({ ...first, lastUsedAt: undefined });
   });
 });
 

@@ -326,6 +326,9 @@ describe('tenant entities', () => {
     });
     expect(apiKeyEntity.fromItem(item)).toStrictEqual(key);
     expect(apiKeyEntity.fromItem({ ...item, revokedAt: t1, version: 2 })).toStrictEqual({ ...key, revokedAt: t1 });
+    const expiring = { ...key, expiresAt: t1, lastUsedAt: t0 };
+    expect(apiKeyEntity.toItem(expiring)).toStrictEqual({ ...item, expiresAt: t1, lastUsedAt: t0 });
+    expect(apiKeyEntity.fromItem(apiKeyEntity.toItem(expiring))).toStrictEqual(expiring);
   });
 });
 
