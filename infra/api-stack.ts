@@ -5,9 +5,8 @@ import { ObjectCreatedTriggers } from '#infra/constructs/object-created-triggers
 import { bindRouteAccess } from '#infra/constructs/route-access';
 import { ServiceApi } from '#infra/constructs/service-api';
 import { ServiceFunction } from '#infra/constructs/service-function';
-import { bindApiKeyUsage, bindTable } from '#infra/constructs/service-table';
 import type { DataStack } from '#infra/data-stack';
-import { type EventFunction, functionNameOf, type Route } from '#lib/routes';
+import { authorizerAccess, type EventFunction, functionNameOf, type Route } from '#lib/routes';
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
@@ -34,8 +33,7 @@ export class ApiStack extends Stack {
     const logKey = data.keys.data;
 
     const authorizer = new ServiceFunction(this, 'Authorizer', { handler: 'authorizer', invocation: 'api', logKey });
-    bindTable(authorizer, data.table, 'read');
-    bindApiKeyUsage(authorizer, data.table);
+    bindRouteAccess(authorizer, authorizerAccess, data);
     this.api = new ServiceApi(this, 'Api', { authorizer, logKey });
 
     for (const route of props.routes) {

@@ -2,6 +2,7 @@ import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { AutomationStateMachine } from '#infra/constructs/automation-state-machine';
+import { secretsReaderRoleName } from '#infra/constructs/encryption-keys';
 import { bindRouteAccess } from '#infra/constructs/route-access';
 import { ServiceFunction, type ServiceFunctionProps } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
@@ -63,6 +64,8 @@ export class AutomationStack extends Stack {
         invocation: 'task',
         logKey,
         ...SIZING[task.worker],
+        // The secrets key's policy names its readers (encryption-keys.ts).
+        ...(task.access.secrets === 'decrypt' ? { roleName: secretsReaderRoleName(this.stackName, task.name) } : {}),
       });
       bindRouteAccess(fn, task.access, data);
       this.functions[task.name] = fn;

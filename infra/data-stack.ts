@@ -1,9 +1,11 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { AttachmentsBucket } from '#infra/constructs/attachments-bucket';
-import { EncryptionKeys } from '#infra/constructs/encryption-keys';
+import { EncryptionKeys, type EncryptionKeysProps } from '#infra/constructs/encryption-keys';
 import { ServiceTable } from '#infra/constructs/service-table';
 import { SigningSecret } from '#infra/constructs/signing-secret';
+
+export interface DataStackProps extends StackProps, EncryptionKeysProps {}
 
 /**
  * Everything that holds PHI or keys to it: the KMS keys, the table and the attachments bucket.
@@ -17,9 +19,10 @@ export class DataStack extends Stack {
   readonly cursorSigning: SigningSecret;
   readonly rpaTokens: SigningSecret;
 
-  constructor(scope: Construct, id: string, props: StackProps = {}) {
-    super(scope, id, { terminationProtection: true, ...props });
-    this.keys = new EncryptionKeys(this, 'Keys');
+  constructor(scope: Construct, id: string, props: DataStackProps) {
+    const { secretsReaderRoleNames, ...stackProps } = props;
+    super(scope, id, { terminationProtection: true, ...stackProps });
+    this.keys = new EncryptionKeys(this, 'Keys', { secretsReaderRoleNames });
     this.table = new ServiceTable(this, 'Table', { encryptionKey: this.keys.data });
     this.attachments = new AttachmentsBucket(this, 'Attachments', { encryptionKey: this.keys.data });
     this.cursorSigning = new SigningSecret(this, 'CursorSigning', {

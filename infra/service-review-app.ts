@@ -2,6 +2,7 @@ import { App, type Environment, type Stage, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, HIPAASecurityChecks } from 'cdk-nag';
 import { ApiStack } from '#infra/api-stack';
 import { AutomationStack } from '#infra/automation-stack';
+import { secretsReaderRoleName } from '#infra/constructs/encryption-keys';
 import { DataStack } from '#infra/data-stack';
 import {
   type AutomationTask,
@@ -23,6 +24,9 @@ export interface ServiceReviewAppOptions {
   automationTasks?: readonly AutomationTask[];
 }
 
+/** The automation stack's name (its id at the app's top level), which names its secrets readers' roles. */
+const AUTOMATION_STACK = 'ServiceReviewAutomation';
+
 /**
  * cdk-nag's AwsSolutions and HIPAA Security packs as CDK validation plugins: a finding not
  * acknowledged (with a reason) on its resource or an ancestor fails synthesis.
@@ -39,15 +43,20 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
   const app = new App({ context: cdkJson.context, outdir: options.outdir });
   addComplianceChecks(app);
   const env = options.env;
+  const tasks = options.automationTasks ?? automationTasks;
   const data = new DataStack(app, 'ServiceReviewData', {
     env,
     description: 'Service review: keys, table, attachments',
+    // The browser workers, named ahead of their stack: the secrets key lets nobody else decrypt.
+    secretsReaderRoleNames: tasks
+      .filter((task) => task.access.secrets === 'decrypt')
+      .map((task) => secretsReaderRoleName(AUTOMATION_STACK, task.name)),
   });
-  const automation = new AutomationStack(app, 'ServiceReviewAutomation', {
+  const automation = new AutomationStack(app, AUTOMATION_STACK, {
     env,
     description: 'Service review: automation (state machines, portal workers)',
     data,
-    tasks: options.automationTasks ?? automationTasks,
+    tasks,
   });
   const api = new ApiStack(app, 'ServiceReviewApi', {
     env,

@@ -12,9 +12,31 @@
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * DynamoDB actions on the service table. Each row lists exactly the calls its handler's stores make
+ * (the table of docs/infrastructure.md derives every row): GetItem (every `get`), BatchGetItem (the
+ * RPA runs of a batch), Query (a key's items: attachments of a request, runs of a request), PutItem
+ * (conditional puts: creates and versioned updates), UpdateItem (in-place updates, attachment slots),
+ * DeleteItem (attachments, portal accounts). Idempotent POSTs add Powertools' record calls: GetItem,
+ * PutItem, UpdateItem, DeleteItem.
+ */
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+
+export interface TableAccess {
+  /** On the table's own items. */
+  actions: readonly TableAction[];
+  /** Query on gsi1 (portal accounts by organization): the only use of the index. */
+  queryIndex?: true;
+  /** Only items whose partition key matches one of these patterns (`dynamodb:LeadingKeys`). */
+  leadingKeys?: readonly string[];
+}
+
+/** The actions that write: with them, DynamoDB also needs the data key to encrypt. */
+export const TABLE_WRITE_ACTIONS: readonly TableAction[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
+
 /** What a route's function may touch; the CDK construct turns this into least-privilege grants. */
 export interface RouteAccess {
-  table?: 'read' | 'readWrite';
+  table?: TableAccess;
   /** S3 actions on the client's prefix of the attachments bucket. */
   bucket?: Array<'read' | 'write' | 'delete' | 'presign'>;
   /**
@@ -50,6 +72,17 @@ export interface Route {
   auth?: 'scraper-token';
 }
 
+/** Powertools' idempotency records (lib/http/idempotency.ts): get, put, update, delete one record. */
+const IDEMPOTENT: readonly TableAction[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+
+/** The actions of `lists`, once each, in the order of TableAction. */
+const tableActions = (...lists: ReadonlyArray<readonly TableAction[]>): TableAction[] => {
+  const all = new Set(lists.flat());
+  return (['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] as const).filter((action) =>
+    all.has(action),
+  );
+};
+
 const v1 = '/api/external/v1';
 const v11 = '/api/external/v1.1';
 
@@ -62,37 +95,37 @@ const portalAccountRoutes: Route[] = [
     method: 'POST',
     path: `${v11}/Portals/accounts`,
     handler: 'portal-accounts/create-portal-account',
-    access: { table: 'readWrite', secrets: 'encrypt' },
+    access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) }, secrets: 'encrypt' },
   },
   {
     method: 'GET',
     path: `${v11}/Portals/accounts/{externalId}/list`,
     handler: 'portal-accounts/list-portal-accounts',
-    access: { table: 'read', cursors: 'sign' },
+    access: { table: { actions: ['GetItem'], queryIndex: true }, cursors: 'sign' },
   },
   {
     method: 'GET',
     path: `${v11}/Portals/accounts/{externalId}`,
     handler: 'portal-accounts/get-portal-account',
-    access: { table: 'read' },
+    access: { table: { actions: ['GetItem'] } },
   },
   {
     method: 'PUT',
     path: `${v11}/Portals/accounts/{externalId}`,
     handler: 'portal-accounts/replace-portal-account',
-    access: { table: 'readWrite', secrets: 'encrypt' },
+    access: { table: { actions: ['GetItem', 'PutItem'] }, secrets: 'encrypt' },
   },
   {
     method: 'DELETE',
     path: `${v11}/Portals/accounts/{externalId}`,
     handler: 'portal-accounts/delete-portal-account',
-    access: { table: 'readWrite' },
+    access: { table: { actions: ['GetItem', 'DeleteItem'] } },
   },
   {
     method: 'POST',
     path: `${v11}/Portals/accounts/filter`,
     handler: 'portal-accounts/filter-portal-accounts',
-    access: { table: 'read', cursors: 'sign' },
+    access: { table: { actions: ['GetItem'], queryIndex: true }, cursors: 'sign' },
   },
 ];
 
@@ -108,38 +141,38 @@ const rpaRoutes: Route[] = [
     method: 'POST',
     path: `${serviceReviews}/{requestExternalId}/rpa`,
     handler: 'rpa/issue-rpa-access-token',
-    access: { table: 'read', rpaTokens: 'sign' },
+    access: { table: { actions: ['GetItem'] }, rpaTokens: 'sign' },
   },
   {
     method: 'GET',
     path: `${serviceReviews}/{requestExternalId}/rpa/session`,
     handler: 'rpa/get-scraper-session',
-    access: { table: 'read', rpaTokens: 'verify', screenshots: ['read'] },
+    access: { table: { actions: ['GetItem', 'Query'] }, rpaTokens: 'verify', screenshots: ['read'] },
     auth: 'scraper-token',
   },
   {
     method: 'POST',
     path: `${serviceReviews}/{requestExternalId}/rpa/view-on-page`,
     handler: 'rpa/start-view-on-page',
-    access: { table: 'readWrite', automation: 'start' },
+    access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) }, automation: 'start' },
   },
   {
     method: 'GET',
     path: `${serviceReviews}/{requestExternalId}/rpa/runs/{runId}`,
     handler: 'rpa/get-rpa-run',
-    access: { table: 'read', automation: 'read' },
+    access: { table: { actions: ['GetItem'] }, automation: 'read' },
   },
   {
     method: 'POST',
     path: `${serviceReviews}/rpa/batch/check-auth-status`,
     handler: 'rpa/start-check-auth-status',
-    access: { table: 'readWrite', automation: 'start' },
+    access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) }, automation: 'start' },
   },
   {
     method: 'GET',
     path: `${serviceReviews}/rpa/batch/check-auth-status/{batchId}`,
     handler: 'rpa/get-check-auth-status',
-    access: { table: 'read', automation: 'read' },
+    access: { table: { actions: ['GetItem', 'BatchGetItem'] }, automation: 'read' },
   },
 ];
 
@@ -156,22 +189,32 @@ export const routes: readonly Route[] = [
     method: 'PUT',
     path: `${v1}/Requests/{appointmentId}`,
     handler: 'requests/upsert-request-v1',
-    access: { table: 'readWrite' },
+    access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] } },
   },
   {
     method: 'PATCH',
     path: `${v1}/Requests/{appointmentId}`,
     handler: 'requests/patch-request-v1',
-    access: { table: 'readWrite' },
+    access: { table: { actions: ['GetItem', 'PutItem'] } },
   },
-  { method: 'POST', path: `${v11}/Requests`, handler: 'requests/create-request', access: { table: 'readWrite' } },
+  {
+    method: 'POST',
+    path: `${v11}/Requests`,
+    handler: 'requests/create-request',
+    access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) } },
+  },
   {
     method: 'PUT',
     path: `${v11}/Requests/{externalId}`,
     handler: 'requests/replace-request',
-    access: { table: 'readWrite' },
+    access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] } },
   },
-  { method: 'GET', path: `${v11}/Requests/{externalId}`, handler: 'requests/get-request', access: { table: 'read' } },
+  {
+    method: 'GET',
+    path: `${v11}/Requests/{externalId}`,
+    handler: 'requests/get-request',
+    access: { table: { actions: ['GetItem'] } },
+  },
 
   // Attachments. `{externalId}` is the spec's {requestExternalId}. The presigned download
   // is executed with the signer's rights, hence `read`; `delete` removes every version of an object.
@@ -179,31 +222,34 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: `${v11}/Requests/{externalId}/Attachments`,
     handler: 'attachments/create-attachment',
-    access: { table: 'readWrite', bucket: ['write', 'presign', 'delete'] },
+    access: {
+      table: { actions: tableActions(['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], IDEMPOTENT) },
+      bucket: ['write', 'presign', 'delete'],
+    },
   },
   {
     method: 'GET',
     path: `${v11}/Requests/{externalId}/Attachments`,
     handler: 'attachments/list-attachments',
-    access: { table: 'read' },
+    access: { table: { actions: ['GetItem', 'Query'] } },
   },
   {
     method: 'GET',
     path: `${v11}/Requests/{externalId}/Attachments/{attachmentId}`,
     handler: 'attachments/get-attachment',
-    access: { table: 'read' },
+    access: { table: { actions: ['GetItem'] } },
   },
   {
     method: 'GET',
     path: `${v11}/Requests/{externalId}/Attachments/{attachmentId}/download`,
     handler: 'attachments/download-attachment',
-    access: { table: 'read', bucket: ['read'] },
+    access: { table: { actions: ['GetItem'] }, bucket: ['read'] },
   },
   {
     method: 'DELETE',
     path: `${v11}/Requests/{externalId}/Attachments/{attachmentId}`,
     handler: 'attachments/delete-attachment',
-    access: { table: 'readWrite', bucket: ['delete'] },
+    access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] }, bucket: ['delete'] },
   },
 
   // Portal accounts: v1.1, and the obsolete v1 mirror
@@ -238,7 +284,7 @@ export const eventFunctions: readonly EventFunction[] = [
     name: 'VerifyUploadedAttachment',
     handler: 'attachments/verify-uploaded-attachment',
     trigger: { s3ObjectCreated: {} },
-    access: { table: 'readWrite', bucket: ['read', 'delete'] },
+    access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] }, bucket: ['read', 'delete'] },
   },
 ];
 
@@ -265,23 +311,44 @@ export const automationTasks: readonly AutomationTask[] = [
     name: 'FillPortalForm',
     handler: 'rpa/fill-portal-form',
     worker: 'browser',
-    access: { table: 'readWrite', secrets: 'decrypt', screenshots: ['write'] },
+    access: {
+      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'], queryIndex: true },
+      secrets: 'decrypt',
+      screenshots: ['write'],
+    },
   },
   {
     name: 'CheckPortalStatus',
     handler: 'rpa/check-portal-status',
     worker: 'browser',
-    access: { table: 'readWrite', secrets: 'decrypt', screenshots: ['write'] },
+    access: {
+      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'], queryIndex: true },
+      secrets: 'decrypt',
+      screenshots: ['write'],
+    },
   },
   {
     // The Catch path of every browser task: records the run's failure when the worker could not.
     name: 'RecordRunFailure',
     handler: 'rpa/record-run-failure',
     worker: 'recorder',
-    access: { table: 'readWrite' },
+    access: { table: { actions: ['GetItem', 'PutItem'] } },
   },
-  { name: 'FinishBatch', handler: 'rpa/finish-batch', worker: 'recorder', access: { table: 'readWrite' } },
+  {
+    name: 'FinishBatch',
+    handler: 'rpa/finish-batch',
+    worker: 'recorder',
+    access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem'] } },
+  },
 ];
+
+/**
+ * The Lambda authorizer (functions/authorizer.ts): reads API-key items by their hash, and records
+ * their last use; nothing but `APIKEY#` items.
+ */
+export const authorizerAccess: RouteAccess = {
+  table: { actions: ['GetItem', 'UpdateItem'], leadingKeys: ['APIKEY#*'] },
+};
 
 /** A stable, readable name for the function of a route, e.g. `requests/create-request` → `CreateRequest`. */
 export const functionNameOf = (route: Route): string => {

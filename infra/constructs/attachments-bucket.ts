@@ -145,11 +145,17 @@ export const bindBucket = (fn: ServiceFunction, attachments: AttachmentsBucket, 
       resources: [`arn:${Aws.PARTITION}:s3:::${bucketName}/${keys.attachmentObjectPattern}`],
     }),
   );
+  // Listing, never of the whole bucket: only with an s3:prefix of attachment keys.
+  const attachmentKeysOnly = { StringLike: { 's3:prefix': keys.attachmentObjectPattern } };
   if (access.includes('read')) {
     // Without ListBucket, S3 answers a missing key with 403 AccessDenied instead of 404 NoSuchKey, and
     // readers could not tell "gone" from "forbidden". Keys hold ids only (lib/keys.ts), never PHI.
     fn.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [`arn:${Aws.PARTITION}:s3:::${bucketName}`] }),
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [`arn:${Aws.PARTITION}:s3:::${bucketName}`],
+        conditions: attachmentKeysOnly,
+      }),
     );
   }
   if (access.includes('delete')) {
@@ -158,7 +164,7 @@ export const bindBucket = (fn: ServiceFunction, attachments: AttachmentsBucket, 
       new PolicyStatement({
         actions: ['s3:ListBucketVersions'],
         resources: [`arn:${Aws.PARTITION}:s3:::${bucketName}`],
-        conditions: { StringLike: { 's3:prefix': keys.attachmentObjectPattern } },
+        conditions: attachmentKeysOnly,
       }),
     );
   }

@@ -6,7 +6,27 @@ import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cd
 import { Construct } from 'constructs';
 import type { RouteAccess } from '#lib/routes';
 import type { AslDefinition, StateMachineKey } from '#lib/rpa/state-machines';
-import { type ServiceFunction, ServiceRole } from './service-function.ts';
+import { type ServiceFunction, ServiceRole, type UnscopedActions } from './service-function.ts';
+
+/** What Step Functions grants itself on `*` to deliver logs and traces (aws-stepfunctions' StateMachine). */
+const LOGGING_AND_TRACING: UnscopedActions = {
+  actions: [
+    'logs:CreateLogDelivery',
+    'logs:GetLogDelivery',
+    'logs:UpdateLogDelivery',
+    'logs:DeleteLogDelivery',
+    'logs:ListLogDeliveries',
+    'logs:PutResourcePolicy',
+    'logs:DescribeResourcePolicies',
+    'logs:DescribeLogGroups',
+    'xray:PutTraceSegments',
+    'xray:PutTelemetryRecords',
+    'xray:GetSamplingRules',
+    'xray:GetSamplingTargets',
+  ],
+  reason:
+    'Log delivery (logs:CreateLogDelivery, PutResourcePolicy, DescribeLogGroups…) and X-Ray (PutTraceSegments, GetSamplingRules…) support no resource-level permissions; Step Functions requires them on * to log and trace.',
+};
 
 export interface AutomationStateMachineProps {
   /** Its name in AWS; the API stack addresses it by this name. */
@@ -31,7 +51,7 @@ export class AutomationStateMachine extends Construct {
 
   constructor(scope: Construct, id: string, props: AutomationStateMachineProps) {
     super(scope, id);
-    this.role = new ServiceRole(this, 'Role', 'states.amazonaws.com');
+    this.role = new ServiceRole(this, 'Role', { service: 'states.amazonaws.com', unscoped: LOGGING_AND_TRACING });
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['lambda:InvokeFunction'],
@@ -54,12 +74,7 @@ export class AutomationStateMachine extends Construct {
       logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
       tracingEnabled: true,
     });
-    this.stateMachine.node.addDependency(this.role.policy);
-    Validations.of(this.role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'Log delivery (logs:CreateLogDelivery, PutResourcePolicy, DescribeLogGroups…) and X-Ray (PutTraceSegments, GetSamplingRules…) support no resource-level permissions; Step Functions requires them on * to log and trace.',
-    });
+    this.stateMachine.node.addDependency(...this.role.policies);
   }
 }
 

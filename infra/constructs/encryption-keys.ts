@@ -1,19 +1,102 @@
 import { Aws, Stack } from 'aws-cdk-lib';
-import { Grant, type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  AccountRootPrincipal,
+  AnyPrincipal,
+  Effect,
+  Grant,
+  type IGrantable,
+  PolicyDocument,
+  PolicyStatement,
+  ServicePrincipal,
+} from 'aws-cdk-lib/aws-iam';
 import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import type { ServiceFunction } from './service-function.ts';
 
 /**
+ * The name of a role that may decrypt portal-account secrets: fixed, so that the secrets key's
+ * policy (data stack) can name it without a reference to the automation stack, which depends on
+ * the data stack (a reference back would be a cycle).
+ */
+export const secretsReaderRoleName = (automationStackName: string, taskName: string) =>
+  `${automationStackName}-${taskName}`;
+
+/** Managing the secrets key, without using it (no Decrypt, no grants, no re-encryption). */
+const KEY_ADMINISTRATION = [
+  'kms:CancelKeyDeletion',
+  'kms:CreateAlias',
+  'kms:DeleteAlias',
+  'kms:DescribeKey',
+  'kms:DisableKey',
+  'kms:DisableKeyRotation',
+  'kms:EnableKey',
+  'kms:EnableKeyRotation',
+  'kms:GetKeyPolicy',
+  'kms:GetKeyRotationStatus',
+  'kms:ListGrants',
+  'kms:ListKeyPolicies',
+  'kms:ListKeyRotations',
+  'kms:ListResourceTags',
+  'kms:PutKeyPolicy',
+  'kms:RevokeGrant',
+  'kms:RotateKeyOnDemand',
+  'kms:ScheduleKeyDeletion',
+  'kms:TagResource',
+  'kms:UntagResource',
+  'kms:UpdateAlias',
+  'kms:UpdateKeyDescription',
+];
+
+/** Using it: what route roles (encrypt) and the browser workers (decrypt) are granted through IAM. */
+const KEY_USE = ['kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:Decrypt'];
+
+/**
+ * The secrets key's own policy. Administration and use are separate statements, both delegated to
+ * IAM (so the account's roles need an IAM grant as well); and whatever IAM grants, nobody but the
+ * named reader roles may decrypt: an explicit deny, which no IAM allow (not even `kms:*` on `*`)
+ * overrides.
+ */
+const secretsKeyPolicy = (readerRoleArns: readonly string[]) => {
+  const account = new AccountRootPrincipal();
+  return new PolicyDocument({
+    statements: [
+      new PolicyStatement({
+        sid: 'KeyAdministrationThroughIam',
+        principals: [account],
+        actions: KEY_ADMINISTRATION,
+        resources: ['*'],
+      }),
+      new PolicyStatement({ sid: 'KeyUseThroughIam', principals: [account], actions: KEY_USE, resources: ['*'] }),
+      new PolicyStatement({
+        sid: 'DecryptOnlyByTheBrowserWorkers',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['kms:Decrypt'],
+        resources: ['*'],
+        ...(readerRoleArns.length > 0
+          ? { conditions: { ArnNotEquals: { 'aws:PrincipalArn': [...readerRoleArns] } } }
+          : {}),
+      }),
+    ],
+  });
+};
+
+export interface EncryptionKeysProps {
+  /** Names of the roles (secretsReaderRoleName) that alone may decrypt portal-account secrets. */
+  secretsReaderRoleNames: readonly string[];
+}
+
+/**
  * The two customer-managed keys. `data` encrypts everything at rest (table, attachments bucket,
  * log groups); `secrets` envelope-encrypts portal-account credentials, so that a principal that
- * can read the table still cannot read a password without a separate grant on this key.
+ * can read the table still cannot read a password: only the browser workers' roles may decrypt
+ * with it (its key policy).
  */
 export class EncryptionKeys extends Construct {
   readonly data: Key;
   readonly secrets: Key;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: EncryptionKeysProps) {
     super(scope, id);
     const stackName = Stack.of(this).stackName;
     this.data = new Key(this, 'DataKey', {
@@ -38,6 +121,9 @@ export class EncryptionKeys extends Construct {
       description: 'Service review: envelope encryption of portal-account secrets',
       alias: `${stackName}/portal-secrets`,
       enableKeyRotation: true,
+      policy: secretsKeyPolicy(
+        props.secretsReaderRoleNames.map((name) => `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}`),
+      ),
     });
   }
 }

@@ -3,7 +3,7 @@ import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } fr
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import type { RouteAccess } from '#lib/routes';
+import { TABLE_WRITE_ACTIONS, type TableAccess } from '#lib/routes';
 import { GSI1, TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
 import type { ServiceFunction } from './service-function.ts';
 
@@ -44,70 +44,39 @@ export class ServiceTable extends Construct {
   }
 }
 
-type TableMode = NonNullable<RouteAccess['table']>;
+/** DynamoDB uses the table's key on the caller's behalf: every call decrypts, writes also encrypt. */
+const READ_KEY_ACTIONS = ['kms:Decrypt', 'kms:DescribeKey'];
+const WRITE_KEY_ACTIONS = ['kms:Encrypt', 'kms:GenerateDataKey'];
 
 /**
- * The item operations the data layer uses: single-item conditional writes, gets and queries. No
- * scans, transactions or streams.
+ * Tells a function which table to use (TABLE_NAME) and grants exactly the declared actions: on the
+ * table's items (only those whose partition key matches `leadingKeys`, if given), Query on gsi1 only
+ * with `queryIndex`, and the data key through DynamoDB, to encrypt only for a function that writes.
  */
-const ITEM_ACTIONS: Record<TableMode, string[]> = {
-  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-  readWrite: [
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:BatchWriteItem',
-  ],
-};
-
-/** DynamoDB uses the table's key on the caller's behalf: reads need Decrypt, writes also encrypt. */
-const KEY_ACTIONS: Record<TableMode, string[]> = {
-  read: ['kms:Decrypt', 'kms:DescribeKey'],
-  readWrite: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
-};
-
-/** Tells a function which table to use (TABLE_NAME) and grants exactly `mode` on it and its index. */
-export const bindTable = (fn: ServiceFunction, { table, encryptionKey }: ServiceTable, mode: TableMode) => {
+export const bindTable = (fn: ServiceFunction, { table, encryptionKey }: ServiceTable, access: TableAccess) => {
   fn.addEnvironment('TABLE_NAME', table.tableName);
+  if (access.actions.length > 0) {
+    fn.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: access.actions.map((action) => `dynamodb:${action}`),
+        resources: [table.tableArn],
+        ...(access.leadingKeys
+          ? { conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...access.leadingKeys] } } }
+          : {}),
+      }),
+    );
+  }
+  if (access.queryIndex) {
+    fn.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/${GSI1.name}`] }),
+    );
+  }
+  const writes = access.actions.some((action) => TABLE_WRITE_ACTIONS.includes(action));
   fn.role.addToPrincipalPolicy(
     new PolicyStatement({
-      actions: ITEM_ACTIONS[mode],
-      resources: [table.tableArn, `${table.tableArn}/index/${GSI1.name}`],
-    }),
-  );
-  fn.role.addToPrincipalPolicy(
-    new PolicyStatement({
-      actions: KEY_ACTIONS[mode],
+      actions: writes ? [...READ_KEY_ACTIONS, ...WRITE_KEY_ACTIONS] : READ_KEY_ACTIONS,
       resources: [encryptionKey.keyArn],
       // Only through DynamoDB: the function cannot use the data key directly.
-      conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Aws.REGION}.amazonaws.com` } },
-    }),
-  );
-};
-
-/**
- * The authorizer's one write: lastUsedAt on API-key items (partition key `APIKEY#…`), and no other
- * attribute; the keys must be listed since DynamoDB counts them among a request's attributes.
- */
-export const bindApiKeyUsage = (fn: ServiceFunction, { table, encryptionKey }: ServiceTable) => {
-  fn.role.addToPrincipalPolicy(
-    new PolicyStatement({
-      actions: ['dynamodb:UpdateItem'],
-      resources: [table.tableArn],
-      conditions: {
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] },
-        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEY.partition, TABLE_KEY.sort, 'lastUsedAt'] },
-        StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
-      },
-    }),
-  );
-  fn.role.addToPrincipalPolicy(
-    new PolicyStatement({
-      actions: ['kms:Encrypt', 'kms:GenerateDataKey'],
-      resources: [encryptionKey.keyArn],
       conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Aws.REGION}.amazonaws.com` } },
     }),
   );

@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ServiceFunction } from '#infra/constructs/service-function';
 import { addComplianceChecks, buildServiceReviewApp } from '#infra/service-review-app';
-import { routes } from '#lib/routes';
+import { functionNameOf, routes } from '#lib/routes';
 import { ensureCompiledSchemas } from './synthesized-app.ts';
 
 /** The checks of the real app, on a throwaway app holding one bucket with every default left as is. */
@@ -38,14 +40,24 @@ describe('cdk-nag', () => {
     outdirs.push(outdir);
     const schemasRoute = routes.find((route) => route.handler === 'schemas/list-schemas')!;
     ensureCompiledSchemas();
-    const { app, data, automation } = buildServiceReviewApp({ outdir, routes: [schemasRoute], eventFunctions: [] });
+    const { app, data, automation, api } = buildServiceReviewApp({
+      outdir,
+      routes: [schemasRoute],
+      eventFunctions: [],
+    });
     new Bucket(data, 'Plain');
     new Bucket(automation, 'AlsoPlain');
+    // A new grant on *, next to the X-Ray actions that may have it: only those are acknowledged.
+    const schemasFunction = api.node.findChild(functionNameOf(schemasRoute)) as ServiceFunction;
+    schemasFunction.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: ['*'] }));
     const report = synthesisError(app);
     expect(report).toMatch(/AwsSolutions-S10/);
     expect(report).toMatch(/HIPAA\.Security-S3BucketSSLRequestsOnly/);
     // Every stack is checked, the automation stack too.
     expect(report).toContain('ServiceReviewAutomation/AlsoPlain');
+    expect(report).toMatch(/AwsSolutions-IAM5\[Resource::\*\]/);
+    expect(report).toContain(`ServiceReviewApi/${functionNameOf(schemasRoute)}/Role/Policy`);
+    expect(report).not.toContain(`ServiceReviewApi/${functionNameOf(schemasRoute)}/Role/Unscoped`);
   });
 
   it('fails synthesis of any app it checks, with both packs', () => {

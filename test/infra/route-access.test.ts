@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantSecretsDecrypt } from '#infra/constructs/encryption-keys';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { type EventFunction, functionNameOf, type Route } from '#lib/routes';
-import { actionsOf, expectedActions, logicalIdOf, statementsOf, synthesize } from './synthesized-app.ts';
+import {
+  actionsOf,
+  expectedActions,
+  expectedGrants,
+  grantsOf,
+  logicalIdOf,
+  resourceIdsOf,
+  statementsOf,
+  synthesize,
+} from './synthesized-app.ts';
 
 /*
  * The real route table exercises only the access kinds its rows use today. These synthetic rows
@@ -21,10 +30,16 @@ const route = (name: string, access: Route['access']): Route => ({
   access,
 });
 const syntheticRoutes = [
-  { ...route('table-read', { table: 'read', automation: 'read' }), handler: 'schemas/get-schema' },
+  {
+    ...route('table-read', { table: { actions: ['GetItem'], queryIndex: true }, automation: 'read' }),
+    handler: 'schemas/get-schema',
+  },
   {
     ...route('everything', {
-      table: 'readWrite',
+      table: {
+        actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        leadingKeys: ['TEST#*'],
+      },
       bucket: ['read', 'write', 'delete', 'presign'],
       secrets: 'encrypt',
       cursors: 'sign',
@@ -38,7 +53,7 @@ const syntheticEvent: EventFunction = {
   name: 'ProcessTestUpload',
   handler,
   trigger: { s3ObjectCreated: { prefix: 'uploads/', suffix: '.pdf' } },
-  access: { table: 'readWrite', bucket: ['read', 'delete'] },
+  access: { table: { actions: ['GetItem', 'DeleteItem'] }, bucket: ['read', 'delete'] },
 };
 
 let synthesized: ReturnType<typeof synthesize>;
@@ -52,11 +67,29 @@ const envOf = (fn: ServiceFunction) =>
   synthesized.apiTemplate.toJSON().Resources[logicalIdOf(fn.function)].Properties.Environment.Variables;
 
 describe('route access binders', () => {
-  it('grant every access kind exactly its actions, and pass the resource names', () => {
+  it('grant every access kind exactly its actions on its resources, and pass the resource names', () => {
     for (const row of syntheticRoutes) {
       const fn = functionNamed(functionNameOf(row));
+      expect(grantsOf(statementsOf(synthesized.apiTemplate, fn), resourceIdsOf(synthesized))).toEqual(
+        expectedGrants(row.access),
+      );
       expect(actionsOf(statementsOf(synthesized.apiTemplate, fn))).toEqual(expectedActions(row.access));
     }
+    // Reading only: the data key decrypts, never encrypts; the index is queried, the table is not.
+    expect(
+      grantsOf(statementsOf(synthesized.apiTemplate, functionNamed('GetSchema')), resourceIdsOf(synthesized)),
+    ).toEqual(
+      expect.arrayContaining([
+        'dynamodb:GetItem on table',
+        'dynamodb:Query on index',
+        'kms:Decrypt on dataKey via dynamodb',
+      ]),
+    );
+    expect(
+      grantsOf(statementsOf(synthesized.apiTemplate, functionNamed('GetSchema')), resourceIdsOf(synthesized)).filter(
+        (grant) => /dynamodb:Query on table|kms:Encrypt|kms:GenerateDataKey/.test(grant),
+      ),
+    ).toEqual([]);
     expect(Object.keys(envOf(functionNamed('GetSchema'))).sort()).toEqual([
       'CHECK_AUTH_STATUS_STATE_MACHINE_ARN',
       'NODE_OPTIONS',
@@ -108,7 +141,7 @@ describe('route access binders', () => {
     expect(viewOnPage).toBe(`${synthesized.automation.stackName}-ViewOnPage`);
   });
 
-  it('scope object actions to attachment objects, version listing to their keys, key use to the service', () => {
+  it('scope object actions to attachment objects, listing to their keys, key use to the service', () => {
     const statements = statementsOf(synthesized.apiTemplate, functionNamed('ListSchemas'));
     const onS3 = statements.filter((statement) => statement.actions.some((action) => action.startsWith('s3:')));
     expect(onS3).toEqual([
@@ -118,12 +151,8 @@ describe('route access binders', () => {
         condition: undefined,
       },
       {
-        actions: ['s3:ListBucket'],
-        resources: expect.stringMatching(/attachments-.*"AWS::Region"\}\]\]\}$/),
-        condition: undefined,
-      },
-      {
-        actions: ['s3:ListBucketVersions'],
+        // Listing only with a prefix of attachment keys, never the whole bucket.
+        actions: ['s3:ListBucket', 's3:ListBucketVersions'],
         resources: expect.stringMatching(/attachments-.*"AWS::Region"\}\]\]\}$/),
         condition: { StringLike: { 's3:prefix': '*/requests/*/attachments/*' } },
       },
@@ -200,6 +229,9 @@ describe('event functions', () => {
     });
     expect(actionsOf(statementsOf(synthesized.apiTemplate, fn))).toEqual(
       expectedActions(syntheticEvent.access, 'event'),
+    );
+    expect(grantsOf(statementsOf(synthesized.apiTemplate, fn), resourceIdsOf(synthesized))).toEqual(
+      expectedGrants(syntheticEvent.access, 'event'),
     );
     synthesized.apiTemplate.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
   });

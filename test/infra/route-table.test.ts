@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { eventFunctions, functionNameOf, routes } from '#lib/routes';
+
+const handlerSource = (handler: string) =>
+  readFileSync(new URL(`../../functions/${handler}.ts`, import.meta.url), 'utf8');
 
 const segmentsOf = (path: string) => path.split('/').slice(1);
 const variableOf = (segment: string | undefined) => /^\{(\w+)\}$/.exec(segment ?? '')?.[1];
@@ -35,5 +39,25 @@ describe('route table, as API Gateway needs it', () => {
   it('gives every function a distinct name (they become construct ids)', () => {
     const names = [...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name), 'Authorizer'];
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("lets the idempotent routes keep Powertools' records (get, put, update, delete one record)", () => {
+    const idempotent = routes.filter((route) => handlerSource(route.handler).includes('idempotentRequests('));
+    expect(idempotent.map(functionNameOf).sort()).toEqual(
+      [
+        'CreateAttachment',
+        'CreatePortalAccount',
+        'CreatePortalAccountV1',
+        'CreateRequest',
+        'StartCheckAuthStatus',
+        'StartViewOnPage',
+      ].sort(),
+    );
+    for (const route of idempotent) {
+      expect({ handler: route.handler, actions: route.access.table?.actions }).toEqual({
+        handler: route.handler,
+        actions: expect.arrayContaining(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem']),
+      });
+    }
   });
 });

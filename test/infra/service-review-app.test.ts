@@ -5,9 +5,11 @@ import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL } from '#infra/constructs/service-api';
 import type { ServiceFunction } from '#infra/constructs/service-function';
+import { apiKeyEntity, clientEntity } from '#lib/entities/tenancy';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import {
   type AutomationTaskName,
+  authorizerAccess,
   automationTasks,
   eventFunctions,
   functionNameOf,
@@ -16,7 +18,16 @@ import {
 } from '#lib/routes';
 import { stateMachineDefinitions, type TaskResources, taskStatesOf } from '#lib/rpa/state-machines';
 import { GSI1, TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
-import { actionsOf, expectedActions, logicalIdOf, statementsOf, synthesize } from './synthesized-app.ts';
+import {
+  actionsOf,
+  expectedActions,
+  expectedGrants,
+  grantsOf,
+  logicalIdOf,
+  resourceIdsOf,
+  statementsOf,
+  synthesize,
+} from './synthesized-app.ts';
 
 // One synthesis (with real esbuild bundles and both cdk-nag packs) shared by every test of this file.
 let synthesized: ReturnType<typeof synthesize>;
@@ -84,47 +95,77 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  it("grants each route's function exactly the actions its declared access implies", () => {
+  const grantsOfFunction = (name: string) =>
+    grantsOf(statementsOf(synthesized.apiTemplate, functionNamed(name)), resourceIdsOf(synthesized));
+
+  it("grants each route's function exactly what its declared access implies, action by action and resource by resource", () => {
     for (const route of routes) {
-      const actions = actionsOf(statementsOf(synthesized.apiTemplate, functionNamed(functionNameOf(route))));
-      expect({ route: route.handler, actions }).toEqual({
+      const name = functionNameOf(route);
+      expect({ route: route.handler, grants: grantsOfFunction(name) }).toEqual({
         route: route.handler,
-        actions: expectedActions(route.access),
+        grants: expectedGrants(route.access),
       });
-      if (route.access.table !== 'readWrite') {
-        expect(actions).not.toContain('dynamodb:PutItem');
-        expect(actions).not.toContain('dynamodb:UpdateItem');
-        expect(actions).not.toContain('dynamodb:DeleteItem');
-      }
+      expect(actionsOf(statementsOf(synthesized.apiTemplate, functionNamed(name)))).toEqual(
+        expectedActions(route.access),
+      );
     }
   });
 
-  it('gives the authorizer read access to the table and one write: lastUsedAt on API-key items', () => {
-    const statements = statementsOf(synthesized.apiTemplate, functionNamed('Authorizer'));
-    expect(actionsOf(statements)).toEqual(
-      [...expectedActions({ table: 'read' }), 'dynamodb:UpdateItem', 'kms:Encrypt', 'kms:GenerateDataKey'].sort(),
-    );
-    const tableWrites = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
-    const writes = statements.filter((statement) => statement.actions.some((action) => tableWrites.includes(action)));
-    expect(writes).toEqual([
-      {
-        actions: ['dynamodb:UpdateItem'],
-        resources: expect.stringContaining(logicalIdOf(synthesized.data.table.table)),
-        condition: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] },
-          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'lastUsedAt'] },
-          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
-        },
-      },
+  it('lets the authorizer get and update API-key items and nothing else', () => {
+    expect(grantsOfFunction('Authorizer')).toEqual(expectedGrants(authorizerAccess));
+    expect(grantsOfFunction('Authorizer').filter((grant) => grant.startsWith('dynamodb:'))).toEqual([
+      'dynamodb:GetItem on table if dynamodb:LeadingKeys APIKEY#*',
+      'dynamodb:UpdateItem on table if dynamodb:LeadingKeys APIKEY#*',
     ]);
-    // The table itself, not its index: no write goes through an index.
-    expect(writes[0]?.resources).not.toContain('/index/');
+    // The pattern is the partition key of API-key items, and of no other entity.
+    expect(apiKeyEntity.key({ keyHash: 'hash' }).pk).toBe('APIKEY#hash');
+    expect(clientEntity.key({ clientId: 'APIKEY' }).pk).not.toMatch(/^APIKEY#/);
   });
 
   it('grants each event function exactly its declared access plus its dead-letter queue', () => {
     for (const eventFunction of eventFunctions) {
-      const actions = actionsOf(statementsOf(synthesized.apiTemplate, functionNamed(eventFunction.name)));
-      expect(actions).toEqual(expectedActions(eventFunction.access, 'event'));
+      expect(grantsOfFunction(eventFunction.name)).toEqual(expectedGrants(eventFunction.access, 'event'));
+    }
+  });
+
+  it('grants no function a DynamoDB action its row does not list: batches, deletes and the index where used only', () => {
+    const rows = [
+      ...routes.map((route) => ({ name: functionNameOf(route), access: route.access })),
+      ...eventFunctions.map(({ name, access }) => ({ name, access })),
+    ];
+    const holding = (grant: string) => rows.filter(({ name }) => grantsOfFunction(name).includes(grant));
+    expect(holding('dynamodb:BatchWriteItem on table')).toEqual([]);
+    expect(holding('dynamodb:BatchGetItem on table').map(({ name }) => name)).toEqual(['GetCheckAuthStatus']);
+    expect(
+      holding('dynamodb:Query on index')
+        .map(({ name }) => name)
+        .sort(),
+    ).toEqual(['FilterPortalAccounts', 'FilterPortalAccountsV1', 'ListPortalAccounts', 'ListPortalAccountsV1']);
+    for (const { name, access } of rows) {
+      const writes = access.table?.actions.some((action) => ['PutItem', 'UpdateItem', 'DeleteItem'].includes(action));
+      expect({ name, encrypts: grantsOfFunction(name).includes('kms:Encrypt on dataKey via dynamodb') }).toEqual({
+        name,
+        encrypts: Boolean(writes),
+      });
+    }
+  });
+
+  it('keeps each role to X-Ray alone on *, in a policy of its own: the only place cdk-nag lets * pass', () => {
+    const roles = [
+      ...['Authorizer', ...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name)].map(
+        (name) => [synthesized.apiTemplate, functionNamed(name)] as const,
+      ),
+      ...automationTasks.map(
+        (task) => [synthesized.automationTemplate, synthesized.automation.functions[task.name]!] as const,
+      ),
+    ];
+    for (const [template, fn] of roles) {
+      const unscoped = template.toJSON().Resources[logicalIdOf(fn.role.unscopedPolicy!)];
+      expect(unscoped.Properties.PolicyDocument.Statement).toEqual([
+        { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' },
+      ]);
+      const scoped = template.toJSON().Resources[logicalIdOf(fn.role.policy)];
+      for (const statement of scoped.Properties.PolicyDocument.Statement) expect(statement.Resource).not.toBe('*');
     }
   });
 
@@ -208,13 +249,51 @@ describe('least privilege', () => {
     expect(decrypting.sort()).toEqual(
       workers.map((task) => logicalIdOf(synthesized.automation.functions[task.name]!.role.policy)).sort(),
     );
-    // The key policy only delegates to IAM (the account root statement every key has).
+  });
+
+  it("lets the secrets key's own policy deny decryption to every principal but the browser workers' roles", () => {
     const [key] = Object.values(
       synthesized.dataTemplate.findResources('AWS::KMS::Key', {
         Properties: { Description: Match.stringLikeRegexp('portal-account secrets') },
       }),
     );
-    expect(key?.Properties.KeyPolicy.Statement).toHaveLength(1);
+    const statements = key?.Properties.KeyPolicy.Statement as Array<Record<string, any>>;
+    const bySid = Object.fromEntries(statements.map((statement) => [statement.Sid, statement]));
+    expect(Object.keys(bySid).sort()).toEqual([
+      'DecryptOnlyByTheBrowserWorkers',
+      'KeyAdministrationThroughIam',
+      'KeyUseThroughIam',
+    ]);
+    const workers = automationTasks.filter((task) => task.access.secrets === 'decrypt');
+    const roleNames = workers.map(
+      (task) =>
+        synthesized.automationTemplate.toJSON().Resources[
+          logicalIdOf(synthesized.automation.functions[task.name]!.role)
+        ].Properties.RoleName,
+    );
+    expect(roleNames.sort()).toEqual(
+      ['ServiceReviewAutomation-CheckPortalStatus', 'ServiceReviewAutomation-FillPortalForm'].sort(),
+    );
+    const deny = bySid.DecryptOnlyByTheBrowserWorkers!;
+    expect(deny).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 'kms:Decrypt', Resource: '*' });
+    const exempt = (deny.Condition.ArnNotEquals['aws:PrincipalArn'] as Array<{ 'Fn::Join': [string, unknown[]] }>)
+      .map((arn) => JSON.stringify(arn))
+      .sort();
+    expect(exempt).toHaveLength(roleNames.length);
+    for (const [i, roleName] of roleNames.entries()) expect(exempt[i]).toContain(`:role/${roleName}"`);
+    // Administrators manage the key without using it; use is delegated to IAM, which grants it per role.
+    const administration = [bySid.KeyAdministrationThroughIam!.Action].flat() as string[];
+    expect(administration.filter((action) => /Decrypt|Encrypt|GenerateDataKey|CreateGrant|\*/.test(action))).toEqual(
+      [],
+    );
+    expect(administration).not.toContain('kms:CreateGrant');
+    expect([bySid.KeyUseThroughIam!.Action].flat().sort()).toEqual(
+      ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'].sort(),
+    );
+    for (const sid of ['KeyAdministrationThroughIam', 'KeyUseThroughIam']) {
+      expect(bySid[sid]).toMatchObject({ Effect: 'Allow', Principal: { AWS: expect.anything() } });
+      expect(JSON.stringify(bySid[sid].Principal)).toContain(':root');
+    }
   });
 });
 
@@ -236,10 +315,10 @@ describe('automation', () => {
     synthesized.automationTemplate.resourceCountIs('AWS::Lambda::Function', automationTasks.length);
     for (const task of automationTasks) {
       const fn = taskFunction(task.name);
-      expect({ task: task.name, actions: actionsOf(statementsOf(synthesized.automationTemplate, fn)) }).toEqual({
+      expect({
         task: task.name,
-        actions: expectedActions(task.access, 'task'),
-      });
+        grants: grantsOf(statementsOf(synthesized.automationTemplate, fn), resourceIdsOf(synthesized)),
+      }).toEqual({ task: task.name, grants: expectedGrants(task.access, 'task') });
       expect(resourceOf(fn.function).Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Description: `functions/${task.handler}.ts`,
@@ -305,7 +384,9 @@ describe('automation', () => {
     for (const key of ['viewOnPage', 'checkAuthStatus'] as const) {
       const machine = synthesized.automation.stateMachines[key]!;
       const tasks = Object.keys(taskStatesOf(stateMachineDefinitions[key]({} as TaskResources)));
-      const [invoke, ...others] = resourceOf(machine.role.policy).Properties.PolicyDocument.Statement;
+      const [invoke, ...others] = [machine.role.policy, machine.role.unscopedPolicy!].flatMap(
+        (policy) => resourceOf(policy).Properties.PolicyDocument.Statement,
+      );
       expect(invoke).toEqual({
         Action: 'lambda:InvokeFunction',
         Effect: 'Allow',

@@ -44,51 +44,168 @@ export interface Statement {
   condition?: Record<string, unknown>;
 }
 
-/** The statements of a function's own policy, as synthesized. */
-export const statementsOf = (template: Template, fn: ServiceFunction): Statement[] => {
-  const policyId = Stack.of(fn).getLogicalId(fn.role.policy.node.defaultChild as CfnManagedPolicy);
-  const policy = template.toJSON().Resources[policyId];
-  return policy.Properties.PolicyDocument.Statement.map((statement: any) => ({
-    actions: [statement.Action].flat(),
-    resources: JSON.stringify(statement.Resource),
-    condition: statement.Condition,
-  }));
-};
+/** The statements of a function's own policies (scoped grants, then the unscoped actions), as synthesized. */
+export const statementsOf = (template: Template, fn: ServiceFunction): Statement[] =>
+  fn.role.policies.flatMap((policy) => {
+    const policyId = Stack.of(fn).getLogicalId(policy.node.defaultChild as CfnManagedPolicy);
+    return template.toJSON().Resources[policyId].Properties.PolicyDocument.Statement.map((statement: any) => ({
+      actions: [statement.Action].flat(),
+      resources: JSON.stringify(statement.Resource),
+      condition: statement.Condition,
+    }));
+  });
 
 /** The logical id of a construct's CloudFormation resource, e.g. a KMS key of the data stack. */
 export const logicalIdOf = (construct: { node: { defaultChild?: unknown } }) =>
   Stack.of(construct as any).getLogicalId(construct.node.defaultChild as any);
 
-/**
- * What a function may do, written out independently of infra/: logs and traces for everyone, its
- * dead-letter queue for an event function, then exactly what its declared access implies.
- */
-export const expectedActions = (access: RouteAccess, invocation: 'api' | 'event' | 'task' = 'api'): string[] => {
-  const actions = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
-  if (invocation === 'event') actions.push('sqs:SendMessage');
-  if (access.table) actions.push('dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query');
-  if (access.table) actions.push('kms:Decrypt', 'kms:DescribeKey');
-  if (access.table === 'readWrite') {
-    actions.push('dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem');
-    actions.push('kms:Encrypt', 'kms:GenerateDataKey');
+/** The resources a function's grants may name, by what they are (the logical ids of the synthesized app). */
+export interface ResourceIds {
+  table: string;
+  dataKey: string;
+  secretsKey: string;
+  cursorSecret: string;
+  rpaTokenSecret: string;
+}
+
+export const resourceIdsOf = (synthesized: ReturnType<typeof synthesize>): ResourceIds => ({
+  table: logicalIdOf(synthesized.data.table.table),
+  dataKey: logicalIdOf(synthesized.data.keys.data),
+  secretsKey: logicalIdOf(synthesized.data.keys.secrets),
+  cursorSecret: logicalIdOf(synthesized.data.cursorSigning.secret),
+  rpaTokenSecret: logicalIdOf(synthesized.data.rpaTokens.secret),
+});
+
+/** What one resource of a statement is, e.g. `table`, `index`, `attachments` (objects), `bucket`. */
+const labelOf = (resource: unknown, ids: ResourceIds): string => {
+  const text = JSON.stringify(resource);
+  if (resource === '*') return '*';
+  if (text.includes(ids.table)) return text.includes('/index/') ? 'index' : 'table';
+  for (const name of ['dataKey', 'secretsKey', 'cursorSecret', 'rpaTokenSecret'] as const) {
+    if (text.includes(ids[name])) return name;
   }
-  for (const kind of access.bucket ?? []) {
-    if (kind === 'read') actions.push('s3:GetObject', 's3:ListBucket', 'kms:Decrypt');
-    if (kind === 'write' || kind === 'presign') actions.push('s3:PutObject', 'kms:GenerateDataKey');
-    if (kind === 'delete') actions.push('s3:DeleteObject', 's3:DeleteObjectVersion', 's3:ListBucketVersions');
-  }
-  if (access.secrets === 'encrypt') actions.push('kms:GenerateDataKey', 'kms:Encrypt');
-  if (access.cursors === 'sign')
-    actions.push('secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret', 'kms:Decrypt');
-  if (access.rpaTokens) actions.push('secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret', 'kms:Decrypt');
-  if (access.secrets === 'decrypt') actions.push('kms:Decrypt');
-  for (const kind of access.screenshots ?? []) {
-    if (kind === 'read') actions.push('s3:GetObject', 'kms:Decrypt');
-    if (kind === 'write') actions.push('s3:PutObject', 'kms:GenerateDataKey');
-  }
-  if (access.automation === 'start') actions.push('states:StartExecution');
-  if (access.automation) actions.push('states:DescribeExecution');
-  return [...new Set(actions)].sort();
+  if (text.includes('/*/requests/*/attachments/*"')) return 'attachments';
+  if (text.includes('/*/rpa/*"')) return 'screenshots';
+  if (text.includes('-attachments-')) return 'bucket';
+  if (text.includes(':stateMachine:')) return 'stateMachines';
+  if (text.includes(':execution:')) return 'executions';
+  if (text.includes('DeadLetters')) return 'deadLetterQueue';
+  if (text.includes('Logs')) return 'logGroup';
+  return text;
 };
+
+/** A statement's condition in a few words; anything unexpected stays JSON, so it shows in a diff. */
+const conditionOf = (condition: Record<string, Record<string, unknown>> | undefined): string => {
+  if (!condition) return '';
+  const [[operator, keys] = ['', {}], ...more] = Object.entries(condition);
+  const [[key, value] = ['', ''], ...moreKeys] = Object.entries(keys);
+  if (more.length > 0 || moreKeys.length > 0) return ` if ${JSON.stringify(condition)}`;
+  const text = JSON.stringify(value);
+  if (operator === 'StringEquals' && key === 'kms:ViaService') {
+    const service = ['dynamodb', 's3', 'secretsmanager'].find((name) => text.includes(`"${name}.`));
+    return ` via ${service ?? text}`;
+  }
+  if (operator === 'ForAnyValue:StringEquals' && key === 'kms:EncryptionContextKeys' && text === '["clientId"]') {
+    return ' with clientId context';
+  }
+  if (operator === 'StringLike' && key === 's3:prefix') return ` if s3:prefix ${value}`;
+  if (operator === 'ForAllValues:StringLike' && key === 'dynamodb:LeadingKeys') {
+    return ` if dynamodb:LeadingKeys ${[value].flat().join(',')}`;
+  }
+  return ` if ${JSON.stringify(condition)}`;
+};
+
+/**
+ * Every grant of a function's policies, one `<action> on <resource>[ condition]` each, sorted: what
+ * the tests compare, in full, with expectedGrants.
+ */
+export const grantsOf = (statements: Statement[], ids: ResourceIds): string[] => {
+  const grants = statements.flatMap((statement) =>
+    [JSON.parse(statement.resources)]
+      .flat()
+      .flatMap((resource: unknown) =>
+        statement.actions.map(
+          (action) =>
+            `${action} on ${labelOf(resource, ids)}${conditionOf(statement.condition as Record<string, Record<string, unknown>>)}`,
+        ),
+      ),
+  );
+  return [...new Set(grants)].sort();
+};
+
+/**
+ * What a function may do, written out independently of infra/ (docs/infrastructure.md, "What each
+ * function may do"): logs and traces for everyone, its dead-letter queue for an event function,
+ * then exactly what its declared access implies, resource by resource.
+ */
+export const expectedGrants = (access: RouteAccess, invocation: 'api' | 'event' | 'task' = 'api'): string[] => {
+  const grants = [
+    'logs:CreateLogStream on logGroup',
+    'logs:PutLogEvents on logGroup',
+    'xray:PutTraceSegments on *',
+    'xray:PutTelemetryRecords on *',
+  ];
+  if (invocation === 'event') grants.push('sqs:SendMessage on deadLetterQueue');
+  const dataKeyVia = (service: string, ...actions: string[]) =>
+    grants.push(...actions.map((action) => `kms:${action} on dataKey via ${service}`));
+  if (access.table) {
+    const { actions, queryIndex, leadingKeys } = access.table;
+    const onItems = leadingKeys ? ` if dynamodb:LeadingKeys ${leadingKeys.join(',')}` : '';
+    grants.push(...actions.map((action) => `dynamodb:${action} on table${onItems}`));
+    if (queryIndex) grants.push('dynamodb:Query on index');
+    dataKeyVia('dynamodb', 'Decrypt', 'DescribeKey');
+    if (actions.some((action) => ['PutItem', 'UpdateItem', 'DeleteItem'].includes(action))) {
+      dataKeyVia('dynamodb', 'Encrypt', 'GenerateDataKey');
+    }
+  }
+  const attachmentKeys = ' if s3:prefix */requests/*/attachments/*';
+  for (const kind of access.bucket ?? []) {
+    if (kind === 'read') {
+      grants.push('s3:GetObject on attachments', `s3:ListBucket on bucket${attachmentKeys}`);
+      dataKeyVia('s3', 'Decrypt');
+    }
+    if (kind === 'write' || kind === 'presign') {
+      grants.push('s3:PutObject on attachments');
+      dataKeyVia('s3', 'GenerateDataKey');
+    }
+    if (kind === 'delete') {
+      grants.push(
+        's3:DeleteObject on attachments',
+        's3:DeleteObjectVersion on attachments',
+        `s3:ListBucketVersions on bucket${attachmentKeys}`,
+      );
+    }
+  }
+  if (access.secrets === 'encrypt') {
+    grants.push(
+      'kms:GenerateDataKey on secretsKey with clientId context',
+      'kms:Encrypt on secretsKey with clientId context',
+    );
+  }
+  if (access.secrets === 'decrypt') grants.push('kms:Decrypt on secretsKey with clientId context');
+  const secretReader = (secret: string) => {
+    grants.push(`secretsmanager:GetSecretValue on ${secret}`, `secretsmanager:DescribeSecret on ${secret}`);
+    dataKeyVia('secretsmanager', 'Decrypt');
+  };
+  if (access.cursors === 'sign') secretReader('cursorSecret');
+  if (access.rpaTokens) secretReader('rpaTokenSecret');
+  for (const kind of access.screenshots ?? []) {
+    if (kind === 'read') {
+      grants.push('s3:GetObject on screenshots');
+      dataKeyVia('s3', 'Decrypt');
+    }
+    if (kind === 'write') {
+      grants.push('s3:PutObject on screenshots');
+      dataKeyVia('s3', 'GenerateDataKey');
+    }
+  }
+  if (access.automation === 'start') grants.push('states:StartExecution on stateMachines');
+  if (access.automation) grants.push('states:DescribeExecution on executions');
+  return [...new Set(grants)].sort();
+};
+
+/** The actions alone of expectedGrants. */
+export const expectedActions = (access: RouteAccess, invocation: 'api' | 'event' | 'task' = 'api'): string[] =>
+  [...new Set(expectedGrants(access, invocation).map((grant) => grant.split(' ')[0]!))].sort();
 
 export const actionsOf = (statements: Statement[]) => [...new Set(statements.flatMap((s) => s.actions))].sort();
