@@ -19,6 +19,7 @@ const route = (name: string, access: Route['access']): Route => ({
   path: `/api/external/test/${name}`,
   handler: `${handler}`,
   access,
+  audit: false,
 });
 const syntheticRoutes = [
   { ...route('table-read', { table: 'read', automation: 'read' }), handler: 'schemas/get-schema' },
