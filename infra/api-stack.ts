@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { AutomationStack } from '#infra/automation-stack';
+import { bindAuditLog } from '#infra/constructs/audit-log';
 import { ObjectCreatedTriggers } from '#infra/constructs/object-created-triggers';
 import { bindRouteAccess } from '#infra/constructs/route-access';
 import { ServiceApi } from '#infra/constructs/service-api';
@@ -43,6 +44,7 @@ export class ApiStack extends Stack {
         logKey,
       });
       bindRouteAccess(fn, route.access, data, automation);
+      if (route.audit) bindAuditLog(fn, data.audit);
       this.api.addRoute(route, fn);
     }
 

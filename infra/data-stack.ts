@@ -1,6 +1,7 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { AttachmentsBucket } from '#infra/constructs/attachments-bucket';
+import { AuditLog } from '#infra/constructs/audit-log';
 import { EncryptionKeys, type EncryptionKeysProps } from '#infra/constructs/encryption-keys';
 import { ServiceTable } from '#infra/constructs/service-table';
 import { SigningSecret } from '#infra/constructs/signing-secret';
@@ -8,7 +9,8 @@ import { SigningSecret } from '#infra/constructs/signing-secret';
 export interface DataStackProps extends StackProps, EncryptionKeysProps {}
 
 /**
- * Everything that holds PHI or keys to it: the KMS keys, the table and the attachments bucket.
+ * Everything that holds PHI or keys to it: the KMS keys, the table and the attachments bucket;
+ * and the audit trail of its use.
  * Kept apart from the API so the API stack can be replaced freely; every resource here is retained
  * when the stack is deleted, and the stack itself is termination-protected.
  */
@@ -18,6 +20,7 @@ export class DataStack extends Stack {
   readonly attachments: AttachmentsBucket;
   readonly cursorSigning: SigningSecret;
   readonly rpaTokens: SigningSecret;
+  readonly audit: AuditLog;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     const { secretsReaderRoleNames, ...stackProps } = props;
@@ -37,5 +40,6 @@ export class DataStack extends Stack {
       environmentVariable: 'RPA_TOKEN_SECRET_ARN',
       validFor: 'the 15-minute tokens',
     });
+    this.audit = new AuditLog(this, 'Audit', { encryptionKey: this.keys.data });
   }
 }

@@ -57,12 +57,42 @@ export interface RouteAccess {
   rpaTokens?: 'sign' | 'verify';
 }
 
+/** What an audit event names as the thing accessed (docs/security.md, "Audit trail"). */
+export type AuditResource =
+  | 'request'
+  | 'attachment'
+  | 'portalAccount'
+  | 'rpaAccessToken'
+  | 'rpaSession'
+  | 'rpaRun'
+  | 'rpaBatch';
+
+/**
+ * How a call of a route is audited (lib/http/audit.ts): one event per call, with ids only, never
+ * a body value other than the ids named here.
+ */
+export interface RouteAudit {
+  /** `<resource>.<verb>`, e.g. `attachment.download`. */
+  action: string;
+  resource: AuditResource;
+  /** Path variables that identify the resource (or its parents): `{ variable: idName }`. */
+  ids?: Record<string, string>;
+  /** Where the client user id is: a path variable, or the body's `clientUserId`. */
+  clientUserId?: { path: string } | 'body';
+  /** Body fields that hold arrays of ids (the batch's requestExternalIds): `{ field: idName }`. */
+  bodyIds?: Record<string, string>;
+  /** Creates and starts: the new resource's id, the last segment of the response's Location. */
+  createdId?: string;
+}
+
 export interface Route {
   method: HttpMethod;
   path: string;
   /** Module under functions/, without extension; it exports `handler`. */
   handler: string;
   access: RouteAccess;
+  /** Every call is audited, except on routes that touch no PHI nor credentials (`false`: the schemas). */
+  audit: RouteAudit | false;
   /** Obsolete routes answer with Deprecation/Sunset/Link headers pointing to the successor. */
   successor?: string;
   /**
@@ -96,36 +126,56 @@ const portalAccountRoutes: Route[] = [
     path: `${v11}/Portals/accounts`,
     handler: 'portal-accounts/create-portal-account',
     access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) }, secrets: 'encrypt' },
+    audit: {
+      action: 'portalAccount.create',
+      resource: 'portalAccount',
+      clientUserId: 'body',
+      createdId: 'portalAccountExternalId',
+    },
   },
   {
     method: 'GET',
     path: `${v11}/Portals/accounts/{externalId}/list`,
     handler: 'portal-accounts/list-portal-accounts',
     access: { table: { actions: ['GetItem'], queryIndex: true }, cursors: 'sign' },
+    audit: { action: 'portalAccount.list', resource: 'portalAccount', clientUserId: { path: 'externalId' } },
   },
   {
     method: 'GET',
     path: `${v11}/Portals/accounts/{externalId}`,
     handler: 'portal-accounts/get-portal-account',
     access: { table: { actions: ['GetItem'] } },
+    audit: { action: 'portalAccount.read', resource: 'portalAccount', ids: { externalId: 'portalAccountExternalId' } },
   },
   {
     method: 'PUT',
     path: `${v11}/Portals/accounts/{externalId}`,
     handler: 'portal-accounts/replace-portal-account',
     access: { table: { actions: ['GetItem', 'PutItem'] }, secrets: 'encrypt' },
+    audit: {
+      action: 'portalAccount.replace',
+      resource: 'portalAccount',
+      ids: { externalId: 'portalAccountExternalId' },
+      clientUserId: 'body',
+    },
   },
   {
     method: 'DELETE',
     path: `${v11}/Portals/accounts/{externalId}`,
     handler: 'portal-accounts/delete-portal-account',
     access: { table: { actions: ['GetItem', 'DeleteItem'] } },
+    audit: {
+      action: 'portalAccount.delete',
+      resource: 'portalAccount',
+      ids: { externalId: 'portalAccountExternalId' },
+    },
   },
   {
     method: 'POST',
     path: `${v11}/Portals/accounts/filter`,
     handler: 'portal-accounts/filter-portal-accounts',
     access: { table: { actions: ['GetItem'], queryIndex: true }, cursors: 'sign' },
+    audit: { action: 'portalAccount.filter', resource: 'portalAccount', clientUserId: 'body' },
   },
 ];
 
@@ -142,12 +192,19 @@ const rpaRoutes: Route[] = [
     path: `${serviceReviews}/{requestExternalId}/rpa`,
     handler: 'rpa/issue-rpa-access-token',
     access: { table: { actions: ['GetItem'] }, rpaTokens: 'sign' },
+    audit: {
+      action: 'rpa.accessToken.issue',
+      resource: 'rpaAccessToken',
+      ids: { requestExternalId: 'requestExternalId' },
+      clientUserId: 'body',
+    },
   },
   {
     method: 'GET',
     path: `${serviceReviews}/{requestExternalId}/rpa/session`,
     handler: 'rpa/get-scraper-session',
     access: { table: { actions: ['GetItem', 'Query'] }, rpaTokens: 'verify', screenshots: ['read'] },
+    audit: { action: 'rpa.session.read', resource: 'rpaSession', ids: { requestExternalId: 'requestExternalId' } },
     auth: 'scraper-token',
   },
   {
@@ -155,24 +212,44 @@ const rpaRoutes: Route[] = [
     path: `${serviceReviews}/{requestExternalId}/rpa/view-on-page`,
     handler: 'rpa/start-view-on-page',
     access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) }, automation: 'start' },
+    audit: {
+      action: 'rpa.viewOnPage.start',
+      resource: 'rpaRun',
+      ids: { requestExternalId: 'requestExternalId' },
+      clientUserId: 'body',
+      createdId: 'runId',
+    },
   },
   {
     method: 'GET',
     path: `${serviceReviews}/{requestExternalId}/rpa/runs/{runId}`,
     handler: 'rpa/get-rpa-run',
     access: { table: { actions: ['GetItem'] }, automation: 'read' },
+    audit: {
+      action: 'rpa.run.read',
+      resource: 'rpaRun',
+      ids: { requestExternalId: 'requestExternalId', runId: 'runId' },
+    },
   },
   {
     method: 'POST',
     path: `${serviceReviews}/rpa/batch/check-auth-status`,
     handler: 'rpa/start-check-auth-status',
     access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) }, automation: 'start' },
+    audit: {
+      action: 'rpa.checkAuthStatus.start',
+      resource: 'rpaBatch',
+      clientUserId: 'body',
+      bodyIds: { requestExternalIds: 'requestExternalIds' },
+      createdId: 'batchId',
+    },
   },
   {
     method: 'GET',
     path: `${serviceReviews}/rpa/batch/check-auth-status/{batchId}`,
     handler: 'rpa/get-check-auth-status',
     access: { table: { actions: ['GetItem', 'BatchGetItem'] }, automation: 'read' },
+    audit: { action: 'rpa.checkAuthStatus.read', resource: 'rpaBatch', ids: { batchId: 'batchId' } },
   },
 ];
 
@@ -183,6 +260,15 @@ const obsoleteV1PortalAccountRoutes: Route[] = portalAccountRoutes.map((route) =
   successor: route.path,
 }));
 
+/** Under v1.1/Requests, `{externalId}` is the request's (attachments included: the spec's requestExternalId). */
+const requestIds = { externalId: 'requestExternalId' };
+const attachmentIds = { ...requestIds, attachmentId: 'attachmentId' };
+
+/**
+ * Schemas list, get and validate are not audited: they read published JSON Schemas and check a
+ * payload against one without storing, looking anything up or answering with more than the
+ * payload's validation errors; no PHI or credential is accessed (docs/security.md, "Audit trail").
+ */
 export const routes: readonly Route[] = [
   // Requests
   {
@@ -190,30 +276,35 @@ export const routes: readonly Route[] = [
     path: `${v1}/Requests/{appointmentId}`,
     handler: 'requests/upsert-request-v1',
     access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] } },
+    audit: { action: 'request.upsert', resource: 'request', ids: { appointmentId: 'requestExternalId' } },
   },
   {
     method: 'PATCH',
     path: `${v1}/Requests/{appointmentId}`,
     handler: 'requests/patch-request-v1',
     access: { table: { actions: ['GetItem', 'PutItem'] } },
+    audit: { action: 'request.patch', resource: 'request', ids: { appointmentId: 'requestExternalId' } },
   },
   {
     method: 'POST',
     path: `${v11}/Requests`,
     handler: 'requests/create-request',
     access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) } },
+    audit: { action: 'request.create', resource: 'request', createdId: 'requestExternalId' },
   },
   {
     method: 'PUT',
     path: `${v11}/Requests/{externalId}`,
     handler: 'requests/replace-request',
     access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] } },
+    audit: { action: 'request.replace', resource: 'request', ids: requestIds },
   },
   {
     method: 'GET',
     path: `${v11}/Requests/{externalId}`,
     handler: 'requests/get-request',
     access: { table: { actions: ['GetItem'] } },
+    audit: { action: 'request.read', resource: 'request', ids: requestIds },
   },
 
   // Attachments. `{externalId}` is the spec's {requestExternalId}. The presigned download
@@ -226,30 +317,35 @@ export const routes: readonly Route[] = [
       table: { actions: tableActions(['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], IDEMPOTENT) },
       bucket: ['write', 'presign', 'delete'],
     },
+    audit: { action: 'attachment.create', resource: 'attachment', ids: requestIds, createdId: 'attachmentId' },
   },
   {
     method: 'GET',
     path: `${v11}/Requests/{externalId}/Attachments`,
     handler: 'attachments/list-attachments',
     access: { table: { actions: ['GetItem', 'Query'] } },
+    audit: { action: 'attachment.list', resource: 'attachment', ids: requestIds },
   },
   {
     method: 'GET',
     path: `${v11}/Requests/{externalId}/Attachments/{attachmentId}`,
     handler: 'attachments/get-attachment',
     access: { table: { actions: ['GetItem'] } },
+    audit: { action: 'attachment.read', resource: 'attachment', ids: attachmentIds },
   },
   {
     method: 'GET',
     path: `${v11}/Requests/{externalId}/Attachments/{attachmentId}/download`,
     handler: 'attachments/download-attachment',
     access: { table: { actions: ['GetItem'] }, bucket: ['read'] },
+    audit: { action: 'attachment.download', resource: 'attachment', ids: attachmentIds },
   },
   {
     method: 'DELETE',
     path: `${v11}/Requests/{externalId}/Attachments/{attachmentId}`,
     handler: 'attachments/delete-attachment',
     access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] }, bucket: ['delete'] },
+    audit: { action: 'attachment.delete', resource: 'attachment', ids: attachmentIds },
   },
 
   // Portal accounts: v1.1, and the obsolete v1 mirror
@@ -261,9 +357,15 @@ export const routes: readonly Route[] = [
   ...rpaRoutes,
 
   // Schemas and validation
-  { method: 'GET', path: `${v11}/Schemas`, handler: 'schemas/list-schemas', access: {} },
-  { method: 'GET', path: `${v11}/Schemas/{name}`, handler: 'schemas/get-schema', access: {} },
-  { method: 'POST', path: `${v11}/Schemas/{name}/validate`, handler: 'schemas/validate-payload', access: {} },
+  { method: 'GET', path: `${v11}/Schemas`, handler: 'schemas/list-schemas', access: {}, audit: false },
+  { method: 'GET', path: `${v11}/Schemas/{name}`, handler: 'schemas/get-schema', access: {}, audit: false },
+  {
+    method: 'POST',
+    path: `${v11}/Schemas/{name}/validate`,
+    handler: 'schemas/validate-payload',
+    access: {},
+    audit: false,
+  },
 ];
 
 /**

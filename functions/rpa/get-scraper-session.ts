@@ -1,3 +1,4 @@
+import { auditSubject } from '#lib/http/audit';
 import { type ApiEvent, endpoint } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { HttpProblem } from '#lib/http/problem';
@@ -34,6 +35,8 @@ export const handler = endpoint(async (event) => {
     if (error instanceof InvalidScraperToken) throw invalidToken();
     throw error;
   }
+  // No authorizer ran: the audit trail learns the caller from the verified token.
+  auditSubject(event, { clientId: claims.clientId, clientUserId: claims.clientUserId, tokenId: claims.tokenId });
   const session = await rpa.session(claims);
   // The page's URL may carry the token: no Referer may take it to the screenshots' host.
   const headers = { Vary: 'Accept, Authorization', 'Referrer-Policy': 'no-referrer' };

@@ -5,6 +5,7 @@ import { ValidationFailed } from '#lib/errors';
 import { JsonBodyRefused, parseJsonBody } from '#lib/json/safe-json';
 import { log } from '#lib/log';
 import { assertValid, type SchemaName } from '#lib/validation/validate';
+import { auditTrail } from './audit.ts';
 import { deprecationHeaders } from './deprecation.ts';
 import { asProblem } from './domain-errors.ts';
 import type { IdempotencyMiddleware } from './idempotency.ts';
@@ -45,12 +46,15 @@ export interface JsonBodyOptions {
  * writes a record, and its onError runs before the problem details'. Its store is registered
  * before everything, so its `after` runs last and keeps the response exactly as sent, deprecation
  * headers included: a replay returns early, skipping every `after`, and is that response as it is.
+ * The audit trail (audit.ts) is Middy's requestEnd hook, not a middleware: it sees that final
+ * response, replays and problem details included.
  */
 export const endpoint = <TBody = undefined>(
   handler: ApiHandler<TBody>,
   options: { json?: JsonBodyOptions; multipart?: MultipartLimits; idempotency?: IdempotencyMiddleware } = {},
 ) => {
-  const stack = middy<ApiEvent<TBody>, ApiResult>();
+  // The audit trail runs once the response is final, whichever way it was made (audit.ts).
+  const stack = middy<ApiEvent<TBody>, ApiResult>({ requestEnd: auditTrail() });
   if (options.idempotency) stack.use(options.idempotency.store);
   stack.use(deprecationHeaders<ApiEvent<TBody>>()).use(problemDetails()).use(httpHeaderNormalizer());
   // With both, the Content-Type picks the parser; the body is then a MultipartForm or parsed JSON.

@@ -28,6 +28,7 @@ const route = (name: string, access: Route['access']): Route => ({
   path: `/api/external/test/${name}`,
   handler: `${handler}`,
   access,
+  audit: false,
 });
 const syntheticRoutes = [
   {

@@ -103,7 +103,7 @@ describe('least privilege', () => {
       const name = functionNameOf(route);
       expect({ route: route.handler, grants: grantsOfFunction(name) }).toEqual({
         route: route.handler,
-        grants: expectedGrants(route.access),
+        grants: expectedGrants(route.access, 'api', Boolean(route.audit)),
       });
       expect(actionsOf(statementsOf(synthesized.apiTemplate, functionNamed(name)))).toEqual(
         expectedActions(route.access),

@@ -90,6 +90,7 @@ const labelOf = (resource: unknown, ids: ResourceIds): string => {
   if (text.includes(':stateMachine:')) return 'stateMachines';
   if (text.includes(':execution:')) return 'executions';
   if (text.includes('DeadLetters')) return 'deadLetterQueue';
+  if (text.includes('AuditEvents')) return 'auditLog';
   if (text.includes('Logs')) return 'logGroup';
   return text;
 };
@@ -136,15 +137,21 @@ export const grantsOf = (statements: Statement[], ids: ResourceIds): string[] =>
 /**
  * What a function may do, written out independently of infra/ (docs/infrastructure.md, "What each
  * function may do"): logs and traces for everyone, its dead-letter queue for an event function,
- * then exactly what its declared access implies, resource by resource.
+ * appending to the audit log for an audited route, then exactly what its declared access implies,
+ * resource by resource.
  */
-export const expectedGrants = (access: RouteAccess, invocation: 'api' | 'event' | 'task' = 'api'): string[] => {
+export const expectedGrants = (
+  access: RouteAccess,
+  invocation: 'api' | 'event' | 'task' = 'api',
+  audited = false,
+): string[] => {
   const grants = [
     'logs:CreateLogStream on logGroup',
     'logs:PutLogEvents on logGroup',
     'xray:PutTraceSegments on *',
     'xray:PutTelemetryRecords on *',
   ];
+  if (audited) grants.push('logs:CreateLogStream on auditLog', 'logs:PutLogEvents on auditLog');
   if (invocation === 'event') grants.push('sqs:SendMessage on deadLetterQueue');
   const dataKeyVia = (service: string, ...actions: string[]) =>
     grants.push(...actions.map((action) => `kms:${action} on dataKey via ${service}`));

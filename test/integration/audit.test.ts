@@ -1,0 +1,533 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { AuditEvent } from '#lib/audit/audit-sink';
+import { fillPath } from '#lib/http/resource-url';
+import { type Route, routes } from '#lib/routes';
+import { type ApiResponse, baseUrl, call, newTenant, uniqueId } from '#test/support/api';
+import { validRequest } from '#test/support/fixtures';
+import { multipart, sample } from './attachments-support.ts';
+import { storedRun } from './rpa-support.ts';
+
+/**
+ * The audit trail (lib/http/audit.ts), read from the local stack's JSON-lines file: one request to
+ * every audited route of the table, each leaving exactly one event with ids and outcome, and none
+ * of the PHI or credentials the request carried.
+ */
+const auditFile = join(inject('stackEnv').LOCAL_STATE_DIR!, 'audit.jsonl');
+
+const readEvents = async (): Promise<AuditEvent[]> => {
+  const text = await readFile(auditFile, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as AuditEvent);
+};
+
+/** The events of one request: API Gateway's id, as the client sees it in x-amzn-RequestId. */
+const eventsOf = async (res: ApiResponse) => {
+  const requestId = res.headers.get('x-amzn-requestid');
+  expect(requestId).toBeTruthy();
+  return (await readEvents()).filter((event) => event.requestId === requestId);
+};
+
+const theEventOf = async (res: ApiResponse) => {
+  const events = await eventsOf(res);
+  expect(events, JSON.stringify(events)).toHaveLength(1);
+  return events[0]!;
+};
+
+// PHI and secrets that no event may contain: distinctive, so a substring search cannot hit an id.
+const PHI = {
+  firstName: 'Zelda',
+  lastName: 'Quixotic',
+  memberId: 'MBR-ZQ-4242',
+  birthDate: '1961-07-14',
+  fileName: 'Quixotic-knee-MRI.pdf',
+  description: 'left knee, Quixotic',
+  username: 'zq.portal@clinic.example',
+  password: 'Sup3r-Secret-Pa55!',
+  totpSecret: 'JBSWY3DPEHPK3PXP',
+  displayName: 'Quixotic family practice',
+};
+const expectNoPhi = (event: AuditEvent) => {
+  const line = JSON.stringify(event);
+  for (const value of Object.values(PHI)) expect(line).not.toContain(value);
+};
+
+const phiRequest = (externalId: string) => {
+  const body = validRequest(externalId);
+  return {
+    ...body,
+    patient: {
+      ...body.patient,
+      firstName: PHI.firstName,
+      lastName: PHI.lastName,
+      memberId: PHI.memberId,
+      birthDate: PHI.birthDate,
+    },
+  };
+};
+
+const v1 = '/api/external/v1';
+const v11 = '/api/external/v1.1';
+
+type Tenant = Awaited<ReturnType<typeof newTenant>>;
+let tenant: Tenant;
+let other: Tenant;
+
+const api = (method: string, path: string, options: Parameters<typeof call>[2] = {}) =>
+  call(method, path, { apiKey: tenant.apiKey, ...options });
+
+/** A GET whose redirect is not followed (the download's 303 to a presigned URL). */
+const getUnfollowed = async (path: string): Promise<ApiResponse> => {
+  const response = await fetch(`${baseUrl}${path}`, { headers: { 'x-api-key': tenant.apiKey }, redirect: 'manual' });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text, text };
+};
+
+const newRequest = async () => {
+  const externalId = uniqueId('aud');
+  const res = await api('POST', `${v11}/Requests`, { body: phiRequest(externalId) });
+  expect(res.status, res.text).toBe(201);
+  return externalId;
+};
+
+const attachmentForm = () =>
+  multipart([
+    { name: 'file', file: { fileName: PHI.fileName, contentType: 'application/pdf', bytes: sample.pdf() } },
+    { name: 'description', value: PHI.description },
+  ]);
+
+const newAttachment = async (externalId: string) => {
+  const { body, contentType } = attachmentForm();
+  const res = await api('POST', `${v11}/Requests/${externalId}/Attachments`, {
+    rawBody: body,
+    headers: { 'content-type': contentType },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.attachmentId as string;
+};
+
+const portalAccountBody = (externalId = uniqueId('pacc')) => ({
+  externalId,
+  clientUserId: tenant.clientUserId,
+  portalId: 'sandbox',
+  payerIds: ['SBX01'],
+  displayName: PHI.displayName,
+  username: PHI.username,
+  password: PHI.password,
+  totpSecret: PHI.totpSecret,
+});
+
+const newPortalAccount = async (version: string) => {
+  const body = portalAccountBody();
+  const res = await api('POST', `${version}/Portals/accounts`, { body });
+  expect(res.status, res.text).toBe(201);
+  return body.externalId;
+};
+
+const newAccessToken = async (externalId: string) => {
+  const res = await api('POST', `${v1}/ServiceReviews/requests/${externalId}/rpa`, {
+    body: { clientUserId: tenant.clientUserId },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.body.accessToken as string;
+};
+
+/** One call of a route, and what its event must say. */
+interface Scenario {
+  path: Record<string, string>;
+  options?: Parameters<typeof call>[2];
+  status: number;
+  ids: Record<string, unknown>;
+  clientUserId?: string | null;
+  /** The scraper-token route: the caller as the token names it. */
+  keyId?: 'token';
+  /** A redirect, answered as is. */
+  unfollowed?: true;
+}
+
+/**
+ * A successful call of each audited route, keyed by `METHOD path`; the route table is iterated, so
+ * a new audited route fails here until it has a scenario.
+ */
+const scenarios: Record<string, () => Promise<Scenario>> = {
+  [`PUT ${v1}/Requests/{appointmentId}`]: async () => {
+    const id = uniqueId('aud');
+    return {
+      path: { appointmentId: id },
+      options: { body: phiRequest(id) },
+      status: 201,
+      ids: { requestExternalId: id },
+    };
+  },
+  [`PATCH ${v1}/Requests/{appointmentId}`]: async () => {
+    const id = await newRequest();
+    return {
+      path: { appointmentId: id },
+      options: {
+        body: { patient: { lastName: PHI.lastName } },
+        headers: { 'content-type': 'application/merge-patch+json' },
+      },
+      status: 200,
+      ids: { requestExternalId: id },
+    };
+  },
+  [`POST ${v11}/Requests`]: async () => {
+    const id = uniqueId('aud');
+    return { path: {}, options: { body: phiRequest(id) }, status: 201, ids: { requestExternalId: id } };
+  },
+  [`PUT ${v11}/Requests/{externalId}`]: async () => {
+    const id = await newRequest();
+    return { path: { externalId: id }, options: { body: phiRequest(id) }, status: 200, ids: { requestExternalId: id } };
+  },
+  [`GET ${v11}/Requests/{externalId}`]: async () => {
+    const id = await newRequest();
+    return { path: { externalId: id }, status: 200, ids: { requestExternalId: id } };
+  },
+  [`POST ${v11}/Requests/{externalId}/Attachments`]: async () => {
+    const id = await newRequest();
+    const { body, contentType } = attachmentForm();
+    return {
+      path: { externalId: id },
+      options: { rawBody: body, headers: { 'content-type': contentType } },
+      status: 201,
+      ids: { requestExternalId: id, attachmentId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+    };
+  },
+  [`GET ${v11}/Requests/{externalId}/Attachments`]: async () => {
+    const id = await newRequest();
+    await newAttachment(id);
+    return { path: { externalId: id }, status: 200, ids: { requestExternalId: id } };
+  },
+  ...Object.fromEntries(
+    [
+      ['GET', '', 200],
+      ['GET', '/download', 303],
+      ['DELETE', '', 204],
+    ].map(([method, suffix, status]) => [
+      `${method} ${v11}/Requests/{externalId}/Attachments/{attachmentId}${suffix}`,
+      async (): Promise<Scenario> => {
+        const id = await newRequest();
+        const attachmentId = await newAttachment(id);
+        return {
+          path: { externalId: id, attachmentId },
+          status: status as number,
+          ids: { requestExternalId: id, attachmentId },
+          ...(status === 303 ? { unfollowed: true as const } : {}),
+        };
+      },
+    ]),
+  ),
+  ...Object.fromEntries(
+    [v1, v11].flatMap((version) => [
+      [
+        `POST ${version}/Portals/accounts`,
+        async (): Promise<Scenario> => {
+          const body = portalAccountBody();
+          return {
+            path: {},
+            options: { body },
+            status: 201,
+            ids: { portalAccountExternalId: body.externalId },
+            clientUserId: tenant.clientUserId,
+          };
+        },
+      ],
+      [
+        `GET ${version}/Portals/accounts/{externalId}/list`,
+        async (): Promise<Scenario> => {
+          await newPortalAccount(version);
+          return { path: { externalId: tenant.clientUserId }, status: 200, ids: {}, clientUserId: tenant.clientUserId };
+        },
+      ],
+      [
+        `GET ${version}/Portals/accounts/{externalId}`,
+        async (): Promise<Scenario> => {
+          const id = await newPortalAccount(version);
+          return { path: { externalId: id }, status: 200, ids: { portalAccountExternalId: id } };
+        },
+      ],
+      [
+        `PUT ${version}/Portals/accounts/{externalId}`,
+        async (): Promise<Scenario> => {
+          const id = await newPortalAccount(version);
+          const { externalId: _, ...replacement } = portalAccountBody(id);
+          return {
+            path: { externalId: id },
+            options: { body: replacement },
+            status: 200,
+            ids: { portalAccountExternalId: id },
+            clientUserId: tenant.clientUserId,
+          };
+        },
+      ],
+      [
+        `DELETE ${version}/Portals/accounts/{externalId}`,
+        async (): Promise<Scenario> => {
+          const id = await newPortalAccount(version);
+          return { path: { externalId: id }, status: 204, ids: { portalAccountExternalId: id } };
+        },
+      ],
+      [
+        `POST ${version}/Portals/accounts/filter`,
+        async (): Promise<Scenario> => {
+          await newPortalAccount(version);
+          return {
+            path: {},
+            options: { body: { clientUserId: tenant.clientUserId, search: PHI.username } },
+            status: 200,
+            ids: {},
+            clientUserId: tenant.clientUserId,
+          };
+        },
+      ],
+    ]),
+  ),
+  [`POST ${v1}/ServiceReviews/requests/{requestExternalId}/rpa`]: async () => {
+    const id = await newRequest();
+    return {
+      path: { requestExternalId: id },
+      options: { body: { clientUserId: tenant.clientUserId } },
+      status: 200,
+      ids: { requestExternalId: id },
+      clientUserId: tenant.clientUserId,
+    };
+  },
+  [`GET ${v1}/ServiceReviews/requests/{requestExternalId}/rpa/session`]: async () => {
+    const id = await newRequest();
+    const token = await newAccessToken(id);
+    return {
+      path: { requestExternalId: id },
+      options: { apiKey: null, headers: { authorization: `Bearer ${token}` } },
+      status: 200,
+      ids: { requestExternalId: id },
+      clientUserId: tenant.clientUserId,
+      keyId: 'token',
+    };
+  },
+  // The request's payer has no portal account: the run is started, and fails without a browser.
+  [`POST ${v1}/ServiceReviews/requests/{requestExternalId}/rpa/view-on-page`]: async () => {
+    const id = await newRequest();
+    return {
+      path: { requestExternalId: id },
+      options: { body: { clientUserId: tenant.clientUserId } },
+      status: 202,
+      ids: { requestExternalId: id, runId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+      clientUserId: tenant.clientUserId,
+    };
+  },
+  [`GET ${v1}/ServiceReviews/requests/{requestExternalId}/rpa/runs/{runId}`]: async () => {
+    const id = await newRequest();
+    const run = await storedRun(tenant, id);
+    return {
+      path: { requestExternalId: id, runId: run.runId },
+      status: 200,
+      ids: { requestExternalId: id, runId: run.runId },
+    };
+  },
+  [`POST ${v1}/ServiceReviews/requests/rpa/batch/check-auth-status`]: async () => {
+    const ids = [await newRequest(), await newRequest()];
+    return {
+      path: {},
+      options: { body: { clientUserId: tenant.clientUserId, requestExternalIds: ids } },
+      status: 202,
+      ids: { requestExternalIds: ids, batchId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+      clientUserId: tenant.clientUserId,
+    };
+  },
+  [`GET ${v1}/ServiceReviews/requests/rpa/batch/check-auth-status/{batchId}`]: async () => {
+    const started = await api('POST', `${v1}/ServiceReviews/requests/rpa/batch/check-auth-status`, {
+      body: { clientUserId: tenant.clientUserId, requestExternalIds: [await newRequest()] },
+    });
+    expect(started.status, started.text).toBe(202);
+    return { path: { batchId: started.body.batchId }, status: 200, ids: { batchId: started.body.batchId } };
+  },
+};
+
+beforeAll(async () => {
+  [tenant, other] = await Promise.all([newTenant('audit'), newTenant('audit-other')]);
+});
+
+const audited = routes.filter((route): route is Route & { audit: object } => route.audit !== false);
+const keyOf = (route: Route) => `${route.method} ${route.path}`;
+
+describe('the route table declares the audit of every route', () => {
+  it('every route has audit metadata, or false; an action `<resource>.<verb>` naming its resource type', () => {
+    for (const route of routes) {
+      expect(route.audit, keyOf(route)).toBeDefined();
+      if (route.audit === false) continue;
+      expect(route.audit.action, keyOf(route)).toMatch(/^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)+$/);
+      expect(
+        route.audit.action.startsWith(route.audit.resource.startsWith('rpa') ? 'rpa.' : route.audit.resource),
+      ).toBe(true);
+      // Id variables must be the route's own.
+      for (const variable of Object.keys(route.audit.ids ?? {})) expect(route.path).toContain(`{${variable}}`);
+    }
+  });
+
+  it('leaves out only the schemas, which touch no PHI', () => {
+    expect(routes.filter((route) => route.audit === false).map((route) => route.handler)).toEqual([
+      'schemas/list-schemas',
+      'schemas/get-schema',
+      'schemas/validate-payload',
+    ]);
+  });
+
+  it('has a scenario below for every audited route', () => {
+    expect(audited.map(keyOf).filter((key) => !scenarios[key])).toEqual([]);
+  });
+});
+
+describe('one audit event per call of an audited route', () => {
+  it.each(audited.map((route) => [keyOf(route), route] as const))('%s', async (_, route) => {
+    const scenario = await scenarios[keyOf(route)]!();
+    const path = fillPath(route.path, scenario.path);
+    const res = scenario.unfollowed ? await getUnfollowed(path) : await api(route.method, path, scenario.options);
+    expect(res.status, res.text).toBe(scenario.status);
+
+    const event = await theEventOf(res);
+    expect(event).toEqual({
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      action: route.audit.action,
+      route: keyOf(route),
+      outcome: scenario.status,
+      clientId: tenant.clientId,
+      credential: scenario.keyId === 'token' ? 'scraperToken' : 'apiKey',
+      keyId: expect.any(String),
+      clientUserId: scenario.clientUserId ?? null,
+      resource: { type: route.audit.resource, ids: scenario.ids },
+      requestId: res.headers.get('x-amzn-requestid'),
+      lambdaRequestId: expect.any(String),
+      sourceIp: expect.any(String),
+    });
+    expectNoPhi(event);
+  });
+
+  it('records the API key id the authorizer resolved, the same for every call of a client', async () => {
+    const id = await newRequest();
+    const [first, second] = [
+      await theEventOf(await api('GET', `${v11}/Requests/${id}`)),
+      await theEventOf(await api('GET', `${v11}/Requests/${id}/Attachments`)),
+    ];
+    expect(first.keyId).toBeTruthy();
+    expect(second.keyId).toBe(first.keyId);
+    const theirs = await theEventOf(await call('GET', `${v11}/Requests/${id}`, { apiKey: other.apiKey }));
+    expect(theirs.keyId).toBeTruthy();
+    expect(theirs.keyId).not.toBe(first.keyId);
+  });
+
+  it('records the scraper token’s id as the key id: a new token, a new id', async () => {
+    const id = await newRequest();
+    const session = `${v1}/ServiceReviews/requests/${id}/rpa/session`;
+    const events = [];
+    for (const token of [await newAccessToken(id), await newAccessToken(id)]) {
+      events.push(await theEventOf(await call('GET', session, { headers: { authorization: `Bearer ${token}` } })));
+    }
+    expect(events.map((event) => event.outcome)).toEqual([200, 200]);
+    expect(events[0]!.keyId).not.toBe(events[1]!.keyId);
+  });
+
+  it('audits the schemas routes never', async () => {
+    const before = (await readEvents()).length;
+    const res = await api('GET', `${v11}/Schemas`);
+    expect(res.status).toBe(200);
+    expect(await eventsOf(res)).toEqual([]);
+    // Other files' requests may append meanwhile; this one's id is simply absent.
+    expect((await readEvents()).length).toBeGreaterThanOrEqual(before);
+  });
+});
+
+describe('failures are audited with the status the client received', () => {
+  const expectProblemEvent = async (res: ApiResponse, status: number) => {
+    expect(res.status, res.text).toBe(status);
+    const event = await theEventOf(res);
+    expect(event.outcome).toBe(status);
+    // The problem body's requestId is the function's.
+    expect(event.lambdaRequestId).toBe(res.body.requestId);
+    expectNoPhi(event);
+    return event;
+  };
+
+  it('404 for an unknown request', async () => {
+    const event = await expectProblemEvent(await api('GET', `${v11}/Requests/no-such-request`), 404);
+    expect(event).toMatchObject({
+      action: 'request.read',
+      clientId: tenant.clientId,
+      resource: { type: 'request', ids: { requestExternalId: 'no-such-request' } },
+    });
+  });
+
+  it("404 for another client's request, under the caller's client id", async () => {
+    const id = await newRequest();
+    const res = await call('GET', `${v11}/Requests/${id}/Attachments`, { apiKey: other.apiKey });
+    const event = await expectProblemEvent(res, 404);
+    expect(event).toMatchObject({
+      action: 'attachment.list',
+      clientId: other.clientId,
+      resource: { ids: { requestExternalId: id } },
+    });
+  });
+
+  it('400 Validation result for a refused body: the action, no body value, and no created id', async () => {
+    const id = uniqueId('aud');
+    const res = await api('POST', `${v11}/Requests`, { body: { ...phiRequest(id), quantity: 'many' } });
+    expect(res.status).toBe(400);
+    const event = await theEventOf(res);
+    expect(event).toMatchObject({ action: 'request.create', outcome: 400, resource: { type: 'request', ids: {} } });
+    expectNoPhi(event);
+  });
+
+  it('400 for a malformed path id: recorded as null, not as sent', async () => {
+    const res = await api('GET', `${v11}/Requests/${encodeURIComponent(`${PHI.lastName} ${PHI.firstName}`)}`);
+    const event = await expectProblemEvent(res, 400);
+    expect(event.resource.ids).toEqual({ requestExternalId: null });
+  });
+
+  it('a client user id that is not an id (a name typed into it) is recorded as null', async () => {
+    const res = await api('POST', `${v11}/Portals/accounts/filter`, {
+      body: { clientUserId: `${PHI.firstName} ${PHI.lastName}` },
+    });
+    expect(res.status).toBe(400);
+    const event = await theEventOf(res);
+    expect(event).toMatchObject({ action: 'portalAccount.filter', outcome: 400, clientUserId: null });
+    expectNoPhi(event);
+  });
+
+  it('401 for an invalid scraper token: no caller known, still one event', async () => {
+    const id = await newRequest();
+    const res = await call('GET', `${v1}/ServiceReviews/requests/${id}/rpa/session`, {
+      headers: { authorization: 'Bearer not-a-token' },
+    });
+    const event = await expectProblemEvent(res, 401);
+    expect(event).toMatchObject({
+      action: 'rpa.session.read',
+      credential: 'scraperToken',
+      clientId: null,
+      keyId: null,
+      resource: { ids: { requestExternalId: id } },
+    });
+  });
+
+  it('an idempotent replay is audited too, with the replayed status', async () => {
+    const id = uniqueId('aud');
+    const headers = { 'idempotency-key': uniqueId('key') };
+    const first = await api('POST', `${v11}/Requests`, { body: phiRequest(id), headers });
+    const replay = await api('POST', `${v11}/Requests`, { body: phiRequest(id), headers });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    for (const res of [first, replay]) {
+      expect(await theEventOf(res)).toMatchObject({
+        action: 'request.create',
+        outcome: 201,
+        resource: { ids: { requestExternalId: id } },
+      });
+    }
+  });
+});
+
+describe('the local audit file', () => {
+  it('is readable by its owner only', async () => {
+    expect((await stat(auditFile)).mode & 0o777).toBe(0o600);
+  });
+});

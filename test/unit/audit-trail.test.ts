@@ -1,0 +1,151 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CreateLogStreamCommand,
+  PutLogEventsCommand,
+  ResourceAlreadyExistsException,
+} from '@aws-sdk/client-cloudwatch-logs';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import type { AuditEvent } from '#lib/audit/audit-sink';
+import { cloudWatchAuditSink } from '#lib/audit/cloudwatch-audit-sink';
+import { fileAuditSink } from '#lib/audit/file-audit-sink';
+import { auditSinkFromEnvironment } from '#lib/audit/sink';
+import { auditTrail } from '#lib/http/audit';
+import { json } from '#lib/http/response';
+import { routes } from '#lib/routes';
+
+const dir = mkdtempSync(join(tmpdir(), 'audit-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+const auditEvent = (change: Partial<AuditEvent> = {}): AuditEvent => ({
+  time: '2026-11-22T08:00:00.000Z',
+  action: 'request.read',
+  route: 'GET /api/external/v1.1/Requests/{externalId}',
+  outcome: 200,
+  clientId: 'client-1',
+  credential: 'apiKey',
+  keyId: 'key-1',
+  clientUserId: null,
+  resource: { type: 'request', ids: { requestExternalId: 'REQ-1' } },
+  requestId: 'gw-1',
+  lambdaRequestId: 'fn-1',
+  sourceIp: '192.0.2.1',
+  ...change,
+});
+
+describe('the local file sink', () => {
+  it('appends one JSON line per event to a file only its owner may read, concurrent writes whole', async () => {
+    const path = join(dir, 'audit.jsonl');
+    const sink = fileAuditSink(path);
+    await sink.write(auditEvent());
+    await Promise.all(Array.from({ length: 50 }, (_, i) => sink.write(auditEvent({ requestId: `gw-${i}` }))));
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(51);
+    expect(JSON.parse(lines[0]!)).toEqual(auditEvent());
+    expect(new Set(lines.slice(1).map((line) => JSON.parse(line).requestId)).size).toBe(50);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+});
+
+/** A CloudWatch Logs client that records what it is sent (there is no local CloudWatch Logs emulator). */
+const fakeLogs = (fail: (command: unknown) => Error | undefined = () => undefined) => {
+  const sent: unknown[] = [];
+  return {
+    sent,
+    send: async (command: unknown) => {
+      const error = fail(command);
+      if (error) throw error;
+      sent.push(command);
+      return {};
+    },
+  };
+};
+
+describe('the CloudWatch Logs sink', () => {
+  it('creates its own stream once, then puts each event as one JSON message', async () => {
+    const logs = fakeLogs();
+    const sink = cloudWatchAuditSink(logs as never, '/ServiceReviewData/audit', 'GetRequest');
+    await sink.write(auditEvent());
+    await sink.write(auditEvent({ requestId: 'gw-2' }));
+    const [create, ...puts] = logs.sent;
+    expect(create).toBeInstanceOf(CreateLogStreamCommand);
+    const { logStreamName } = (create as CreateLogStreamCommand).input;
+    expect(logStreamName).toMatch(/^\d{4}-\d\d-\d\d\/GetRequest\/[0-9a-f-]{36}$/);
+    expect(puts).toHaveLength(2);
+    for (const put of puts) expect(put).toBeInstanceOf(PutLogEventsCommand);
+    expect((puts[0] as PutLogEventsCommand).input).toEqual({
+      logGroupName: '/ServiceReviewData/audit',
+      logStreamName,
+      logEvents: [{ timestamp: Date.parse(auditEvent().time), message: JSON.stringify(auditEvent()) }],
+    });
+  });
+
+  it('takes an existing stream as its own, and retries a failed creation with the next event', async () => {
+    let failures = 1;
+    const logs = fakeLogs((command) => {
+      if (!(command instanceof CreateLogStreamCommand)) return undefined;
+      if (failures-- > 0) return Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
+      return new ResourceAlreadyExistsException({ message: 'exists', $metadata: {} });
+    });
+    const sink = cloudWatchAuditSink(logs as never, 'audit');
+    await expect(sink.write(auditEvent())).rejects.toMatchObject({ name: 'ThrottlingException' });
+    await sink.write(auditEvent());
+    expect(logs.sent).toHaveLength(1);
+    expect(logs.sent[0]).toBeInstanceOf(PutLogEventsCommand);
+  });
+});
+
+describe('sink configuration', () => {
+  it('chooses the log group when AUDIT_LOG_GROUP is set, else the state folder’s audit.jsonl, else none', async () => {
+    const cloud = await auditSinkFromEnvironment({ AUDIT_LOG_GROUP: 'audit', LOCAL_STATE_DIR: dir });
+    expect(cloud).toBeDefined();
+    const local = await auditSinkFromEnvironment({ LOCAL_STATE_DIR: dir });
+    await local!.write(auditEvent({ requestId: 'from-env' }));
+    expect(readFileSync(join(dir, 'audit.jsonl'), 'utf8')).toContain('"requestId":"from-env"');
+    expect(await auditSinkFromEnvironment({})).toBeUndefined();
+  });
+});
+
+describe('a sink that fails', () => {
+  const route = routes.find((candidate) => candidate.handler === 'requests/get-request')!;
+  const event = {
+    httpMethod: route.method,
+    resource: route.path,
+    pathParameters: { externalId: 'REQ-1' },
+    requestContext: { requestId: 'gw-9', authorizer: { clientId: 'client-1', keyId: 'key-1' } },
+  };
+  const context = { awsRequestId: 'fn-9' } as Context;
+
+  it('does not fail the request: the whole event is logged as an error instead, ids only', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const failing = { write: async () => Promise.reject(new Error('AccessDenied: Quixotic')) };
+    const handler = middy({ requestEnd: auditTrail(async () => failing) }).handler(async () =>
+      json(200, { patient: { lastName: 'Quixotic' } }),
+    );
+    expect((await handler(event, context)).statusCode).toBe(200);
+    const logged = stderr.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 'error', message: 'Audit event not stored', errorName: 'Error' });
+    expect(JSON.parse(logged[0].auditEvent)).toMatchObject({
+      action: 'request.read',
+      outcome: 200,
+      clientId: 'client-1',
+      keyId: 'key-1',
+      requestId: 'gw-9',
+      lambdaRequestId: 'fn-9',
+      resource: { type: 'request', ids: { requestExternalId: 'REQ-1' } },
+    });
+    expect(JSON.stringify(logged)).not.toContain('Quixotic');
+  });
+
+  it('logs the event as an error when no sink is configured at all', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const handler = middy({ requestEnd: auditTrail(async () => undefined) }).handler(async () => json(200, {}));
+    expect((await handler(event, context)).statusCode).toBe(200);
+    expect(stderr.mock.calls.map(([line]) => JSON.parse(String(line)).message)).toEqual(['Audit event not stored']);
+  });
+});
