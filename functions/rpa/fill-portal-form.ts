@@ -1,3 +1,4 @@
+import type { Context } from 'aws-lambda';
 import { worker } from '#lib/rpa/worker-service';
 
 /**
@@ -5,4 +6,4 @@ import { worker } from '#lib/rpa/worker-service';
  * fills the request's prior-authorization form, captures it and stops before submitting. Invoked by
  * a state machine's Task with ids only; returns ids and the outcome (docs/rpa.md).
  */
-export const handler = (input: unknown) => worker.fillPortalForm(input);
+export const handler = (input: unknown, context?: Context) => worker.fillPortalForm(input, context);

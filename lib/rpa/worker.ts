@@ -69,6 +69,11 @@ export interface RecordFailureInput extends RunTaskInput {
   error?: string | { Error?: string; Cause?: string };
 }
 
+/** What a task reads of its invocation (the Lambda context): the time it has left. */
+export interface Invocation {
+  getRemainingTimeInMillis(): number;
+}
+
 export interface TaskResult {
   runId: string;
   status: RunStatus | null;
@@ -91,7 +96,7 @@ export interface WorkerDependencies {
   portalBaseUrl: (portalId: string) => string | undefined;
   formOf: (request: StoredRequest) => PriorAuthorizationForm;
   screenshots: Pick<ScreenshotStorage, 'put'>;
-  /** Per portal call (login, fill, read). */
+  /** Per portal call (login, fill, read); never more than the invocation has left. */
   timeoutMs?: number;
   now?: () => Date;
 }
@@ -193,8 +198,20 @@ export const rpaWorker = (deps: WorkerDependencies) => {
   const timeoutMs = deps.timeoutMs ?? 30_000;
   const timestamp = () => now().toISOString();
 
+  /**
+   * A step of a run still going. A run that has ended stays as it ended: an attempt that goes on after its
+   * task timed out (the recorder failed the run meanwhile) writes nothing more on it.
+   */
   const addStep = (ref: RunRef, step: string, detail?: string, change: Partial<RpaRunRecord> = {}) =>
-    changeRun(runs, ref, (run) => ({ ...run, ...change, steps: withStep(run.steps, timestamp(), step, detail) }), now);
+    changeRun(
+      runs,
+      ref,
+      (run) =>
+        isTerminal(run.status)
+          ? undefined
+          : { ...run, ...change, steps: withStep(run.steps, timestamp(), step, detail) },
+      now,
+    );
 
   /** Ends the run with `outcome` (unless it already ended: a task delivered twice records once). */
   const finish = async (ref: RunRef, outcome: RunOutcome, change: Partial<RpaRunRecord> = {}) => {
@@ -302,7 +319,7 @@ export const rpaWorker = (deps: WorkerDependencies) => {
   const failedOnPortal = async (ref: RunRef, session: PortalSession, outcome: PortalFailureOutcome) => {
     try {
       const run = await runs.getRun(ref);
-      if (run) {
+      if (run && !isTerminal(run.status)) {
         const shot = await capture(ref, session, 'the page when it failed', run.screenshots.length + 1);
         await addStep(ref, 'screenshot of the failure', undefined, { screenshots: [...run.screenshots, shot] });
       }
@@ -316,7 +333,7 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     return finish(ref, outcome);
   };
 
-  const runOnPortal = async (kind: RunKind, input: unknown): Promise<TaskResult> => {
+  const runOnPortal = async (kind: RunKind, input: unknown, invocation?: Invocation): Promise<TaskResult> => {
     const ref = runRefOf(input);
     const stored = await runs.getRun(ref);
     if (!stored || stored.kind !== kind) throw new RunNotFound();
@@ -345,7 +362,12 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     try {
       let session: PortalSession;
       try {
-        session = await driver.logIn(browser, await deps.openCredentials(account), { baseUrl, timeoutMs });
+        // Bounded by what the invocation has left at login: past its deadline nobody waits for the answer.
+        const left = invocation?.getRemainingTimeInMillis() ?? timeoutMs;
+        session = await driver.logIn(browser, await deps.openCredentials(account), {
+          baseUrl,
+          timeoutMs: Math.max(1, Math.min(timeoutMs, left)),
+        });
       } catch (error) {
         if (!isPortalFailure(error)) throw error;
         const result = LOGIN_RESULTS[error.outcome];
@@ -372,9 +394,9 @@ export const rpaWorker = (deps: WorkerDependencies) => {
   };
 
   /** Anything but a retry: the run ends `portal_error` here rather than through the Catch. */
-  const guarded = async (kind: RunKind, input: unknown): Promise<TaskResult> => {
+  const guarded = async (kind: RunKind, input: unknown, invocation?: Invocation): Promise<TaskResult> => {
     try {
-      return await runOnPortal(kind, input);
+      return await runOnPortal(kind, input, invocation);
     } catch (error) {
       if (error instanceof PortalUnavailable || error instanceof RunNotFound || error instanceof InvalidTaskInput) {
         throw error;
@@ -387,10 +409,10 @@ export const rpaWorker = (deps: WorkerDependencies) => {
 
   return {
     /** FillPortalForm (view-on-page): logs in, fills the form, captures it, stops before submitting. */
-    fillPortalForm: (input: unknown) => guarded('view-on-page', input),
+    fillPortalForm: (input: unknown, invocation?: Invocation) => guarded('view-on-page', input, invocation),
 
     /** CheckPortalStatus (a batch's item): logs in, reads the status, updates the request's authorization. */
-    checkPortalStatus: (input: unknown) => guarded('check-auth-status', input),
+    checkPortalStatus: (input: unknown, invocation?: Invocation) => guarded('check-auth-status', input, invocation),
 
     /** RecordRunFailure (the Catch of both): the run failed for good; its outcome from the error's name. */
     recordRunFailure: async (input: unknown): Promise<TaskResult> => {

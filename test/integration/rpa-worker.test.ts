@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { s3 } from '#lib/aws/s3';
 import { bucketName, tableName } from '#lib/config';
@@ -74,6 +74,7 @@ interface Script {
 interface Seen {
   credentials: PortalCredentials[];
   baseUrls: string[];
+  timeoutsMs: number[];
   forms: PriorAuthorizationForm[];
   statusQueries: unknown[];
   screenshots: string[];
@@ -89,6 +90,7 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
   const seen: Seen = {
     credentials: [],
     baseUrls: [],
+    timeoutsMs: [],
     forms: [],
     statusQueries: [],
     screenshots: [],
@@ -97,9 +99,10 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
   };
   const driver: PortalDriver = {
     portalId: 'sandbox',
-    logIn: async (_browser, credentials, { baseUrl }) => {
+    logIn: async (_browser, credentials, { baseUrl, timeoutMs }) => {
       seen.credentials.push(credentials);
       seen.baseUrls.push(baseUrl);
+      seen.timeoutsMs.push(timeoutMs);
       await script.logIn?.();
       const session: PortalSession = {
         fillPriorAuthorization: async (form) => {
@@ -354,6 +357,20 @@ describe('FillPortalForm (view-on-page)', () => {
     expect(slowForm.seen.sessionsClosed).toBe(1);
   });
 
+  it('bounds every portal call by the time its invocation has left (30 s at most)', async () => {
+    for (const [left, expected] of [
+      [undefined, 30_000],
+      [600_000, 30_000],
+      [4_000, 4_000],
+      [0, 1],
+    ] as const) {
+      const { input } = await queuedRun('view-on-page');
+      const { worker, seen } = testWorker({});
+      await worker.fillPortalForm(input, left === undefined ? undefined : { getRemainingTimeInMillis: () => left });
+      expect(seen.timeoutsMs, String(left)).toEqual([expected]);
+    }
+  });
+
   it('portal_error: a page the driver did not expect, with a screenshot of it; any other error too', async () => {
     const { input } = await queuedRun('view-on-page');
     const { worker, seen } = testWorker({ fill: failure('portal_error') });
@@ -451,6 +468,34 @@ describe('CheckPortalStatus (a batch item)', () => {
     expect((await dynamoRequestStore.get(tenant.clientId, input.requestExternalId))!.authorization.status).toBe(
       'not_found',
     );
+  });
+});
+
+describe('an attempt that goes on after its task timed out', () => {
+  it('leaves the run as the recorder ended it: no screenshot, no step', async () => {
+    const { input } = await queuedRun('check-auth-status');
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const late = testWorker({
+      read: async () => {
+        await answered;
+        throw new PortalFailure('portal_timeout', 'test: portal_timeout');
+      },
+    });
+    const attempt = late.worker.checkPortalStatus(input);
+    await vi.waitFor(() => expect(late.seen.statusQueries).toHaveLength(1));
+    // The Task timed out meanwhile, and its Catch recorded the run.
+    await testWorker({}).worker.recordRunFailure({ ...input, error: 'States.Timeout' });
+    const ended = await runOf(input);
+    expect(ended).toMatchObject({ status: 'failed', outcome: 'portal_timeout' });
+
+    answer();
+    await expect(attempt).rejects.toBeInstanceOf(PortalUnavailable);
+    expect(await runOf(input)).toEqual(ended);
+    expect(late.seen.screenshots).toEqual([]);
+    expect(late.seen).toMatchObject({ sessionsClosed: 1, browsersClosed: 1 });
   });
 });
 
