@@ -195,17 +195,25 @@ export const rpaService = ({
       const { clientId } = scope;
       await clientUser(scope, clientUserId);
       await existingRequest(clientId, externalId);
-      const { token, expiresAt } = await tokens.sign({ clientId, clientUserId, requestExternalId: externalId });
+      const { token, expiresAt } = await tokens.sign({ ...scope, clientUserId, requestExternalId: externalId });
       return { accessToken: token, expiresAt };
     },
 
     /** The claims of a token for this request; InvalidScraperToken otherwise. */
     verifyAccessToken: (token: string | undefined, externalId: string) => tokens.verify(token, externalId),
 
-    /** What a token holder sees: the request's latest runs with short-lived screenshot URLs. */
+    /**
+     * What a token holder sees: the request's latest runs with short-lived screenshot URLs; a token
+     * issued to an organization-restricted key shows only its organization's runs among them.
+     */
     session: async (claims: ScraperClaims): Promise<ScraperSession> => {
       const request = await existingRequest(claims.clientId, claims.requestExternalId);
-      const latest = await runs.latestRuns(claims.clientId, claims.requestExternalId, SESSION_RUNS);
+      const scope: Scope = claims.organizationId
+        ? { clientId: claims.clientId, organizationId: claims.organizationId }
+        : { clientId: claims.clientId };
+      const latest = (await runs.latestRuns(claims.clientId, claims.requestExternalId, SESSION_RUNS)).filter((run) =>
+        reaches(scope, run.organizationId),
+      );
       return {
         requestExternalId: request.externalId,
         clientUserId: claims.clientUserId,

@@ -198,6 +198,30 @@ describe('the automation under an organization-restricted key', () => {
     expect(batch.status).toBe(404);
   });
 
+  it('a scraper session opened by its token shows only its organization’s runs of the request', async () => {
+    // Requests belong to the client, runs to the organization of the user they ran for.
+    const externalId = await newRequest(t.apiKey);
+    const runA = await storedRun(
+      { clientId: t.clientId, organizationId: a.organizationId, clientUserId: a.clientUserId },
+      externalId,
+    );
+    const runB = await storedRun(
+      { clientId: t.clientId, organizationId: b.organizationId, clientUserId: b.clientUserId },
+      externalId,
+    );
+    const sessionRuns = async (apiKey: string) => {
+      const token = await call('POST', rpaOf(externalId), { apiKey, body: { clientUserId: a.clientUserId } });
+      expect(token.status, token.text).toBe(200);
+      const res = await call('GET', `${rpaOf(externalId)}/session`, {
+        headers: { authorization: `Bearer ${token.body.accessToken}`, accept: 'application/json' },
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body.runs.map((run: { runId: string }) => run.runId).sort();
+    };
+    expect(await sessionRuns(a.apiKey)).toEqual([runA.runId]);
+    expect(await sessionRuns(t.apiKey)).toEqual([runA.runId, runB.runId].sort());
+  });
+
   it('reads its own organization’s runs, and gets 404 for another’s', async () => {
     const externalId = await newRequest(t.apiKey);
     const run = await storedRun(
