@@ -4,7 +4,8 @@ import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 
 /**
  * Lambda REQUEST authorizer: x-api-key → clientId in the request context (and keyId, for the access
- * log). Unknown, revoked and expired keys alike are a 401: throwing 'Unauthorized' is API Gateway's
+ * log; and organizationId for a key restricted to one organization, which handlers turn into their
+ * scope: lib/http/endpoint.ts, scopeOf). Unknown, revoked and expired keys alike are a 401: throwing 'Unauthorized' is API Gateway's
  * contract for one. The policy covers the whole API so that a cached result serves every route;
  * tenancy is enforced by the keys handlers derive from clientId.
  */
@@ -19,6 +20,10 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${arnPrefix}/${stage}/*/*` }],
     },
-    context: { clientId: key.clientId, keyId: key.keyId },
+    context: {
+      clientId: key.clientId,
+      keyId: key.keyId,
+      ...(key.organizationId ? { organizationId: key.organizationId } : {}),
+    },
   };
 };

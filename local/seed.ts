@@ -54,16 +54,19 @@ export const seedAutomationDemo = async (clientId: string, clientUserId: string)
     { externalId: 'demo-sandbox-totp', user: withTotp, payerIds: ['SANDBOX-TOTP'] },
   ];
   for (const { externalId, user, payerIds } of accounts) {
-    if (await portalAccounts.get(clientId, externalId).catch(() => undefined)) continue;
-    await portalAccounts.create(clientId, {
-      externalId,
-      clientUserId,
-      portalId: 'sandbox',
-      payerIds,
-      username: user.username,
-      password: user.password,
-      ...(user.totpSecret ? { totpSecret: user.totpSecret } : {}),
-    });
+    if (await portalAccounts.get({ clientId }, externalId).catch(() => undefined)) continue;
+    await portalAccounts.create(
+      { clientId },
+      {
+        externalId,
+        clientUserId,
+        portalId: 'sandbox',
+        payerIds,
+        username: user.username,
+        password: user.password,
+        ...(user.totpSecret ? { totpSecret: user.totpSecret } : {}),
+      },
+    );
   }
   for (const [externalId, memberId] of Object.entries(SANDBOX_DEMO_MEMBERS)) {
     if (await requests.get(clientId, externalId).catch(() => undefined)) continue;

@@ -12,13 +12,15 @@ import { join, resolve } from 'node:path';
 
 const usage = `Usage: npm run admin -- <command>
   create-client <name> [--expires-in <duration>]         → {"clientId","keyId","apiKey"[,"expiresAt"]}
-  create-api-key <clientId> [--expires-in <duration>]    → {"clientId","keyId","apiKey"[,"expiresAt"]}
+  create-api-key <clientId> [--expires-in <duration>] [--organization <organizationId>]
+                                                         → {"clientId","keyId","apiKey"[,"expiresAt"][,"organizationId"]}
   list-api-keys <clientId>                               → {"clientId","apiKeys":[{"keyId","state",…}]}
   revoke-api-key <clientId> <keyId>                      → {"revoked":true,…,"authorizerCacheFlushed"}
   revoke-api-key <apiKey>                                (a leaked key whose id is not at hand)
   create-organization <clientId> <name>                  → {"organizationId"}
   create-client-user <clientId> <organizationId> <clientUserId>
 <duration>: whole hours or days, 1h to 365d (e.g. 12h, 90d); keys do not expire without it.
+--organization: the key reaches only that organization of the client (docs/security.md); the whole client without it.
 Target: the local stack (npm start) by default; ADMIN_TARGET=aws with TABLE_NAME for AWS, and REST_API_ID
 (API_STAGE, default prod) so that revoke-api-key flushes the stage's authorizer cache.`;
 
@@ -39,23 +41,36 @@ const targetEnvironment = () => {
 };
 
 const [command, ...argv] = process.argv.slice(2);
-/** Positional arguments, and the one option some commands take. */
+/** Positional arguments, and the options some commands take. */
 const args: string[] = [];
 let expiresIn: string | undefined;
+let organization: string | undefined;
+/** `--name value` or `--name=value`; undefined when `arg` is not that option. */
+const optionValue = (name: string, arg: string, next: () => string | undefined) => {
+  if (arg === name) return next() ?? '';
+  return arg.startsWith(`${name}=`) ? arg.slice(name.length + 1) : undefined;
+};
 for (let i = 0; i < argv.length; i++) {
   const arg = argv[i]!;
-  if (arg === '--expires-in' || arg.startsWith('--expires-in=')) {
-    expiresIn = arg === '--expires-in' ? (argv[++i] ?? '') : arg.slice('--expires-in='.length);
+  const next = () => argv[++i];
+  const expiry = optionValue('--expires-in', arg, next);
+  const organizationOption = expiry === undefined ? optionValue('--organization', arg, next) : undefined;
+  if (expiry !== undefined) {
+    expiresIn = expiry;
+  } else if (organizationOption !== undefined) {
+    if (organizationOption.trim() === '') fail(`--organization takes an organization id.\n${usage}`);
+    organization = organizationOption;
   } else if (arg.startsWith('--')) {
     fail(`Unknown option ${arg}.\n${usage}`);
   } else {
     args.push(arg);
   }
 }
-const need = (count: number, { expiring = false } = {}) => {
+const need = (count: number, { expiring = false, restricting = false } = {}) => {
   if (args.length !== count || args.some((arg) => arg.trim() === ''))
     fail(`${command} takes ${count} argument(s).\n${usage}`);
   if (expiresIn !== undefined && !expiring) fail(`${command} takes no --expires-in.\n${usage}`);
+  if (organization !== undefined && !restricting) fail(`${command} takes no --organization.\n${usage}`);
   return args;
 };
 
@@ -89,7 +104,11 @@ const revoke = async () => {
 
 const commands: Record<string, () => Promise<unknown>> = {
   'create-client': async () => admin.createClient(need(1, { expiring: true })[0]!, { expiresIn }),
-  'create-api-key': async () => admin.createApiKey(need(1, { expiring: true })[0]!, undefined, { expiresIn }),
+  'create-api-key': async () =>
+    admin.createApiKey(need(1, { expiring: true, restricting: true })[0]!, undefined, {
+      expiresIn,
+      organizationId: organization,
+    }),
   'list-api-keys': async () => admin.listApiKeys(need(1)[0]!),
   'revoke-api-key': revoke,
   'create-organization': async () => {

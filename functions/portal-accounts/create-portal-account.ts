@@ -1,4 +1,4 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
@@ -13,7 +13,7 @@ import { portalAccounts } from '#lib/portal-accounts/service';
  */
 export const handler = endpoint<NewPortalAccount>(
   async (event) => {
-    const account = await portalAccounts.create(clientIdOf(event), event.body);
+    const account = await portalAccounts.create(scopeOf(event), event.body);
     return json(201, representationOf(account), {
       ETag: etagOf(account),
       Location: resourceUrl(event, 'portal-accounts/get-portal-account', { externalId: account.externalId }),

@@ -1,4 +1,4 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { json } from '#lib/http/response';
 import type { FilterRequest } from '#lib/portal-accounts/portal-accounts';
 import { portalAccounts } from '#lib/portal-accounts/service';
@@ -9,6 +9,6 @@ import { portalAccounts } from '#lib/portal-accounts/service';
  * Paging: pageSize (default 25, max 100) and the previous page's nextCursor; nextCursor null = last page.
  */
 export const handler = endpoint<FilterRequest>(
-  async (event) => json(200, await portalAccounts.filter(clientIdOf(event), event.body)),
+  async (event) => json(200, await portalAccounts.filter(scopeOf(event), event.body)),
   { json: { schema: 'PortalAccountFilter' } },
 );

@@ -1,4 +1,4 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import type { PageRequest } from '#lib/portal-accounts/portal-accounts';
@@ -30,8 +30,5 @@ const pageRequestOf = (query: Record<string, string | undefined> | null): PageRe
  */
 export const handler = endpoint(async (event) => {
   const clientUserId = pathId(event, 'externalId', 'clientUserId');
-  return json(
-    200,
-    await portalAccounts.list(clientIdOf(event), clientUserId, pageRequestOf(event.queryStringParameters)),
-  );
+  return json(200, await portalAccounts.list(scopeOf(event), clientUserId, pageRequestOf(event.queryStringParameters)));
 });

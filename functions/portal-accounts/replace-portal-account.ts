@@ -1,4 +1,4 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import { etagOf, type PortalAccountInput, representationOf } from '#lib/portal-accounts/portal-accounts';
@@ -11,7 +11,7 @@ import { portalAccounts } from '#lib/portal-accounts/service';
 export const handler = endpoint<PortalAccountInput>(
   async (event) => {
     const externalId = pathId(event, 'externalId');
-    const account = await portalAccounts.replace(clientIdOf(event), externalId, event.body, header(event, 'if-match'));
+    const account = await portalAccounts.replace(scopeOf(event), externalId, event.body, header(event, 'if-match'));
     return json(200, representationOf(account), { ETag: etagOf(account) });
   },
   { json: { schema: 'PortalAccountReplacement' } },

@@ -1,4 +1,4 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { uuidPathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import { rpa } from '#lib/rpa/service';
@@ -8,5 +8,5 @@ import { rpa } from '#lib/rpa/service';
  * progress {status, total, done, failed, items: [{requestExternalId, runId, status, outcome, authorization}]}.
  */
 export const handler = endpoint(async (event) =>
-  json(200, await rpa.batchProgress(clientIdOf(event), uuidPathId(event, 'batchId'))),
+  json(200, await rpa.batchProgress(scopeOf(event), uuidPathId(event, 'batchId'))),
 );

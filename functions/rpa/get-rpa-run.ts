@@ -1,4 +1,4 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { pathId, uuidPathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import { rpa } from '#lib/rpa/service';
@@ -8,5 +8,5 @@ import { rpa } from '#lib/rpa/service';
  * status, outcome, steps, values entered and screenshots' metadata.
  */
 export const handler = endpoint(async (event) =>
-  json(200, await rpa.getRun(clientIdOf(event), pathId(event, 'requestExternalId'), uuidPathId(event, 'runId'))),
+  json(200, await rpa.getRun(scopeOf(event), pathId(event, 'requestExternalId'), uuidPathId(event, 'runId'))),
 );

@@ -1,4 +1,4 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
 import { absoluteUrl, resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
@@ -13,7 +13,7 @@ import { rpa } from '#lib/rpa/service';
 export const handler = endpoint<{ clientUserId: string }>(
   async (event) => {
     const requestExternalId = pathId(event, 'requestExternalId');
-    const { accessToken } = await rpa.issueAccessToken(clientIdOf(event), requestExternalId, event.body.clientUserId);
+    const { accessToken } = await rpa.issueAccessToken(scopeOf(event), requestExternalId, event.body.clientUserId);
     const scraperUri = absoluteUrl(event, resourceUrl(event, 'rpa/get-scraper-session', { requestExternalId }));
     return json(200, { accessToken, scraperUri });
   },

@@ -1,4 +1,4 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
@@ -14,7 +14,7 @@ import { rpa } from '#lib/rpa/service';
 export const handler = endpoint<{ clientUserId: string; requestExternalIds: string[] }>(
   async (event) => {
     const { clientUserId, requestExternalIds } = event.body;
-    const batch = await rpa.startCheckAuthStatus(clientIdOf(event), clientUserId, requestExternalIds);
+    const batch = await rpa.startCheckAuthStatus(scopeOf(event), clientUserId, requestExternalIds);
     return json(
       202,
       { batchId: batch.batchId, executionId: batch.executionArn, total: batch.items.length },

@@ -1,4 +1,4 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
 import { pathId } from '#lib/http/path';
 import { resourceUrl } from '#lib/http/resource-url';
@@ -14,7 +14,7 @@ import { rpa } from '#lib/rpa/service';
 export const handler = endpoint<{ clientUserId: string }>(
   async (event) => {
     const requestExternalId = pathId(event, 'requestExternalId');
-    const run = await rpa.startViewOnPage(clientIdOf(event), requestExternalId, event.body.clientUserId);
+    const run = await rpa.startViewOnPage(scopeOf(event), requestExternalId, event.body.clientUserId);
     return json(
       202,
       { runId: run.runId, executionId: run.executionArn, status: run.status },

@@ -58,6 +58,7 @@ export const apiKeyEntity = defineEntity<ApiKeyRecord>()({
     revokedAt: attr.optional(attr.string()),
     expiresAt: attr.optional(attr.string()),
     lastUsedAt: attr.optional(attr.string()),
+    organizationId: attr.optional(attr.string()),
   },
   derived: created,
 });

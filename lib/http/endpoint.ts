@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { ValidationFailed } from '#lib/errors';
 import { JsonBodyRefused, parseJsonBody } from '#lib/json/safe-json';
 import { log } from '#lib/log';
+import type { Scope } from '#lib/tenancy/scope';
 import { assertValid, type SchemaName } from '#lib/validation/validate';
 import { auditTrail } from './audit.ts';
 import { deprecationHeaders } from './deprecation.ts';
@@ -71,6 +72,16 @@ export const clientIdOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>):
   const clientId = event.requestContext.authorizer?.clientId;
   if (typeof clientId !== 'string' || clientId === '') throw unauthorized();
   return clientId;
+};
+
+/**
+ * What the caller may reach (#lib/tenancy/scope): its client and, for a key restricted to one, its
+ * organization, both as resolved by the authorizer.
+ */
+export const scopeOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>): Scope => {
+  const clientId = clientIdOf(event);
+  const organizationId = event.requestContext.authorizer?.organizationId;
+  return typeof organizationId === 'string' && organizationId !== '' ? { clientId, organizationId } : { clientId };
 };
 
 const mediaTypeOf = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() ?? '';

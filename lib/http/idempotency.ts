@@ -7,7 +7,8 @@ import { dynamoClient } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { log } from '#lib/log';
 import { TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
-import { type ApiEvent, clientIdOf } from './endpoint.ts';
+import type { Scope } from '#lib/tenancy/scope';
+import { type ApiEvent, scopeOf } from './endpoint.ts';
 import { badRequest } from './problem.ts';
 import type { ApiResult } from './response.ts';
 
@@ -83,10 +84,11 @@ const idempotencyKeyOf = (event: ApiEvent<unknown>): string | undefined => {
  * must match on a retry. The request is its JSON text as parsed (whitespace and number spelling do
  * not count; member order does, since documents are stored as sent); a multipart form is its
  * fields and each file's name, type, size and SHA-256 (MultipartForm.toJSON), whatever its boundary.
- * The clientId comes from the authorizer, never from the request.
+ * The scope comes from the authorizer, never from the request: an organization-restricted key has
+ * its own keys, so it never replays what a key of another scope created (unrestricted keys keep theirs).
  */
-const viewOf = (event: ApiEvent<unknown>, key: string, clientId: string) => ({
-  key: [clientId, key],
+const viewOf = (event: ApiEvent<unknown>, key: string, { clientId, organizationId }: Scope) => ({
+  key: organizationId === undefined ? [clientId, key] : [clientId, organizationId, key],
   request: JSON.stringify([event.httpMethod, event.resource, event.pathParameters ?? {}, event.body]),
 });
 
@@ -135,7 +137,7 @@ export const idempotentRequests = (options: IdempotencyOptions = {}): Idempotenc
       before: async (request) => {
         const key = idempotencyKeyOf(request.event);
         if (key === undefined) return undefined;
-        const view = viewOf(request.event, key, clientIdOf(request.event));
+        const view = viewOf(request.event, key, scopeOf(request.event));
         const replay = await run('before', { ...request, event: view });
         if (replay !== undefined) return replay as ApiResult;
         locked.add(request);

@@ -10,6 +10,7 @@ import { cursorSigningKeys, secretsKeyring } from '#lib/crypto/config';
 import type { Keyring } from '#lib/crypto/keyring';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '#lib/errors';
 import { log } from '#lib/log';
+import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import { sealCredential } from './credentials.ts';
 import { type CursorScope, decodeCursor, encodeCursor, filterHashOf } from './cursor.ts';
@@ -24,7 +25,10 @@ import { portalOf } from './portal-registry.ts';
 
 /**
  * Portal-account use cases, independent of HTTP and storage (docs/portal-accounts.md).
- * - The organization is always resolved from clientUserId within the caller's client (404 if unknown).
+ * - The organization is always resolved from clientUserId within the caller's scope (404 if unknown).
+ * - Scope (#lib/tenancy/scope): an organization-restricted key reaches only its organization's
+ *   accounts and client users; anything else is a 404, as if it did not exist. Only an unrestricted
+ *   key can move an account to another organization (PUT with another organization's clientUserId).
  * - Secrets are sealed before they reach the store and never leave it: representations say only
  *   whether each is set and when it changed. Logs carry ids and outcomes, never usernames or secrets.
  * - PUT replaces every non-secret field; an omitted secret is kept, `totpSecret: null` removes it.
@@ -142,31 +146,25 @@ export const portalAccountService = ({
   now = () => new Date(),
   maxEvaluatedPerPage = MAX_EVALUATED_PER_PAGE,
 }: PortalAccountDependencies) => {
-  const organizationOf = async (clientId: string, clientUserId: string) => {
-    const user = await tenants.getClientUser(clientId, clientUserId);
-    if (!user) throw new NotFound(`Client user ${clientUserId}`);
-    return user.organizationId;
-  };
+  const organizationOf = async (scope: Scope, clientUserId: string) =>
+    (await clientUserInScope(tenants, scope, clientUserId)).organizationId;
 
-  const load = async (clientId: string, externalId: string) => {
-    const account = await store.get(clientId, externalId);
-    if (!account) throw new NotFound(`Portal account ${externalId}`);
+  /** Another organization's account is not found, for a key restricted to one. */
+  const load = async (scope: Scope, externalId: string) => {
+    const account = await store.get(scope.clientId, externalId);
+    if (!account || !reaches(scope, account.organizationId)) throw new NotFound(`Portal account ${externalId}`);
     return account;
   };
 
-  const page = async (
-    clientId: string,
-    clientUserId: string,
-    criteria: PortalAccountCriteria,
-    request: PageRequest,
-  ) => {
-    const organizationId = await organizationOf(clientId, clientUserId);
-    const scope: CursorScope = { clientId, organizationId };
+  const page = async (scope: Scope, clientUserId: string, criteria: PortalAccountCriteria, request: PageRequest) => {
+    const { clientId } = scope;
+    const organizationId = await organizationOf(scope, clientUserId);
+    const cursorScope: CursorScope = { clientId, organizationId };
     const filterHash = filterHashOf(criteria);
     let pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
     let after: string | undefined;
     if (request.cursor !== undefined) {
-      const state = decodeCursor(await cursorKeys(), scope, request.cursor);
+      const state = decodeCursor(await cursorKeys(), cursorScope, request.cursor);
       if (state.filterHash !== filterHash) {
         throw new Invalid('The cursor was issued for a different filter: repeat the filter of the first page.', {
           parameter: 'cursor',
@@ -195,16 +193,17 @@ export const portalAccountService = ({
       items: result.items.map(representationOf),
       pageSize,
       nextCursor: result.next
-        ? encodeCursor(await cursorKeys(), scope, { after: result.next, filterHash, pageSize })
+        ? encodeCursor(await cursorKeys(), cursorScope, { after: result.next, filterHash, pageSize })
         : null,
     };
   };
 
   return {
-    get: (clientId: string, externalId: string) => load(clientId, externalId),
+    get: (scope: Scope, externalId: string) => load(scope, externalId),
 
-    create: async (clientId: string, input: NewPortalAccount): Promise<StoredPortalAccount> => {
-      const organizationId = await organizationOf(clientId, input.clientUserId);
+    create: async (scope: Scope, input: NewPortalAccount): Promise<StoredPortalAccount> => {
+      const { clientId } = scope;
+      const organizationId = await organizationOf(scope, input.clientUserId);
       const { externalId } = input;
       if (await store.get(clientId, externalId)) throw new AlreadyExists(`Portal account ${externalId}`);
       const at = now().toISOString();
@@ -242,7 +241,7 @@ export const portalAccountService = ({
     },
 
     replace: async (
-      clientId: string,
+      scope: Scope,
       externalId: string,
       input: PortalAccountInput,
       ifMatch?: string,
@@ -252,9 +251,10 @@ export const portalAccountService = ({
       }
       const preconditions = { ifMatch, version: input.version };
       return retryOnConflict(async () => {
-        const current = await load(clientId, externalId);
+        const current = await load(scope, externalId);
         checkPreconditions(preconditions, current);
-        const organizationId = await organizationOf(clientId, input.clientUserId);
+        // Within a restricted scope both organizations are the key's: such a key never moves an account.
+        const organizationId = await organizationOf(scope, input.clientUserId);
         const moving = organizationId !== current.organizationId;
         // Secrets are sealed for their organization and cannot be re-sealed without decrypting.
         if (moving && (input.password === undefined || (current.totpSecret && input.totpSecret === undefined))) {
@@ -263,7 +263,7 @@ export const portalAccountService = ({
           );
         }
         const at = now().toISOString();
-        const ref = { clientId, organizationId, externalId };
+        const ref = { clientId: scope.clientId, organizationId, externalId };
         const totpChanged = input.totpSecret !== undefined && !(input.totpSecret === null && !current.totpSecret);
         const next: StoredPortalAccount = {
           ...ref,
@@ -287,7 +287,7 @@ export const portalAccountService = ({
         };
         await store.update(next, current.version);
         log.info('Portal account replaced', {
-          clientId,
+          clientId: scope.clientId,
           organizationId,
           portalAccountId: externalId,
           portalId: next.portalId,
@@ -300,13 +300,13 @@ export const portalAccountService = ({
       }, retryOptions(preconditions));
     },
 
-    remove: (clientId: string, externalId: string, ifMatch?: string): Promise<void> =>
+    remove: (scope: Scope, externalId: string, ifMatch?: string): Promise<void> =>
       retryOnConflict(async () => {
-        const current = await load(clientId, externalId);
+        const current = await load(scope, externalId);
         checkPreconditions({ ifMatch }, current);
-        await store.delete(clientId, externalId, current.version);
+        await store.delete(scope.clientId, externalId, current.version);
         log.info('Portal account deleted', {
-          clientId,
+          clientId: scope.clientId,
           organizationId: current.organizationId,
           portalAccountId: externalId,
           version: current.version,
@@ -314,20 +314,17 @@ export const portalAccountService = ({
       }, retryOptions({ ifMatch })),
 
     /** GET …/{clientUserId}/list: the organization's accounts, paged. */
-    list: (clientId: string, clientUserId: string, request: PageRequest) => page(clientId, clientUserId, {}, request),
+    list: (scope: Scope, clientUserId: string, request: PageRequest) => page(scope, clientUserId, {}, request),
 
     /** POST …/filter. */
-    filter: (
-      clientId: string,
-      { clientUserId, portalId, payerId, search, status, pageSize, cursor }: FilterRequest,
-    ) => {
+    filter: (scope: Scope, { clientUserId, portalId, payerId, search, status, pageSize, cursor }: FilterRequest) => {
       const criteria: PortalAccountCriteria = {
         ...(portalId !== undefined ? { portalId } : {}),
         ...(payerId !== undefined ? { payerId } : {}),
         ...(status !== undefined ? { status } : {}),
         ...(search !== undefined ? { search: normalizeSearchText(search.trim()) } : {}),
       };
-      return page(clientId, clientUserId, criteria, {
+      return page(scope, clientUserId, criteria, {
         ...(pageSize !== undefined ? { pageSize } : {}),
         ...(cursor !== undefined ? { cursor } : {}),
       });

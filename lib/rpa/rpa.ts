@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, Invalid, NotFound } from '#lib/errors';
 import { log } from '#lib/log';
 import type { Authorization, RequestStore } from '#lib/requests/request-store';
+import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import { MAX_BATCH_REQUESTS } from '#lib/validation/schemas/rpa';
 import type { AutomationStarter, ExecutionStatus } from './automation-starter.ts';
@@ -24,7 +25,8 @@ import type { ScreenshotStorage } from './screenshot-storage.ts';
 /**
  * The automation's API use cases (docs/rpa.md), independent of HTTP and of AWS: scraper tokens and
  * the scraper session, starting view-on-page runs and check-auth-status batches, reading them. The
- * executions themselves run in the worker (worker.ts).
+ * executions themselves run in the worker (worker.ts). An organization-restricted key
+ * (#lib/tenancy/scope) reaches only its organization's client users, runs and batches: others are 404.
  */
 
 /** A batch checks 1 to 25 requests (its schema's bound; the state machine's Map runs 2 at a time). */
@@ -137,11 +139,7 @@ export const rpaService = ({
 }: RpaDependencies) => {
   const timestamp = () => now().toISOString();
 
-  const clientUser = async (clientId: string, clientUserId: string) => {
-    const user = await tenants.getClientUser(clientId, clientUserId);
-    if (!user) throw new NotFound(`Client user ${clientUserId}`);
-    return user;
-  };
+  const clientUser = (scope: Scope, clientUserId: string) => clientUserInScope(tenants, scope, clientUserId);
 
   const existingRequest = async (clientId: string, externalId: string) => {
     const request = await requests.get(clientId, externalId);
@@ -193,20 +191,29 @@ export const rpaService = ({
 
   return {
     /** A scraper token for one request on behalf of one of the caller's client users. */
-    issueAccessToken: async (clientId: string, externalId: string, clientUserId: string) => {
-      await clientUser(clientId, clientUserId);
+    issueAccessToken: async (scope: Scope, externalId: string, clientUserId: string) => {
+      const { clientId } = scope;
+      await clientUser(scope, clientUserId);
       await existingRequest(clientId, externalId);
-      const { token, expiresAt } = await tokens.sign({ clientId, clientUserId, requestExternalId: externalId });
+      const { token, expiresAt } = await tokens.sign({ ...scope, clientUserId, requestExternalId: externalId });
       return { accessToken: token, expiresAt };
     },
 
     /** The claims of a token for this request; InvalidScraperToken otherwise. */
     verifyAccessToken: (token: string | undefined, externalId: string) => tokens.verify(token, externalId),
 
-    /** What a token holder sees: the request's latest runs with short-lived screenshot URLs. */
+    /**
+     * What a token holder sees: the request's latest runs with short-lived screenshot URLs; a token
+     * issued to an organization-restricted key shows only its organization's runs among them.
+     */
     session: async (claims: ScraperClaims): Promise<ScraperSession> => {
       const request = await existingRequest(claims.clientId, claims.requestExternalId);
-      const latest = await runs.latestRuns(claims.clientId, claims.requestExternalId, SESSION_RUNS);
+      const scope: Scope = claims.organizationId
+        ? { clientId: claims.clientId, organizationId: claims.organizationId }
+        : { clientId: claims.clientId };
+      const latest = (await runs.latestRuns(claims.clientId, claims.requestExternalId, SESSION_RUNS)).filter((run) =>
+        reaches(scope, run.organizationId),
+      );
       return {
         requestExternalId: request.externalId,
         clientUserId: claims.clientUserId,
@@ -227,8 +234,9 @@ export const rpaService = ({
     },
 
     /** Queues a view-on-page run and starts its execution; the run, with its execution's ARN. */
-    startViewOnPage: async (clientId: string, externalId: string, clientUserId: string): Promise<RpaRunRecord> => {
-      const user = await clientUser(clientId, clientUserId);
+    startViewOnPage: async (scope: Scope, externalId: string, clientUserId: string): Promise<RpaRunRecord> => {
+      const { clientId } = scope;
+      const user = await clientUser(scope, clientUserId);
       await existingRequest(clientId, externalId);
       const run = queuedRun({
         clientId,
@@ -256,15 +264,16 @@ export const rpaService = ({
 
     /** Queues one run per request and starts the batch's execution; the batch. */
     startCheckAuthStatus: async (
-      clientId: string,
+      scope: Scope,
       clientUserId: string,
       requestExternalIds: readonly string[],
     ): Promise<RpaBatchRecord> => {
+      const { clientId } = scope;
       const count = new Set(requestExternalIds).size;
       if (count === 0 || count > MAX_BATCH_ITEMS || count !== requestExternalIds.length) {
         throw new Invalid(`A batch checks 1 to ${MAX_BATCH_ITEMS} distinct requests.`, { field: 'requestExternalIds' });
       }
-      const user = await clientUser(clientId, clientUserId);
+      const user = await clientUser(scope, clientUserId);
       const found = await Promise.all(requestExternalIds.map((externalId) => requests.get(clientId, externalId)));
       const missing = requestExternalIds.filter((_, i) => !found[i]);
       if (missing.length > 0) throw new RequestsNotFound(missing);
@@ -315,10 +324,11 @@ export const rpaService = ({
     },
 
     /** One run of one request, its status settled by its execution's when that ended unrecorded. */
-    getRun: async (clientId: string, externalId: string, runId: string) => {
+    getRun: async (scope: Scope, externalId: string, runId: string) => {
+      const { clientId } = scope;
       const ref = { clientId, externalId, runId };
       let run = await runs.getRun(ref);
-      if (!run) throw new NotFound(`Run ${runId}`);
+      if (!run || !reaches(scope, run.organizationId)) throw new NotFound(`Run ${runId}`);
       const executionArn =
         run.executionArn ?? (run.batchId ? (await runs.getBatch(clientId, run.batchId))?.executionArn : undefined);
       if (!isTerminal(run.status)) {
@@ -329,9 +339,10 @@ export const rpaService = ({
     },
 
     /** A batch's progress: each item's run, read in one batched read. */
-    batchProgress: async (clientId: string, batchId: string): Promise<BatchProgress> => {
+    batchProgress: async (scope: Scope, batchId: string): Promise<BatchProgress> => {
+      const { clientId } = scope;
       const batch = await runs.getBatch(clientId, batchId);
-      if (!batch) throw new NotFound(`Batch ${batchId}`);
+      if (!batch || !reaches(scope, batch.organizationId)) throw new NotFound(`Batch ${batchId}`);
       const execution = batch.status === 'done' ? undefined : await executionStatus(batch.executionArn);
       const executionEnded = execution !== undefined && execution !== 'RUNNING' && execution !== 'PENDING_REDRIVE';
       const read = await runs.getRuns(

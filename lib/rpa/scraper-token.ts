@@ -22,9 +22,13 @@ export const SCRAPER_TOKEN_AUDIENCE = 'scraper-session';
 /** Ours are about 450 characters; anything much longer is refused before it is parsed. */
 const MAX_TOKEN_LENGTH = 4096;
 
-/** What a valid token grants: one request of one client, on behalf of one client user. */
+/**
+ * What a valid token grants: one request of one client, on behalf of one client user; and, when an
+ * organization-restricted API key asked for it, only that organization's runs (`org`).
+ */
 export interface ScraperClaims {
   clientId: string;
+  organizationId?: string;
   clientUserId: string;
   requestExternalId: string;
   tokenId: string;
@@ -57,7 +61,7 @@ export const scraperTokenKeys = signingKeysOnce(RPA_TOKEN_KEYS);
 const keyIdOf = (key: Buffer) => createHash('sha256').update(key).digest('base64url').slice(0, 12);
 
 export interface ScraperTokens {
-  sign(grant: { clientId: string; clientUserId: string; requestExternalId: string }): Promise<{
+  sign(grant: { clientId: string; organizationId?: string; clientUserId: string; requestExternalId: string }): Promise<{
     token: string;
     expiresAt: string;
   }>;
@@ -75,11 +79,15 @@ export const scraperTokens = (
   keys: () => Promise<Buffer[]> = scraperTokenKeys,
   now: () => Date = () => new Date(),
 ): ScraperTokens => ({
-  sign: async ({ clientId, clientUserId, requestExternalId }) => {
+  sign: async ({ clientId, organizationId, clientUserId, requestExternalId }) => {
     const [key] = await keys();
     const issuedAt = Math.floor(now().getTime() / 1000);
     const expiresAt = issuedAt + SCRAPER_TOKEN_TTL_SECONDS;
-    const token = await new SignJWT({ cid: clientId, req: requestExternalId })
+    const token = await new SignJWT({
+      cid: clientId,
+      req: requestExternalId,
+      ...(organizationId ? { org: organizationId } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: keyIdOf(key!) })
       .setIssuer(SCRAPER_TOKEN_ISSUER)
       .setAudience(SCRAPER_TOKEN_AUDIENCE)
@@ -120,6 +128,7 @@ export const scraperTokens = (
     }
     const claims: ScraperClaims = {
       clientId: stringClaim(payload, 'cid'),
+      ...(payload.org === undefined ? {} : { organizationId: stringClaim(payload, 'org') }),
       clientUserId: stringClaim(payload, 'sub'),
       requestExternalId: stringClaim(payload, 'req'),
       tokenId: stringClaim(payload, 'jti'),

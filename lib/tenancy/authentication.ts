@@ -17,15 +17,22 @@ const recordUse = async (store: TenantStore, key: ApiKeyRecord, now: Date) => {
   }
 };
 
-/** The client and key an x-api-key value stands for, if it is an active key; undefined is a 401. */
+/**
+ * The client and key an x-api-key value stands for (and the organization it is restricted to, if
+ * any), if it is an active key; undefined is a 401.
+ */
 export const authenticate = async (
   store: TenantStore,
   presented: string | undefined,
   now = new Date(),
-): Promise<{ clientId: string; keyId: string } | undefined> => {
+): Promise<{ clientId: string; keyId: string; organizationId?: string } | undefined> => {
   if (!looksLikeApiKey(presented)) return undefined;
   const key = await store.findApiKey(hashApiKey(presented));
   if (!key || apiKeyState(key, now) !== 'active') return undefined;
   await recordUse(store, key, now);
-  return { clientId: key.clientId, keyId: key.keyId };
+  return {
+    clientId: key.clientId,
+    keyId: key.keyId,
+    ...(key.organizationId ? { organizationId: key.organizationId } : {}),
+  };
 };

@@ -17,16 +17,40 @@ export const provisioning = (store: TenantStore) => ({
     return { clientId, keyId, apiKey, ...(expiresAt ? { expiresAt } : {}) };
   },
 
-  /** A new key, shown once; with `expiresIn` (`90d`, `12h`) the authorizer refuses it from then on. */
-  async createApiKey(clientId: string, presetKey?: string, options: { expiresIn?: string } = {}) {
+  /**
+   * A new key, shown once; with `expiresIn` (`90d`, `12h`) the authorizer refuses it from then on;
+   * with `organizationId` it reaches only that organization of the client (scope.ts).
+   */
+  async createApiKey(
+    clientId: string,
+    presetKey?: string,
+    options: { expiresIn?: string | undefined; organizationId?: string | undefined } = {},
+  ) {
     const lifetime = options.expiresIn === undefined ? undefined : parseExpiresIn(options.expiresIn);
     if (!(await store.getClient(clientId))) throw new Error(`Unknown client ${clientId}`);
+    const { organizationId } = options;
+    if (organizationId !== undefined && !(await store.getOrganization(clientId, organizationId))) {
+      throw new Error(`Unknown organization ${organizationId} of client ${clientId}`);
+    }
     const apiKey = presetKey ?? generateApiKey();
     const keyId = randomUUID();
     const now = new Date();
     const expiresAt = lifetime === undefined ? undefined : new Date(now.getTime() + lifetime).toISOString();
-    await store.putApiKey({ keyHash: hashApiKey(apiKey), keyId, clientId, createdAt: now.toISOString(), expiresAt });
-    return { clientId, keyId, apiKey, ...(expiresAt ? { expiresAt } : {}) };
+    await store.putApiKey({
+      keyHash: hashApiKey(apiKey),
+      keyId,
+      clientId,
+      createdAt: now.toISOString(),
+      expiresAt,
+      ...(organizationId !== undefined ? { organizationId } : {}),
+    });
+    return {
+      clientId,
+      keyId,
+      apiKey,
+      ...(expiresAt ? { expiresAt } : {}),
+      ...(organizationId !== undefined ? { organizationId } : {}),
+    };
   },
 
   /** A client's keys, oldest first, with their state: never the key or its hash. */
@@ -45,6 +69,7 @@ export const provisioning = (store: TenantStore) => ({
         lastUsedAt: key.lastUsedAt ?? null,
         expiresAt: key.expiresAt ?? null,
         revokedAt: key.revokedAt ?? null,
+        organizationId: key.organizationId ?? null,
       })),
     };
   },

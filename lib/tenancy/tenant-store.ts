@@ -9,6 +9,8 @@ export interface ApiKeyRecord {
   expiresAt?: string;
   /** When the authorizer last accepted it, to within LAST_USED_RESOLUTION_MS (api-keys.ts). */
   lastUsedAt?: string;
+  /** Restricts the key to this organization of its client (scope.ts); the whole client when absent. */
+  organizationId?: string;
 }
 
 export interface ClientRecord {

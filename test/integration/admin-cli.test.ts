@@ -87,6 +87,7 @@ describe('admin CLI (npm run admin -- …)', () => {
       lastUsedAt: null,
       expiresAt: client.expiresAt,
       revokedAt: null,
+      organizationId: null,
     });
     expect(byId[rotated.keyId]).toMatchObject({ state: 'active', lastUsedAt: expect.any(String) });
     expect(byId[forever.keyId]).toMatchObject({ state: 'revoked', expiresAt: null, revokedAt: expect.any(String) });
@@ -160,6 +161,48 @@ describe('admin CLI (npm run admin -- …)', () => {
     );
     expect((await failureOf('create-api-key', client.clientId, '--expires')).error.error).toMatch(
       /^Unknown option --expires\./,
+    );
+  });
+
+  it('creates a key restricted to one organization, shown by list-api-keys; an unknown organization is refused', async () => {
+    const client = await admin('create-client', 'CLI Partner D');
+    const { organizationId } = await admin('create-organization', client.clientId, 'CLI Clinic D');
+    const restricted = await admin('create-api-key', client.clientId, '--organization', organizationId);
+    expect(Object.keys(restricted)).toEqual(['clientId', 'keyId', 'apiKey', 'organizationId']);
+    expect(restricted.organizationId).toBe(organizationId);
+    expect((await schemas(restricted.apiKey)).status).toBe(200);
+    expect((await dynamoTenantStore.findApiKey(hashApiKey(restricted.apiKey)))?.organizationId).toBe(organizationId);
+
+    const expiring = await admin(
+      'create-api-key',
+      client.clientId,
+      `--organization=${organizationId}`,
+      '--expires-in',
+      '1d',
+    );
+    expect(expiring).toMatchObject({ organizationId, expiresAt: expect.any(String) });
+
+    const { apiKeys } = await admin('list-api-keys', client.clientId);
+    const byId = Object.fromEntries(apiKeys.map((key: { keyId: string }) => [key.keyId, key]));
+    expect(byId[client.keyId]).toMatchObject({ state: 'active', organizationId: null });
+    expect(byId[restricted.keyId]).toMatchObject({ state: 'active', organizationId });
+    expect(byId[expiring.keyId]).toMatchObject({ state: 'active', organizationId });
+
+    expect(await failureOf('create-api-key', client.clientId, '--organization', 'no-such-org')).toEqual({
+      code: 1,
+      error: { error: `Unknown organization no-such-org of client ${client.clientId}` },
+    });
+    // Another client's organization is as unknown as a made-up one.
+    const other = await admin('create-client', 'CLI Partner E');
+    expect((await failureOf('create-api-key', other.clientId, '--organization', organizationId)).error.error).toBe(
+      `Unknown organization ${organizationId} of client ${other.clientId}`,
+    );
+    expect((await admin('list-api-keys', other.clientId)).apiKeys).toHaveLength(1);
+    expect((await failureOf('create-api-key', client.clientId, '--organization')).error.error).toMatch(
+      /^--organization takes an organization id\./,
+    );
+    expect((await failureOf('list-api-keys', client.clientId, '--organization', organizationId)).error.error).toMatch(
+      /^list-api-keys takes no --organization/,
     );
   });
 });

@@ -197,12 +197,15 @@ describe('paging a sparse filter (DynamoDB applies Limit before FilterExpression
     const pages: string[][] = [];
     let cursor: string | undefined;
     do {
-      const page = await accounts.filter(t.clientId, {
-        clientUserId: t.clientUserId,
-        payerId: 'RARE',
-        pageSize,
-        ...(cursor ? { cursor } : {}),
-      });
+      const page = await accounts.filter(
+        { clientId: t.clientId },
+        {
+          clientUserId: t.clientUserId,
+          payerId: 'RARE',
+          pageSize,
+          ...(cursor ? { cursor } : {}),
+        },
+      );
       pages.push(page.items.map((a) => a.externalId));
       cursor = page.nextCursor ?? undefined;
     } while (cursor && pages.length < 50);

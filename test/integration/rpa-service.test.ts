@@ -55,7 +55,7 @@ describe('view-on-page', () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     const externalId = await newRequest(tenant.apiKey);
-    const run = await rpa.startViewOnPage(tenant.clientId, externalId, tenant.clientUserId);
+    const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, tenant.clientUserId);
 
     expect(starter.started).toEqual([
       {
@@ -74,7 +74,7 @@ describe('view-on-page', () => {
       executionArn: `arn:aws:states:us-east-1:000000000000:execution:view-on-page:${run.runId}`,
       version: 2,
     });
-    expect(await rpa.getRun(tenant.clientId, externalId, run.runId)).toMatchObject({
+    expect(await rpa.getRun({ clientId: tenant.clientId }, externalId, run.runId)).toMatchObject({
       runId: run.runId,
       status: 'queued',
       outcome: null,
@@ -86,8 +86,10 @@ describe('view-on-page', () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     const externalId = await newRequest(tenant.apiKey);
-    await expect(rpa.startViewOnPage(tenant.clientId, externalId, 'nobody')).rejects.toThrow(NotFound);
-    await expect(rpa.startViewOnPage(tenant.clientId, 'NOPE', tenant.clientUserId)).rejects.toThrow(NotFound);
+    await expect(rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, 'nobody')).rejects.toThrow(NotFound);
+    await expect(rpa.startViewOnPage({ clientId: tenant.clientId }, 'NOPE', tenant.clientUserId)).rejects.toThrow(
+      NotFound,
+    );
     expect(starter.started).toEqual([]);
     expect(await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10)).toEqual([]);
   });
@@ -97,7 +99,7 @@ describe('view-on-page', () => {
     starter.failStart = true;
     const externalId = await newRequest(tenant.apiKey);
     await expect(
-      serviceWith(starter).startViewOnPage(tenant.clientId, externalId, tenant.clientUserId),
+      serviceWith(starter).startViewOnPage({ clientId: tenant.clientId }, externalId, tenant.clientUserId),
     ).rejects.toThrow('StartExecution refused');
     const [run] = await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10);
     expect(run).toMatchObject({ status: 'failed', steps: [{ step: 'queued' }, { step: 'not started' }] });
@@ -113,16 +115,19 @@ describe('view-on-page', () => {
       ['FAILED', 'portal_error'],
     ] as const) {
       const externalId = await newRequest(tenant.apiKey);
-      const run = await rpa.startViewOnPage(tenant.clientId, externalId, tenant.clientUserId);
+      const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, tenant.clientUserId);
       starter.statuses.set(run.executionArn!, status);
-      expect(await rpa.getRun(tenant.clientId, externalId, run.runId)).toMatchObject({ status: 'failed', outcome });
+      expect(await rpa.getRun({ clientId: tenant.clientId }, externalId, run.runId)).toMatchObject({
+        status: 'failed',
+        outcome,
+      });
     }
     // An execution that cannot be described: the stored state is shown.
     const externalId = await newRequest(tenant.apiKey);
-    const run = await rpa.startViewOnPage(tenant.clientId, externalId, tenant.clientUserId);
+    const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, tenant.clientUserId);
     starter.statuses.set(run.executionArn!, 'TIMED_OUT');
     starter.failDescribe = true;
-    expect(await rpa.getRun(tenant.clientId, externalId, run.runId)).toMatchObject({ status: 'queued' });
+    expect(await rpa.getRun({ clientId: tenant.clientId }, externalId, run.runId)).toMatchObject({ status: 'queued' });
   });
 });
 
@@ -131,7 +136,7 @@ describe('check-auth-status batches', () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     const ids = [await newRequest(tenant.apiKey), await newRequest(tenant.apiKey), await newRequest(tenant.apiKey)];
-    const batch = await rpa.startCheckAuthStatus(tenant.clientId, tenant.clientUserId, ids);
+    const batch = await rpa.startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, ids);
 
     expect(batch.items.map((item) => item.requestExternalId)).toEqual(ids);
     expect(starter.started).toEqual([
@@ -152,14 +157,14 @@ describe('check-auth-status batches', () => {
       ).toMatchObject({ kind: 'check-auth-status', batchId: batch.batchId, status: 'queued' });
     }
 
-    const progress = await rpa.batchProgress(tenant.clientId, batch.batchId);
+    const progress = await rpa.batchProgress({ clientId: tenant.clientId }, batch.batchId);
     expect(progress).toMatchObject({ batchId: batch.batchId, status: 'running', total: 3, done: 0, failed: 0 });
     expect(progress.items).toEqual(
       batch.items.map((item) => ({ ...item, status: 'queued', outcome: null, authorization: null })),
     );
     // A batch run reads with the batch's execution.
     const [first] = batch.items;
-    expect(await rpa.getRun(tenant.clientId, first!.requestExternalId, first!.runId)).toMatchObject({
+    expect(await rpa.getRun({ clientId: tenant.clientId }, first!.requestExternalId, first!.runId)).toMatchObject({
       batchId: batch.batchId,
       executionId: batch.executionArn,
     });
@@ -169,7 +174,7 @@ describe('check-auth-status batches', () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     const ids = [await newRequest(tenant.apiKey), await newRequest(tenant.apiKey)];
-    const batch = await rpa.startCheckAuthStatus(tenant.clientId, tenant.clientUserId, ids);
+    const batch = await rpa.startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, ids);
     const [checked] = batch.items;
     const ref = { clientId: tenant.clientId, externalId: checked!.requestExternalId, runId: checked!.runId };
     const run = (await dynamoRunStore.getRun(ref))!;
@@ -180,7 +185,7 @@ describe('check-auth-status batches', () => {
       authorization: { status: 'approved', number: 'A-1', decisionDate: null },
       version: run.version + 1,
     });
-    expect(await rpa.batchProgress(tenant.clientId, batch.batchId)).toMatchObject({
+    expect(await rpa.batchProgress({ clientId: tenant.clientId }, batch.batchId)).toMatchObject({
       status: 'running',
       done: 1,
       failed: 0,
@@ -190,7 +195,7 @@ describe('check-auth-status batches', () => {
       ],
     });
     starter.statuses.set(batch.executionArn!, 'TIMED_OUT');
-    expect(await rpa.batchProgress(tenant.clientId, batch.batchId)).toMatchObject({
+    expect(await rpa.batchProgress({ clientId: tenant.clientId }, batch.batchId)).toMatchObject({
       status: 'done',
       total: 2,
       done: 2,
@@ -203,7 +208,7 @@ describe('check-auth-status batches', () => {
     const starter = new RecordingStarter();
     const known = await newRequest(tenant.apiKey);
     const error = await serviceWith(starter)
-      .startCheckAuthStatus(tenant.clientId, tenant.clientUserId, [known, 'NOPE-A', 'NOPE-B'])
+      .startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, [known, 'NOPE-A', 'NOPE-B'])
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestsNotFound);
     expect((error as RequestsNotFound).requestExternalIds).toEqual(['NOPE-A', 'NOPE-B']);
@@ -214,11 +219,15 @@ describe('check-auth-status batches', () => {
   it('bounds a batch to 25 distinct requests', async () => {
     const rpa = serviceWith(new RecordingStarter());
     const many = Array.from({ length: 26 }, (_, i) => `R-${i}`);
-    await expect(rpa.startCheckAuthStatus(tenant.clientId, tenant.clientUserId, many)).rejects.toThrow(/1 to 25/);
-    await expect(rpa.startCheckAuthStatus(tenant.clientId, tenant.clientUserId, ['A', 'A'])).rejects.toThrow(
-      /distinct/,
+    await expect(rpa.startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, many)).rejects.toThrow(
+      /1 to 25/,
     );
-    await expect(rpa.startCheckAuthStatus(tenant.clientId, tenant.clientUserId, [])).rejects.toThrow(/1 to 25/);
+    await expect(
+      rpa.startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, ['A', 'A']),
+    ).rejects.toThrow(/distinct/);
+    await expect(rpa.startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, [])).rejects.toThrow(
+      /1 to 25/,
+    );
   });
 
   it('fails the runs and closes the batch when its execution cannot be started', async () => {
@@ -226,7 +235,7 @@ describe('check-auth-status batches', () => {
     starter.failStart = true;
     const externalId = await newRequest(tenant.apiKey);
     await expect(
-      serviceWith(starter).startCheckAuthStatus(tenant.clientId, tenant.clientUserId, [externalId]),
+      serviceWith(starter).startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, [externalId]),
     ).rejects.toThrow('StartExecution refused');
     const [run] = await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10);
     expect(run).toMatchObject({ status: 'failed' });
@@ -239,9 +248,11 @@ describe('scraper session', () => {
     const rpa = serviceWith(new RecordingStarter());
     const externalId = await newRequest(tenant.apiKey);
     await storedRun(tenant, externalId);
-    await expect(rpa.issueAccessToken(tenant.clientId, externalId, 'nobody')).rejects.toThrow(NotFound);
-    await expect(rpa.issueAccessToken(tenant.clientId, 'NOPE', tenant.clientUserId)).rejects.toThrow(NotFound);
-    const { accessToken } = await rpa.issueAccessToken(tenant.clientId, externalId, tenant.clientUserId);
+    await expect(rpa.issueAccessToken({ clientId: tenant.clientId }, externalId, 'nobody')).rejects.toThrow(NotFound);
+    await expect(rpa.issueAccessToken({ clientId: tenant.clientId }, 'NOPE', tenant.clientUserId)).rejects.toThrow(
+      NotFound,
+    );
+    const { accessToken } = await rpa.issueAccessToken({ clientId: tenant.clientId }, externalId, tenant.clientUserId);
     const claims = await rpa.verifyAccessToken(accessToken, externalId);
     const session = await rpa.session(claims);
     expect(session.runs).toHaveLength(1);
