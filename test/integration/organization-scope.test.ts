@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, newTenant, uniqueId } from '#test/support/api';
+import { portalAccountReplacementOf } from '#test/support/fixtures';
 import { batchPath, newRequest, rpaOf, storedRun } from './rpa-support.ts';
 
 /**
@@ -28,16 +29,6 @@ const accountBody = (clientUserId: string, overrides: Record<string, unknown> = 
   username: 'jdoe@clinic.example',
   password: PASSWORD,
   totpSecret: TOTP,
-  ...overrides,
-});
-
-const replacementOf = (account: Record<string, any>, overrides: Record<string, unknown> = {}) => ({
-  clientUserId: account.clientUserId,
-  portalId: account.portalId,
-  payerIds: account.payerIds,
-  displayName: account.displayName,
-  username: account.username,
-  status: account.status,
   ...overrides,
 });
 
@@ -101,13 +92,13 @@ describe('portal accounts under an organization-restricted key', () => {
     expect(get.text).not.toContain(accountB.username);
     const put = await call('PUT', url, {
       ...as,
-      body: replacementOf(accountB, { displayName: 'Taken over', password: 'pw', totpSecret: null }),
+      body: portalAccountReplacementOf(accountB, { displayName: 'Taken over', password: 'pw', totpSecret: null }),
     });
     expect(put.status).toBe(404);
     // Naming its own user does not help: the account is still another organization's.
     const putOwnUser = await call('PUT', url, {
       ...as,
-      body: replacementOf(accountB, { clientUserId: a.clientUserId, password: 'pw', totpSecret: null }),
+      body: portalAccountReplacementOf(accountB, { clientUserId: a.clientUserId, password: 'pw', totpSecret: null }),
     });
     expect(putOwnUser.status).toBe(404);
     expect((await call('DELETE', url, as)).status).toBe(404);
@@ -124,7 +115,7 @@ describe('portal accounts under an organization-restricted key', () => {
     const account = await createAccount(a.apiKey, a.clientUserId);
     const res = await call('PUT', `${accounts}/${account.externalId}`, {
       apiKey: a.apiKey,
-      body: replacementOf(account, { clientUserId: b.clientUserId, password: 'pw', totpSecret: null }),
+      body: portalAccountReplacementOf(account, { clientUserId: b.clientUserId, password: 'pw', totpSecret: null }),
     });
     expect(res.status).toBe(404);
     expect(res.body.detail).toContain(b.clientUserId);
@@ -162,7 +153,7 @@ describe('an unrestricted key behaves as before', () => {
     const account = await createAccount(t.apiKey, a.clientUserId);
     const moved = await call('PUT', `${accounts}/${account.externalId}`, {
       apiKey: t.apiKey,
-      body: replacementOf(account, { clientUserId: b.clientUserId, password: 'pw', totpSecret: null }),
+      body: portalAccountReplacementOf(account, { clientUserId: b.clientUserId, password: 'pw', totpSecret: null }),
     });
     expect(moved.status, moved.text).toBe(200);
     expect(moved.body.organizationId).toBe(b.organizationId);

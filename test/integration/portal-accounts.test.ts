@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, newTenant, uniqueId } from '#test/support/api';
+import { portalAccountReplacementOf } from '#test/support/fixtures';
 
 const v11 = '/api/external/v1.1/Portals/accounts';
 const v1 = '/api/external/v1/Portals/accounts';
@@ -26,17 +27,6 @@ const create = async (tenant: Tenant, overrides: Record<string, unknown> = {}) =
   expect(res.status, res.text).toBe(201);
   return res.body as Record<string, any>;
 };
-
-/** The replaceable (non-secret) fields of a representation, as a PUT body. */
-const replacementOf = (account: Record<string, any>, overrides: Record<string, unknown> = {}) => ({
-  clientUserId: account.clientUserId,
-  portalId: account.portalId,
-  payerIds: account.payerIds,
-  displayName: account.displayName,
-  username: account.username,
-  status: account.status,
-  ...overrides,
-});
 
 let tenant: Tenant;
 beforeAll(async () => {
@@ -311,7 +301,7 @@ describe('replace', () => {
 
     const rotated = await call('PUT', url, {
       apiKey: tenant.apiKey,
-      body: replacementOf(renamed.body, { password: 'N3w-password', totpSecret: null }),
+      body: portalAccountReplacementOf(renamed.body, { password: 'N3w-password', totpSecret: null }),
     });
     expect(rotated.status, rotated.text).toBe(200);
     expect(rotated.body).toMatchObject({ passwordSet: true, totpSecretSet: false, version: 3 });
@@ -328,14 +318,14 @@ describe('replace', () => {
     const first = await call('PUT', url, {
       apiKey: tenant.apiKey,
       headers: { 'if-match': '"1"' },
-      body: replacementOf(account, { displayName: 'first writer' }),
+      body: portalAccountReplacementOf(account, { displayName: 'first writer' }),
     });
     expect(first.status).toBe(200);
 
     const staleHeader = await call('PUT', url, {
       apiKey: tenant.apiKey,
       headers: { 'if-match': '"1"' },
-      body: replacementOf(account, { displayName: 'second writer' }),
+      body: portalAccountReplacementOf(account, { displayName: 'second writer' }),
     });
     expect(staleHeader.status).toBe(412);
     expect(staleHeader.body).toMatchObject({ status: 412, title: 'Precondition Failed' });
@@ -343,14 +333,14 @@ describe('replace', () => {
 
     const staleBody = await call('PUT', url, {
       apiKey: tenant.apiKey,
-      body: replacementOf(account, { displayName: 'second writer', version: 1 }),
+      body: portalAccountReplacementOf(account, { displayName: 'second writer', version: 1 }),
     });
     expect(staleBody.status).toBe(412);
 
     const current = await call('PUT', url, {
       apiKey: tenant.apiKey,
       headers: { 'if-match': 'W/"2"' },
-      body: replacementOf(account, { displayName: 'second writer', version: 2 }),
+      body: portalAccountReplacementOf(account, { displayName: 'second writer', version: 2 }),
     });
     expect(current.status).toBe(200);
     expect((await call('GET', url, { apiKey: tenant.apiKey })).body).toMatchObject({
@@ -367,7 +357,7 @@ describe('replace', () => {
         call('PUT', url, {
           apiKey: tenant.apiKey,
           headers: { 'if-match': '"1"' },
-          body: replacementOf(account, { displayName: `writer ${name}`, password: `pw-${name}` }),
+          body: portalAccountReplacementOf(account, { displayName: `writer ${name}`, password: `pw-${name}` }),
         }),
       ),
     );
@@ -378,17 +368,17 @@ describe('replace', () => {
     const account = await create(tenant);
     const mismatch = await call('PUT', `${v11}/${account.externalId}`, {
       apiKey: tenant.apiKey,
-      body: replacementOf(account, { externalId: 'another-id' }),
+      body: portalAccountReplacementOf(account, { externalId: 'another-id' }),
     });
     expect(mismatch.status).toBe(400);
     const missing = await call('PUT', `${v11}/${uniqueId('missing')}`, {
       apiKey: tenant.apiKey,
-      body: replacementOf(account),
+      body: portalAccountReplacementOf(account),
     });
     expect(missing.status).toBe(404);
     const unknownUser = await call('PUT', `${v11}/${account.externalId}`, {
       apiKey: tenant.apiKey,
-      body: replacementOf(account, { clientUserId: 'nobody-here' }),
+      body: portalAccountReplacementOf(account, { clientUserId: 'nobody-here' }),
     });
     expect(unknownUser.status).toBe(404);
   });
@@ -403,18 +393,18 @@ describe('replace', () => {
 
     const withoutSecrets = await call('PUT', url, {
       apiKey: t.apiKey,
-      body: replacementOf(account, { clientUserId: otherUser }),
+      body: portalAccountReplacementOf(account, { clientUserId: otherUser }),
     });
     expect(withoutSecrets.status).toBe(409);
     const withoutTotp = await call('PUT', url, {
       apiKey: t.apiKey,
-      body: replacementOf(account, { clientUserId: otherUser, password: 'pw' }),
+      body: portalAccountReplacementOf(account, { clientUserId: otherUser, password: 'pw' }),
     });
     expect(withoutTotp.status).toBe(409);
 
     const moved = await call('PUT', url, {
       apiKey: t.apiKey,
-      body: replacementOf(account, { clientUserId: otherUser, password: 'pw', totpSecret: null }),
+      body: portalAccountReplacementOf(account, { clientUserId: otherUser, password: 'pw', totpSecret: null }),
     });
     expect(moved.status, moved.text).toBe(200);
     expect(moved.body).toMatchObject({ organizationId: otherOrg, clientUserId: otherUser, totpSecretSet: false });
@@ -450,7 +440,12 @@ describe('tenant isolation', () => {
     const as = { apiKey: intruder.apiKey };
     expect((await call('GET', url, as)).status).toBe(404);
     expect(
-      (await call('PUT', url, { ...as, body: replacementOf(account, { clientUserId: intruder.clientUserId }) })).status,
+      (
+        await call('PUT', url, {
+          ...as,
+          body: portalAccountReplacementOf(account, { clientUserId: intruder.clientUserId }),
+        })
+      ).status,
     ).toBe(404);
     expect((await call('DELETE', url, as)).status).toBe(404);
     expect((await call('GET', `${v11}/${owner.clientUserId}/list`, as)).status).toBe(404);
@@ -494,7 +489,7 @@ describe('obsolete v1 Portals endpoints', () => {
     const replaced = await call('PUT', `${v1}/${body.externalId}`, {
       ...as,
       headers: { 'if-match': '"1"' },
-      body: replacementOf(read.body, { displayName: 'via v1' }),
+      body: portalAccountReplacementOf(read.body, { displayName: 'via v1' }),
     });
     expect(replaced.status).toBe(200);
     expectDeprecated(replaced, `${v11}/${body.externalId}`);
@@ -502,7 +497,7 @@ describe('obsolete v1 Portals endpoints', () => {
     const stale = await call('PUT', `${v1}/${body.externalId}`, {
       ...as,
       headers: { 'if-match': '"1"' },
-      body: replacementOf(read.body),
+      body: portalAccountReplacementOf(read.body),
     });
     expect(stale.status).toBe(412);
     expectDeprecated(stale, `${v11}/${body.externalId}`);

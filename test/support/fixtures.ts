@@ -35,3 +35,14 @@ export const minimalRequest = (externalId: string) => ({
   patient: { firstName: 'Ann', lastName: 'Example', birthDate: '1980-02-03', memberId: 'MBR-0001' },
   requestingProvider: { roleCode: '1P', npi: '1234567893' },
 });
+
+/** The replaceable (non-secret) fields of a portal account's representation, as a PUT body. */
+export const portalAccountReplacementOf = (account: Record<string, any>, overrides: Record<string, unknown> = {}) => ({
+  clientUserId: account.clientUserId,
+  portalId: account.portalId,
+  payerIds: account.payerIds,
+  displayName: account.displayName,
+  username: account.username,
+  status: account.status,
+  ...overrides,
+});
