@@ -46,6 +46,17 @@ export const dynamoTenantStore: TenantStore = {
     await put(clientEntity.toItem(client));
   },
   getClient: (clientId) => get(clientEntity, { clientId }),
+  getUsageIdentifierKey: async (clientId) => {
+    const { Item } = await dynamo.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: clientEntity.key({ clientId }),
+        ProjectionExpression: '#usageKey',
+        ExpressionAttributeNames: { '#usageKey': 'usageIdentifierKey' },
+      }),
+    );
+    return typeof Item?.usageIdentifierKey === 'string' ? Item.usageIdentifierKey : undefined;
+  },
   setClientLimits: async (clientId, limits) => {
     const fields = ['rateLimit', 'burstLimit', 'quotaPerDay'] as const;
     const set = fields.filter((field) => limits[field] !== undefined);

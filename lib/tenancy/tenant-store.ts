@@ -52,6 +52,11 @@ export interface ClientUserRecord {
 export interface TenantStore {
   putClient(client: ClientRecord): Promise<void>;
   getClient(clientId: string): Promise<ClientRecord | undefined>;
+  /**
+   * The client's usageIdentifierKey alone (a projection: the authorizer may read no other attribute of
+   * a client's items); undefined when it has none or there is no such client.
+   */
+  getUsageIdentifierKey(clientId: string): Promise<string | undefined>;
   /** Replaces a client's limits (absent fields are removed); false when there is no such client. */
   setClientLimits(clientId: string, limits: ClientLimitsRecord): Promise<boolean>;
   putApiKey(key: ApiKeyRecord): Promise<void>;

@@ -1,4 +1,9 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { handler as authorizer } from '#functions/authorizer';
+import { dynamo } from '#lib/aws/dynamodb';
+import { clientEntity } from '#lib/entities/tenancy';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { provisioning } from '#lib/tenancy/provisioning';
 import { call, newTenant } from '#test/support/api';
@@ -48,5 +53,34 @@ describe('per-client throttling at the gateway (token bucket per client)', () =>
   it('checks the key before the limit: an unknown key is 401, never 429', async () => {
     const res = await schemas('srk_thisKeyWasNeverIssuedToAnybodyAtAll');
     expect(res.status).toBe(401);
+  });
+});
+
+describe('usage plan key (AWS: the authorizer names the client to the usage plan)', () => {
+  const authorize = (apiKey: string) =>
+    authorizer({
+      type: 'REQUEST',
+      methodArn: 'arn:aws:execute-api:us-east-1:000000000000:api/prod/GET/api/external/v1.1/Schemas',
+      headers: { 'x-api-key': apiKey },
+    } as unknown as APIGatewayRequestAuthorizerEvent);
+
+  it("returns the client's usageIdentifierKey when its Client item has one, and none otherwise", async () => {
+    const client = await admin.createClient('metered client');
+    expect(await authorize(client.apiKey)).not.toHaveProperty('usageIdentifierKey');
+
+    const usageKey = 'apigw-key-value-for-the-usage-plan-0123456789';
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME,
+        Key: clientEntity.key({ clientId: client.clientId }),
+        UpdateExpression: 'SET usageIdentifierKey = :key',
+        ExpressionAttributeValues: { ':key': usageKey },
+      }),
+    );
+    const result = await authorize(client.apiKey);
+    expect(result).toMatchObject({ principalId: client.clientId, usageIdentifierKey: usageKey });
+    expect(await dynamoTenantStore.getClient(client.clientId)).toMatchObject({ usageIdentifierKey: usageKey });
+    // Never in the context handlers see (or the access log records).
+    expect(JSON.stringify(result.context)).not.toContain(usageKey);
   });
 });
