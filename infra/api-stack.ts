@@ -67,6 +67,10 @@ export class ApiStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL; append /api/external/...', value: this.api.restApi.url });
+    new CfnOutput(this, 'UsagePlanId', {
+      description: "The clients' usage plan: USAGE_PLAN_ID for the admin CLI",
+      value: this.api.usagePlan.usagePlanId,
+    });
   }
 }
 

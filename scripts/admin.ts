@@ -16,6 +16,7 @@ const usage = `Usage: npm run admin -- <command>
   set-client-limits <clientId> --rate <n> --burst <n> [--quota-per-day <n>]
                                                          → {"clientId","rateLimit","burstLimit"[,"quotaPerDay"]}
   set-client-limits <clientId> --default                 (back to the defaults)
+  attach-usage-plan-key <clientId>                       → {"clientId","apiGatewayKeyId"} (AWS, USAGE_PLAN_ID)
   create-api-key <clientId> [--expires-in <duration>] [--organization <organizationId>]
                                                          → {"clientId","keyId","apiKey"[,"expiresAt"][,"organizationId"]}
   list-api-keys <clientId>                               → {"clientId","apiKeys":[{"keyId","state",…}]}
@@ -28,7 +29,8 @@ const usage = `Usage: npm run admin -- <command>
 --rate, --burst: the client's own requests per second (1 to 10000) and burst (1 to 5000), both or neither;
 --quota-per-day: requests per UTC day (enforced on AWS by the usage plan). docs/security.md, "Throttling and quotas".
 Target: the local stack (npm start) by default; ADMIN_TARGET=aws with TABLE_NAME for AWS, and REST_API_ID
-(API_STAGE, default prod) so that revoke-api-key flushes the stage's authorizer cache.`;
+(API_STAGE, default prod) so that revoke-api-key flushes the stage's authorizer cache; with USAGE_PLAN_ID (the
+UsagePlanId output), create-client also gives the new client its usage plan key.`;
 
 const fail = (message: string): never => {
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);
@@ -118,6 +120,26 @@ const flushAfterRevocation = async () => {
   return flushAuthorizerCache(new APIGatewayClient({}), { restApiId, stageName: process.env.API_STAGE || 'prod' });
 };
 
+/**
+ * On AWS with USAGE_PLAN_ID: an API Gateway key for the client in the usage plan, its value stored on
+ * the Client item for the authorizer to return. The value is not printed: nobody needs it.
+ */
+const attachUsagePlanKey = async (clientId: string) => {
+  const usagePlanId = process.env.USAGE_PLAN_ID;
+  if (process.env.ADMIN_TARGET !== 'aws' || !usagePlanId) {
+    return fail('attach-usage-plan-key needs ADMIN_TARGET=aws and USAGE_PLAN_ID (the local gateway needs no key).');
+  }
+  if (!(await dynamoTenantStore.getClient(clientId))) return fail(`Unknown client ${clientId}`);
+  const { createUsagePlanKey } = await import('#lib/tenancy/usage-plan-keys');
+  const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
+  const { apiGatewayKeyId, usageIdentifierKey } = await createUsagePlanKey(new APIGatewayClient({}), {
+    clientId,
+    usagePlanId,
+  });
+  await dynamoTenantStore.setUsageIdentifierKey(clientId, usageIdentifierKey);
+  return { clientId, apiGatewayKeyId };
+};
+
 const revoke = async () => {
   // One argument is the compatible form: the key itself. Two are the client and the key's id.
   const [first, keyId] = args.length === 1 ? need(1) : need(2);
@@ -130,8 +152,12 @@ const commands: Record<string, () => Promise<unknown>> = {
     const [name] = need(1, { expiring: true, limiting: true });
     if (defaultLimits)
       fail(`create-client takes no --default: a new client is on the defaults without --rate.\n${usage}`);
-    return admin.createClient(name!, { expiresIn, limits });
+    const created = await admin.createClient(name!, { expiresIn, limits });
+    if (process.env.ADMIN_TARGET !== 'aws' || !process.env.USAGE_PLAN_ID) return created;
+    const { apiGatewayKeyId } = await attachUsagePlanKey(created.clientId);
+    return { ...created, apiGatewayKeyId };
   },
+  'attach-usage-plan-key': async () => attachUsagePlanKey(need(1)[0]!),
   'set-client-limits': async () => {
     const [clientId] = need(1, { limiting: true });
     // Replacing the limits with nothing is a reset: asked for explicitly, so a forgotten option is not one.

@@ -13,6 +13,7 @@ import {
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -64,6 +65,8 @@ export interface ServiceApiProps {
  */
 export class ServiceApi extends Construct {
   readonly restApi: RestApi;
+  /** Each client's default throttle; the admin CLI attaches clients' keys to it (USAGE_PLAN_ID). */
+  readonly usagePlan: UsagePlan;
   private readonly authorizer: RequestAuthorizer;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
@@ -128,7 +131,7 @@ export class ServiceApi extends Construct {
     });
     this.restApi.deploymentStage.node.addDependency(executionLogs);
 
-    this.restApi.addUsagePlan('UsagePlan', {
+    this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       description: 'Default throttle of each API client (its API Gateway key is the usageIdentifierKey)',
       throttle: CLIENT_THROTTLE,
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],

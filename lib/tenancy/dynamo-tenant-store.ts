@@ -57,6 +57,23 @@ export const dynamoTenantStore: TenantStore = {
     );
     return typeof Item?.usageIdentifierKey === 'string' ? Item.usageIdentifierKey : undefined;
   },
+  setUsageIdentifierKey: async (clientId, usageIdentifierKey) => {
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: clientEntity.key({ clientId }),
+          UpdateExpression: 'SET usageIdentifierKey = :key, updatedAt = :at ADD version :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':key': usageIdentifierKey, ':at': new Date().toISOString(), ':one': 1 },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
   setClientLimits: async (clientId, limits) => {
     const fields = ['rateLimit', 'burstLimit', 'quotaPerDay'] as const;
     const set = fields.filter((field) => limits[field] !== undefined);

@@ -57,6 +57,8 @@ export interface TenantStore {
    * a client's items); undefined when it has none or there is no such client.
    */
   getUsageIdentifierKey(clientId: string): Promise<string | undefined>;
+  /** Stores the client's usage plan key (AWS); false when there is no such client. */
+  setUsageIdentifierKey(clientId: string, usageIdentifierKey: string): Promise<boolean>;
   /** Replaces a client's limits (absent fields are removed); false when there is no such client. */
   setClientLimits(clientId: string, limits: ClientLimitsRecord): Promise<boolean>;
   putApiKey(key: ApiKeyRecord): Promise<void>;

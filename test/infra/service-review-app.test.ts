@@ -583,6 +583,9 @@ describe('REST API', () => {
 
   it('meters each client by the usage key its authorizer returns, not by an x-api-key header', () => {
     synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+    // The plan the admin CLI attaches clients' keys to (USAGE_PLAN_ID).
+    const [planId] = Object.keys(synthesized.apiTemplate.findResources('AWS::ApiGateway::UsagePlan'));
+    synthesized.apiTemplate.hasOutput('UsagePlanId', { Value: { Ref: planId } });
     // The stage's limits are all clients' together: above any one client's.
     const [stage] = Object.values(synthesized.apiTemplate.findResources('AWS::ApiGateway::Stage'));
     const [settings] = stage!.Properties.MethodSettings;

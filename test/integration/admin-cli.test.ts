@@ -270,4 +270,15 @@ describe('admin CLI (npm run admin -- …)', () => {
       error: 'rateLimit must be a whole number from 1 to 10000.',
     });
   });
+
+  it('attaches usage plan keys on AWS only: the local gateway throttles without one', async () => {
+    const { clientId } = await admin('create-client', 'CLI Local Partner');
+    expect(await failureOf('attach-usage-plan-key', clientId)).toEqual({
+      code: 1,
+      error: {
+        error: 'attach-usage-plan-key needs ADMIN_TARGET=aws and USAGE_PLAN_ID (the local gateway needs no key).',
+      },
+    });
+    expect(await dynamoTenantStore.getClient(clientId)).not.toHaveProperty('usageIdentifierKey');
+  });
 });
