@@ -1,4 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import type { AutomationStack } from '#infra/automation-stack';
 import { bindAuditLog } from '#infra/constructs/audit-log';
@@ -35,6 +37,7 @@ export class ApiStack extends Stack {
 
     const authorizer = new ServiceFunction(this, 'Authorizer', { handler: 'authorizer', invocation: 'api', logKey });
     bindRouteAccess(authorizer, authorizerAccess, data);
+    grantUsageIdentifierKeyRead(authorizer, data.table.table);
     this.api = new ServiceApi(this, 'Api', { authorizer, logKey });
 
     for (const route of props.routes) {
@@ -64,5 +67,28 @@ export class ApiStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL; append /api/external/...', value: this.api.restApi.url });
+    new CfnOutput(this, 'UsagePlanId', {
+      description: "The clients' usage plan: USAGE_PLAN_ID for the admin CLI",
+      value: this.api.usagePlan.usagePlanId,
+    });
   }
 }
+
+/**
+ * The authorizer reads one attribute of Client items, usageIdentifierKey (the usage plan's key for
+ * the client), and nothing else: CLIENT# partitions also hold the client's PHI, which a projection
+ * on that one attribute keeps out of reach (IAM checks the attributes a read asks for).
+ */
+const grantUsageIdentifierKeyRead = (authorizer: ServiceFunction, table: ITable) => {
+  authorizer.role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:GetItem'],
+      resources: [table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['usageIdentifierKey'] },
+        StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      },
+    }),
+  );
+};

@@ -17,6 +17,7 @@ import {
 } from '#lib/http/gateway';
 import { baseHeaders } from '#lib/http/response';
 import type { Route } from '#lib/routes';
+import { type ClientLimits, DEFAULT_LOCAL_LIMITS, tokenBuckets } from './throttle.ts';
 
 /**
  * A local API Gateway (REST, payload v1): matches the route table, runs the REQUEST authorizer,
@@ -140,11 +141,29 @@ export interface GatewayOptions {
   routes: readonly Route[];
   loadHandler: HandlerLoader;
   stage?: string;
+  /** Requests per second and burst of a client without its own (throttle.ts). */
+  defaultLimits?: ClientLimits;
+  /** A client's own limits, stored on its Client item; undefined fields fall back to the defaults. */
+  clientLimits?: (clientId: string) => Promise<Partial<ClientLimits> | undefined>;
 }
 
-export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayOptions): Server => {
+export const createGateway = ({
+  routes,
+  loadHandler,
+  stage = 'local',
+  defaultLimits = DEFAULT_LOCAL_LIMITS,
+  clientLimits = async () => undefined,
+}: GatewayOptions): Server => {
   // API Gateway prefers the most specific resource: static segments win over variables.
   const compiled = routes.map(compile).sort((a, b) => b.staticSegments - a.staticSegments);
+  const buckets = tokenBuckets();
+  /** As a usage plan does after the authorizer: one bucket per client, 429 with Retry-After when it is empty. */
+  const throttle = async (clientId: string): Promise<APIGatewayProxyResult | undefined> => {
+    const admission = buckets.take(clientId, { ...defaultLimits, ...(await clientLimits(clientId)) });
+    if (admission.admitted) return undefined;
+    const refused = gatewayResponses.throttled();
+    return { ...refused, headers: { ...refused.headers, 'Retry-After': String(admission.retryAfterSeconds) } };
+  };
 
   const server = createServer(async (req, res) => {
     const requestId = randomUUID();
@@ -206,6 +225,9 @@ export const createGateway = ({ routes, loadHandler, stage = 'local' }: GatewayO
       if (authorization?.policyDocument.Statement.some((s) => s.Effect === 'Deny')) {
         return send(res, gatewayResponses.accessDenied(), requestId);
       }
+      const clientId = authorization?.context?.clientId;
+      const throttled = typeof clientId === 'string' ? await throttle(clientId) : undefined;
+      if (throttled) return send(res, throttled, requestId);
 
       const contentType = headers[Object.keys(headers).find((h) => h.toLowerCase() === 'content-type') ?? ''];
       const binary = body.length > 0 && isBinaryMediaType(contentType);

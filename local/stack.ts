@@ -173,7 +173,14 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   const stepFunctions = await startStepFunctions({ loadHandler, ...options.stepFunctions });
   Object.assign(env, { SANDBOX_PORTAL_URL: portal.url }, stepFunctions.env);
   Object.assign(process.env, env);
-  const server: Server = createGateway({ routes, loadHandler });
+  const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
+  const { cachedClientLimits, localLimitsFromEnv } = await import('./throttle.ts');
+  const server: Server = createGateway({
+    routes,
+    loadHandler,
+    defaultLimits: localLimitsFromEnv(),
+    clientLimits: cachedClientLimits(dynamoTenantStore),
+  });
   // S3 event notifications: s3rver's 'event' → the same handlers the CDK stack subscribes, invoked
   // asynchronously as Lambda does (a failure is logged; AWS would retry it, then dead-letter it).
   const invocations = new Set<Promise<unknown>>();

@@ -11,7 +11,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const usage = `Usage: npm run admin -- <command>
-  create-client <name> [--expires-in <duration>]         → {"clientId","keyId","apiKey"[,"expiresAt"]}
+  create-client <name> [--expires-in <duration>] [--rate <n> --burst <n> [--quota-per-day <n>]]
+                                                         → {"clientId","keyId","apiKey"[,"expiresAt"][,limits]}
+  set-client-limits <clientId> --rate <n> --burst <n> [--quota-per-day <n>]
+                                                         → {"clientId","rateLimit","burstLimit"[,"quotaPerDay"]}
+  set-client-limits <clientId> --default                 (back to the defaults)
+  attach-usage-plan-key <clientId>                       → {"clientId","apiGatewayKeyId"} (AWS, USAGE_PLAN_ID)
   create-api-key <clientId> [--expires-in <duration>] [--organization <organizationId>]
                                                          → {"clientId","keyId","apiKey"[,"expiresAt"][,"organizationId"]}
   list-api-keys <clientId>                               → {"clientId","apiKeys":[{"keyId","state",…}]}
@@ -21,8 +26,11 @@ const usage = `Usage: npm run admin -- <command>
   create-client-user <clientId> <organizationId> <clientUserId>
 <duration>: whole hours or days, 1h to 365d (e.g. 12h, 90d); keys do not expire without it.
 --organization: the key reaches only that organization of the client (docs/security.md); the whole client without it.
+--rate, --burst: the client's own requests per second (1 to 10000) and burst (1 to 5000), both or neither;
+--quota-per-day: requests per UTC day (enforced on AWS by the usage plan). docs/security.md, "Throttling and quotas".
 Target: the local stack (npm start) by default; ADMIN_TARGET=aws with TABLE_NAME for AWS, and REST_API_ID
-(API_STAGE, default prod) so that revoke-api-key flushes the stage's authorizer cache.`;
+(API_STAGE, default prod) so that revoke-api-key flushes the stage's authorizer cache; with USAGE_PLAN_ID (the
+UsagePlanId output), create-client also gives the new client its usage plan key.`;
 
 const fail = (message: string): never => {
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);
@@ -45,6 +53,14 @@ const [command, ...argv] = process.argv.slice(2);
 const args: string[] = [];
 let expiresIn: string | undefined;
 let organization: string | undefined;
+/** --rate, --burst, --quota-per-day as given; --default clears a client's limits. */
+const limitOptions = { '--rate': 'rateLimit', '--burst': 'burstLimit', '--quota-per-day': 'quotaPerDay' } as const;
+const limits: { rateLimit?: number; burstLimit?: number; quotaPerDay?: number } = {};
+let defaultLimits = false;
+const wholeNumber = (name: string, value: string) => {
+  if (!/^\d{1,12}$/.test(value)) fail(`${name} takes a whole number.\n${usage}`);
+  return Number(value);
+};
 /** `--name value` or `--name=value`; undefined when `arg` is not that option. */
 const optionValue = (name: string, arg: string, next: () => string | undefined) => {
   if (arg === name) return next() ?? '';
@@ -55,7 +71,14 @@ for (let i = 0; i < argv.length; i++) {
   const next = () => argv[++i];
   const expiry = optionValue('--expires-in', arg, next);
   const organizationOption = expiry === undefined ? optionValue('--organization', arg, next) : undefined;
-  if (expiry !== undefined) {
+  const limitOption = Object.keys(limitOptions).find((name) => arg === name || arg.startsWith(`${name}=`)) as
+    | keyof typeof limitOptions
+    | undefined;
+  if (limitOption) {
+    limits[limitOptions[limitOption]] = wholeNumber(limitOption, optionValue(limitOption, arg, next)!);
+  } else if (arg === '--default') {
+    defaultLimits = true;
+  } else if (expiry !== undefined) {
     expiresIn = expiry;
   } else if (organizationOption !== undefined) {
     if (organizationOption.trim() === '') fail(`--organization takes an organization id.\n${usage}`);
@@ -66,11 +89,13 @@ for (let i = 0; i < argv.length; i++) {
     args.push(arg);
   }
 }
-const need = (count: number, { expiring = false, restricting = false } = {}) => {
+const need = (count: number, { expiring = false, restricting = false, limiting = false } = {}) => {
   if (args.length !== count || args.some((arg) => arg.trim() === ''))
     fail(`${command} takes ${count} argument(s).\n${usage}`);
   if (expiresIn !== undefined && !expiring) fail(`${command} takes no --expires-in.\n${usage}`);
   if (organization !== undefined && !restricting) fail(`${command} takes no --organization.\n${usage}`);
+  if ((Object.keys(limits).length > 0 || defaultLimits) && !limiting)
+    fail(`${command} takes no --rate, --burst, --quota-per-day or --default.\n${usage}`);
   return args;
 };
 
@@ -95,6 +120,26 @@ const flushAfterRevocation = async () => {
   return flushAuthorizerCache(new APIGatewayClient({}), { restApiId, stageName: process.env.API_STAGE || 'prod' });
 };
 
+/**
+ * On AWS with USAGE_PLAN_ID: an API Gateway key for the client in the usage plan, its value stored on
+ * the Client item for the authorizer to return. The value is not printed: nobody needs it.
+ */
+const attachUsagePlanKey = async (clientId: string) => {
+  const usagePlanId = process.env.USAGE_PLAN_ID;
+  if (process.env.ADMIN_TARGET !== 'aws' || !usagePlanId) {
+    return fail('attach-usage-plan-key needs ADMIN_TARGET=aws and USAGE_PLAN_ID (the local gateway needs no key).');
+  }
+  if (!(await dynamoTenantStore.getClient(clientId))) return fail(`Unknown client ${clientId}`);
+  const { createUsagePlanKey } = await import('#lib/tenancy/usage-plan-keys');
+  const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
+  const { apiGatewayKeyId, usageIdentifierKey } = await createUsagePlanKey(new APIGatewayClient({}), {
+    clientId,
+    usagePlanId,
+  });
+  await dynamoTenantStore.setUsageIdentifierKey(clientId, usageIdentifierKey);
+  return { clientId, apiGatewayKeyId };
+};
+
 const revoke = async () => {
   // One argument is the compatible form: the key itself. Two are the client and the key's id.
   const [first, keyId] = args.length === 1 ? need(1) : need(2);
@@ -103,7 +148,24 @@ const revoke = async () => {
 };
 
 const commands: Record<string, () => Promise<unknown>> = {
-  'create-client': async () => admin.createClient(need(1, { expiring: true })[0]!, { expiresIn }),
+  'create-client': async () => {
+    const [name] = need(1, { expiring: true, limiting: true });
+    if (defaultLimits)
+      fail(`create-client takes no --default: a new client is on the defaults without --rate.\n${usage}`);
+    const created = await admin.createClient(name!, { expiresIn, limits });
+    if (process.env.ADMIN_TARGET !== 'aws' || !process.env.USAGE_PLAN_ID) return created;
+    const { apiGatewayKeyId } = await attachUsagePlanKey(created.clientId);
+    return { ...created, apiGatewayKeyId };
+  },
+  'attach-usage-plan-key': async () => attachUsagePlanKey(need(1)[0]!),
+  'set-client-limits': async () => {
+    const [clientId] = need(1, { limiting: true });
+    // Replacing the limits with nothing is a reset: asked for explicitly, so a forgotten option is not one.
+    if (defaultLimits === Object.keys(limits).length > 0) {
+      fail(`set-client-limits takes --rate and --burst (and --quota-per-day), or --default alone.\n${usage}`);
+    }
+    return admin.setClientLimits(clientId!, limits);
+  },
   'create-api-key': async () =>
     admin.createApiKey(need(1, { expiring: true, restricting: true })[0]!, undefined, {
       expiresIn,

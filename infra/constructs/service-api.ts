@@ -1,7 +1,8 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   type CfnRestApi,
   EndpointType,
@@ -12,9 +13,11 @@ import {
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { BINARY_MEDIA_TYPES, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import { baseHeaders } from '#lib/http/response';
@@ -29,8 +32,24 @@ const STAGE_NAME = 'prod';
  */
 export const AUTHORIZER_CACHE_TTL = Duration.seconds(60);
 
-/** Stage-wide limits for every method (requests per second, and burst). */
-const THROTTLE = { rateLimit: 50, burstLimit: 100 };
+/**
+ * Stage-wide limits for every method (requests per second, and burst): what all clients together
+ * may send. Each client is held to its own, lower, limits by the usage plan (CLIENT_THROTTLE).
+ */
+const STAGE_THROTTLE = { rateLimit: 500, burstLimit: 1000 };
+
+/** The usage plan's limits: each client's own bucket, keyed by the usageIdentifierKey the authorizer returns. */
+export const CLIENT_THROTTLE = { rateLimit: 50, burstLimit: 100 };
+
+/**
+ * Whether methods require a usage-plan key. API Gateway applies a usage plan's throttle and quota
+ * only to such methods, and refuses (403) a request whose authorizer returned no usageIdentifierKey:
+ * turned on once every client has one (docs/security.md, "Throttling and quotas").
+ */
+const USAGE_KEYS_REQUIRED = false;
+
+/** The WAF rate-based rule: requests per source IP in any 5 minutes, a flood backstop above every client's throttle. */
+export const WAF_RATE_LIMIT_PER_IP = 30_000;
 
 export interface ServiceApiProps {
   /** The Lambda REQUEST authorizer (functions/authorizer.ts). */
@@ -46,6 +65,8 @@ export interface ServiceApiProps {
  */
 export class ServiceApi extends Construct {
   readonly restApi: RestApi;
+  /** Each client's default throttle; the admin CLI attaches clients' keys to it (USAGE_PLAN_ID). */
+  readonly usagePlan: UsagePlan;
   private readonly authorizer: RequestAuthorizer;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
@@ -61,6 +82,8 @@ export class ServiceApi extends Construct {
       description: 'Service review external API (/api/external/...)',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      // Usage plans meter the key the authorizer names (the client's), never an x-api-key header as such.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // API Gateway needs the account-level CloudWatch role to write any log; other APIs share it.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
@@ -91,8 +114,8 @@ export class ServiceApi extends Construct {
         dataTraceEnabled: false,
         metricsEnabled: true,
         tracingEnabled: true,
-        throttlingRateLimit: THROTTLE.rateLimit,
-        throttlingBurstLimit: THROTTLE.burstLimit,
+        throttlingRateLimit: STAGE_THROTTLE.rateLimit,
+        throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
       },
     });
     // TLS 1.2 minimum (TLS 1.3 preferred) on the execute-api endpoint; enhanced policies require an access mode.
@@ -108,11 +131,13 @@ export class ServiceApi extends Construct {
     });
     this.restApi.deploymentStage.node.addDependency(executionLogs);
 
-    this.restApi.addUsagePlan('UsagePlan', {
-      description: 'Default throttle for API clients',
-      throttle: THROTTLE,
+    this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
+      description: 'Default throttle of each API client (its API Gateway key is the usageIdentifierKey)',
+      throttle: CLIENT_THROTTLE,
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
+
+    this.addWebAcl(props.logKey);
 
     this.authorizer = new RequestAuthorizer(this, 'ApiKeyAuthorizer', {
       handler: props.authorizer.function,
@@ -141,11 +166,6 @@ export class ServiceApi extends Construct {
           'Bodies are validated by the handlers against the published JSON Schemas, because the spec fixes the error format (Validation result) that a gateway validator cannot produce.',
       },
       {
-        id: 'AwsSolutions-APIG3',
-        reason:
-          'Every method requires a valid API key (Lambda authorizer) and is throttled; a WAF web ACL is an account-level decision (cost, managed rule sets) left to the edge baseline.',
-      },
-      {
         id: 'AwsSolutions-COG4',
         reason:
           'API clients are integration partners authenticated by API key through the Lambda REQUEST authorizer, not Cognito users.',
@@ -168,6 +188,72 @@ export class ServiceApi extends Construct {
   }
 
   /**
+   * A regional WAF web ACL on the stage: AWS's common and known-bad-inputs rule groups, and a rate-based
+   * rule per source IP. Two common rules only count: SizeRestrictions_BODY blocks bodies over 8 KB
+   * (request documents and uploads are larger; the gateway and handlers bound sizes), and
+   * NoUserAgent_HEADER blocks server-to-server clients that send no User-Agent. Its log leaves out
+   * the API key, and the path and query string (client-chosen ids), as the access log does.
+   */
+  private addWebAcl(logKey: IKey) {
+    const visibility = (metricName: string) => ({
+      cloudWatchMetricsEnabled: true,
+      sampledRequestsEnabled: false,
+      metricName,
+    });
+    const managed = (name: string, priority: number, counted: string[] = []): CfnWebACL.RuleProperty => ({
+      name,
+      priority,
+      overrideAction: { none: {} },
+      statement: {
+        managedRuleGroupStatement: {
+          vendorName: 'AWS',
+          name,
+          ruleActionOverrides: counted.map((rule) => ({ name: rule, actionToUse: { count: {} } })),
+        },
+      },
+      visibilityConfig: visibility(name),
+    });
+    const webAcl = new CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('ServiceReviewApi'),
+      rules: [
+        managed('AWSManagedRulesCommonRuleSet', 0, ['SizeRestrictions_BODY', 'NoUserAgent_HEADER']),
+        managed('AWSManagedRulesKnownBadInputsRuleSet', 1),
+        {
+          name: 'RatePerSourceIp',
+          priority: 2,
+          action: { block: {} },
+          statement: { rateBasedStatement: { limit: WAF_RATE_LIMIT_PER_IP, aggregateKeyType: 'IP' } },
+          visibilityConfig: visibility('RatePerSourceIp'),
+        },
+      ],
+    });
+    new CfnWebACLAssociation(this, 'WebAclAssociation', {
+      resourceArn: this.restApi.deploymentStage.stageArn,
+      webAclArn: webAcl.attrArn,
+    });
+    // WAF writes only to log groups named aws-waf-logs-…, given by an ARN without the trailing ':*'.
+    const wafLogs = new LogGroup(this, 'WafLogs', {
+      logGroupName: `aws-waf-logs-${Stack.of(this).stackName}`,
+      encryptionKey: logKey,
+      retention: RetentionDays.ONE_YEAR,
+    });
+    new CfnLoggingConfiguration(this, 'WafLogging', {
+      resourceArn: webAcl.attrArn,
+      logDestinationConfigs: [
+        Stack.of(this).formatArn({
+          service: 'logs',
+          resource: 'log-group',
+          resourceName: wafLogs.logGroupName,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
+      redactedFields: [{ singleHeader: { Name: 'x-api-key' } }, { uriPath: {} }, { queryString: {} }],
+    });
+  }
+
+  /**
    * Adds a route: its method on its path, behind the authorizer (unless the route authenticates its
    * callers itself), proxied to its function.
    */
@@ -179,6 +265,7 @@ export class ServiceApi extends Construct {
       resource.addMethod(route.method, integration, {
         authorizer: this.authorizer,
         authorizationType: AuthorizationType.CUSTOM,
+        apiKeyRequired: USAGE_KEYS_REQUIRED,
       });
       return;
     }

@@ -3,8 +3,9 @@ import { attr, defineEntity } from './define-entity.ts';
 
 /*
  * Tenants: written whole by operators (a put is a creation, or a client user's move), so each item's
- * version and updatedAt are derived: 1 and its creation time. Revoking an API key is the one update;
- * the authorizer's lastUsedAt stamp is bookkeeping, not a change of the key, and leaves both alone.
+ * version and updatedAt are derived: 1 and its creation time. Revoking an API key and setting a
+ * client's limits are the updates (they bump both); the authorizer's lastUsedAt stamp is bookkeeping,
+ * not a change of the key, and leaves both alone.
  */
 const created = {
   version: () => 1,
@@ -14,7 +15,15 @@ const created = {
 export const clientEntity = defineEntity<ClientRecord>()({
   name: 'Client',
   keys: { pk: 'CLIENT#<clientId>', sk: 'CLIENT' },
-  attributes: { clientId: attr.string(), name: attr.string(), createdAt: attr.string() },
+  attributes: {
+    clientId: attr.string(),
+    name: attr.string(),
+    createdAt: attr.string(),
+    rateLimit: attr.optional(attr.number()),
+    burstLimit: attr.optional(attr.number()),
+    quotaPerDay: attr.optional(attr.number()),
+    usageIdentifierKey: attr.optional(attr.string()),
+  },
   derived: created,
 });
 

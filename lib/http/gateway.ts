@@ -106,6 +106,7 @@ export const gatewayResponses = {
   accessDenied: () => respond(GATEWAY_PROBLEMS.accessDenied),
   notFound: () => respond(GATEWAY_PROBLEMS.notFound),
   payloadTooLarge: () => respond(GATEWAY_PROBLEMS.payloadTooLarge),
+  throttled: () => respond(GATEWAY_PROBLEMS.throttled),
   badGateway: () => respond(GATEWAY_PROBLEMS.badGateway),
   authorizerFailure: () => respond(GATEWAY_PROBLEMS.authorizerFailure),
 };

@@ -46,6 +46,61 @@ export const dynamoTenantStore: TenantStore = {
     await put(clientEntity.toItem(client));
   },
   getClient: (clientId) => get(clientEntity, { clientId }),
+  getUsageIdentifierKey: async (clientId) => {
+    const { Item } = await dynamo.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: clientEntity.key({ clientId }),
+        ProjectionExpression: '#usageKey',
+        ExpressionAttributeNames: { '#usageKey': 'usageIdentifierKey' },
+      }),
+    );
+    return typeof Item?.usageIdentifierKey === 'string' ? Item.usageIdentifierKey : undefined;
+  },
+  setUsageIdentifierKey: async (clientId, usageIdentifierKey) => {
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: clientEntity.key({ clientId }),
+          UpdateExpression: 'SET usageIdentifierKey = :key, updatedAt = :at ADD version :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':key': usageIdentifierKey, ':at': new Date().toISOString(), ':one': 1 },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+  setClientLimits: async (clientId, limits) => {
+    const fields = ['rateLimit', 'burstLimit', 'quotaPerDay'] as const;
+    const set = fields.filter((field) => limits[field] !== undefined);
+    const removed = fields.filter((field) => limits[field] === undefined);
+    const now = new Date().toISOString();
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: clientEntity.key({ clientId }),
+          UpdateExpression:
+            `SET ${['updatedAt = :at', ...set.map((field) => `${field} = :${field}`)].join(', ')} ADD version :one` +
+            (removed.length ? ` REMOVE ${removed.join(', ')}` : ''),
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: {
+            ':at': now,
+            ':one': 1,
+            ...Object.fromEntries(set.map((field) => [`:${field}`, limits[field]])),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
 
   putApiKey: async (key) => {
     await put(apiKeyEntity.toItem(key));

@@ -1,20 +1,62 @@
 import { randomUUID } from 'node:crypto';
 import { apiKeyState, generateApiKey, hashApiKey, parseExpiresIn } from './api-keys.ts';
-import type { TenantStore } from './tenant-store.ts';
+import type { ClientLimitsRecord, TenantStore } from './tenant-store.ts';
+
+/**
+ * Bounds of a client's own limits: API Gateway's default account-level throttle (10,000 requests per
+ * second, burst 5,000) caps what one client could get anyway; the quota bound is a typo guard.
+ */
+export const CLIENT_LIMIT_BOUNDS = {
+  rateLimit: { min: 1, max: 10_000 },
+  burstLimit: { min: 1, max: 5_000 },
+  quotaPerDay: { min: 1, max: 100_000_000 },
+} as const;
+
+/**
+ * A client's limits, checked: whole numbers within CLIENT_LIMIT_BOUNDS, rate and burst together (one
+ * alone would pair with a default that may not fit it). Throws a message fit for an operator.
+ */
+export const clientLimits = (limits: ClientLimitsRecord): ClientLimitsRecord => {
+  if ((limits.rateLimit === undefined) !== (limits.burstLimit === undefined)) {
+    throw new Error('A rate limit and a burst limit go together: give both.');
+  }
+  if (limits.quotaPerDay !== undefined && limits.rateLimit === undefined) {
+    throw new Error('A daily quota needs a rate limit and a burst limit too.');
+  }
+  for (const field of ['rateLimit', 'burstLimit', 'quotaPerDay'] as const) {
+    const value = limits[field];
+    const { min, max } = CLIENT_LIMIT_BOUNDS[field];
+    if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) {
+      throw new Error(`${field} must be a whole number from ${min} to ${max}.`);
+    }
+  }
+  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
+};
 
 /**
  * Operator-side provisioning (admin CLI and the local seed). Not reachable through the API:
  * tenants are created by us, not by clients.
  */
 export const provisioning = (store: TenantStore) => ({
-  async createClient(name: string, options: { clientId?: string; apiKey?: string; expiresIn?: string } = {}) {
-    // Checked before anything is written, so a bad expiry leaves no client without a key behind.
+  async createClient(
+    name: string,
+    options: { clientId?: string; apiKey?: string; expiresIn?: string | undefined; limits?: ClientLimitsRecord } = {},
+  ) {
+    // Checked before anything is written, so a bad expiry or limit leaves no client without a key behind.
     if (options.expiresIn !== undefined) parseExpiresIn(options.expiresIn);
+    const limits = clientLimits(options.limits ?? {});
     const clientId = options.clientId ?? randomUUID();
     const createdAt = new Date().toISOString();
-    await store.putClient({ clientId, name, createdAt });
+    await store.putClient({ clientId, name, createdAt, ...limits });
     const { keyId, apiKey, expiresAt } = await this.createApiKey(clientId, options.apiKey, options);
-    return { clientId, keyId, apiKey, ...(expiresAt ? { expiresAt } : {}) };
+    return { clientId, keyId, apiKey, ...(expiresAt ? { expiresAt } : {}), ...limits };
+  },
+
+  /** Replaces a client's own limits; without any, the client is back on the defaults. */
+  async setClientLimits(clientId: string, limits: ClientLimitsRecord) {
+    const checked = clientLimits(limits);
+    if (!(await store.setClientLimits(clientId, checked))) throw new Error(`Unknown client ${clientId}`);
+    return { clientId, ...checked };
   },
 
   /**

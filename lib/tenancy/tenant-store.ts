@@ -13,10 +13,26 @@ export interface ApiKeyRecord {
   organizationId?: string;
 }
 
-export interface ClientRecord {
+/** A client's own throttle and quota (docs/security.md, "Throttling and quotas"); the defaults apply when absent. */
+export interface ClientLimitsRecord {
+  /** Steady requests per second. */
+  rateLimit?: number;
+  /** Requests allowed at once above the steady rate. */
+  burstLimit?: number;
+  /** Requests per UTC day (usage plan quota on AWS). */
+  quotaPerDay?: number;
+}
+
+export interface ClientRecord extends ClientLimitsRecord {
   clientId: string;
   name: string;
   createdAt: string;
+  /**
+   * The value of the client's API Gateway API key, which the authorizer returns as usageIdentifierKey so
+   * that the usage plan meters the client. An identifier for metering, not a credential: API Gateway
+   * takes keys from the authorizer only (apiKeySourceType AUTHORIZER), never from a request.
+   */
+  usageIdentifierKey?: string;
 }
 
 export interface OrganizationRecord {
@@ -36,6 +52,15 @@ export interface ClientUserRecord {
 export interface TenantStore {
   putClient(client: ClientRecord): Promise<void>;
   getClient(clientId: string): Promise<ClientRecord | undefined>;
+  /**
+   * The client's usageIdentifierKey alone (a projection: the authorizer may read no other attribute of
+   * a client's items); undefined when it has none or there is no such client.
+   */
+  getUsageIdentifierKey(clientId: string): Promise<string | undefined>;
+  /** Stores the client's usage plan key (AWS); false when there is no such client. */
+  setUsageIdentifierKey(clientId: string, usageIdentifierKey: string): Promise<boolean>;
+  /** Replaces a client's limits (absent fields are removed); false when there is no such client. */
+  setClientLimits(clientId: string, limits: ClientLimitsRecord): Promise<boolean>;
   putApiKey(key: ApiKeyRecord): Promise<void>;
   findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /** Every key of a client, revoked and expired ones included. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZER_CACHE_TTL } from '#infra/constructs/service-api';
+import { AUTHORIZER_CACHE_TTL, CLIENT_THROTTLE, WAF_RATE_LIMIT_PER_IP } from '#infra/constructs/service-api';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { apiKeyEntity, clientEntity } from '#lib/entities/tenancy';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
@@ -111,10 +111,16 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the authorizer get and update API-key items and nothing else', () => {
-    expect(grantsOfFunction('Authorizer')).toEqual(expectedGrants(authorizerAccess));
+  it("lets the authorizer get and update API-key items, and read clients' usageIdentifierKey alone", () => {
+    const usageKeyRead = `dynamodb:GetItem on table if ${JSON.stringify({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['usageIdentifierKey'] },
+      StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+    })}`;
+    expect(grantsOfFunction('Authorizer')).toEqual([...expectedGrants(authorizerAccess), usageKeyRead].sort());
     expect(grantsOfFunction('Authorizer').filter((grant) => grant.startsWith('dynamodb:'))).toEqual([
       'dynamodb:GetItem on table if dynamodb:LeadingKeys APIKEY#*',
+      usageKeyRead,
       'dynamodb:UpdateItem on table if dynamodb:LeadingKeys APIKEY#*',
     ]);
     // The pattern is the partition key of API-key items, and of no other entity.
@@ -571,8 +577,57 @@ describe('REST API', () => {
       EndpointAccessMode: 'STRICT',
     });
     synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-      Throttle: { RateLimit: Match.anyValue(), BurstLimit: Match.anyValue() },
+      Throttle: { RateLimit: CLIENT_THROTTLE.rateLimit, BurstLimit: CLIENT_THROTTLE.burstLimit },
     });
+  });
+
+  it('meters each client by the usage key its authorizer returns, not by an x-api-key header', () => {
+    synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+    // The plan the admin CLI attaches clients' keys to (USAGE_PLAN_ID).
+    const [planId] = Object.keys(synthesized.apiTemplate.findResources('AWS::ApiGateway::UsagePlan'));
+    synthesized.apiTemplate.hasOutput('UsagePlanId', { Value: { Ref: planId } });
+    // The stage's limits are all clients' together: above any one client's.
+    const [stage] = Object.values(synthesized.apiTemplate.findResources('AWS::ApiGateway::Stage'));
+    const [settings] = stage!.Properties.MethodSettings;
+    expect(settings.ThrottlingRateLimit).toBeGreaterThan(CLIENT_THROTTLE.rateLimit);
+    expect(settings.ThrottlingBurstLimit).toBeGreaterThan(CLIENT_THROTTLE.burstLimit);
+  });
+
+  it('puts a WAF web ACL on the stage: AWS common and known-bad-inputs rules, and a rate limit per source IP', () => {
+    synthesized.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      Rules: [
+        Match.objectLike({
+          Name: 'AWSManagedRulesCommonRuleSet',
+          OverrideAction: { None: {} },
+          Statement: {
+            ManagedRuleGroupStatement: {
+              VendorName: 'AWS',
+              Name: 'AWSManagedRulesCommonRuleSet',
+              // Uploads and request documents exceed the rule's 8 KB body limit; API clients need send no User-Agent.
+              RuleActionOverrides: [
+                { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
+                { Name: 'NoUserAgent_HEADER', ActionToUse: { Count: {} } },
+              ],
+            },
+          },
+        }),
+        Match.objectLike({
+          Name: 'AWSManagedRulesKnownBadInputsRuleSet',
+          Statement: {
+            ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesKnownBadInputsRuleSet' },
+          },
+        }),
+        Match.objectLike({
+          Action: { Block: {} },
+          Statement: { RateBasedStatement: { Limit: WAF_RATE_LIMIT_PER_IP, AggregateKeyType: 'IP' } },
+        }),
+      ],
+    });
+    const [association] = Object.values(synthesized.apiTemplate.findResources('AWS::WAFv2::WebACLAssociation'));
+    const [stageId] = Object.keys(synthesized.apiTemplate.findResources('AWS::ApiGateway::Stage'));
+    expect(JSON.stringify(association?.Properties.ResourceArn)).toContain(stageId);
   });
 
   it('logs access as JSON to an encrypted group, traces, and never logs request or response data', () => {

@@ -205,4 +205,80 @@ describe('admin CLI (npm run admin -- …)', () => {
       /^list-api-keys takes no --organization/,
     );
   });
+
+  it('creates a client with its own limits, and sets and clears them later', async () => {
+    const client = await admin(
+      'create-client',
+      'CLI Limited Partner',
+      '--rate',
+      '1',
+      '--burst=1',
+      '--quota-per-day',
+      '5000',
+    );
+    expect(client).toMatchObject({ rateLimit: 1, burstLimit: 1, quotaPerDay: 5000 });
+    expect(await dynamoTenantStore.getClient(client.clientId)).toMatchObject({
+      rateLimit: 1,
+      burstLimit: 1,
+      quotaPerDay: 5000,
+    });
+    // One token: of two requests at once, one is throttled.
+    const statuses = (await Promise.all([schemas(client.apiKey), schemas(client.apiKey)])).map((res) => res.status);
+    expect(statuses.sort()).toEqual([200, 429]);
+
+    expect(await admin('set-client-limits', client.clientId, '--rate', '200', '--burst', '400')).toEqual({
+      clientId: client.clientId,
+      rateLimit: 200,
+      burstLimit: 400,
+    });
+    const stored = await dynamoTenantStore.getClient(client.clientId);
+    expect(stored).toMatchObject({ rateLimit: 200, burstLimit: 400 });
+    expect(stored?.quotaPerDay).toBeUndefined();
+
+    expect(await admin('set-client-limits', client.clientId, '--default')).toEqual({ clientId: client.clientId });
+    const cleared = await dynamoTenantStore.getClient(client.clientId);
+    expect([cleared?.rateLimit, cleared?.burstLimit]).toEqual([undefined, undefined]);
+  });
+
+  it('refuses limits that are out of bounds, partial, malformed or for an unknown client', async () => {
+    const { clientId } = await admin('create-client', 'CLI Bounded Partner');
+    const refusals: [string[], string][] = [
+      [['--rate', '0', '--burst', '10'], 'rateLimit must be a whole number from 1 to 10000.'],
+      [['--rate', '10', '--burst', '5001'], 'burstLimit must be a whole number from 1 to 5000.'],
+      [['--rate', '10'], 'A rate limit and a burst limit go together: give both.'],
+      [['--quota-per-day', '10'], 'A daily quota needs a rate limit and a burst limit too.'],
+    ];
+    for (const [options, error] of refusals) {
+      expect(await failureOf('set-client-limits', clientId, ...options), options.join(' ')).toEqual({
+        code: 1,
+        error: { error },
+      });
+    }
+    const malformed = await failureOf('set-client-limits', clientId, '--rate', '1.5', '--burst', '2');
+    expect(malformed.error.error).toMatch(/^--rate takes a whole number\./);
+    expect((await failureOf('set-client-limits', clientId)).error.error).toMatch(
+      /^set-client-limits takes --rate and --burst/,
+    );
+    expect((await failureOf('list-api-keys', clientId, '--rate', '1')).error.error).toMatch(
+      /^list-api-keys takes no --rate/,
+    );
+    expect(await failureOf('set-client-limits', 'no-such-client', '--rate', '1', '--burst', '1')).toEqual({
+      code: 1,
+      error: { error: 'Unknown client no-such-client' },
+    });
+    expect((await failureOf('create-client', 'CLI Too Fast', '--rate', '20000', '--burst', '1')).error).toEqual({
+      error: 'rateLimit must be a whole number from 1 to 10000.',
+    });
+  });
+
+  it('attaches usage plan keys on AWS only: the local gateway throttles without one', async () => {
+    const { clientId } = await admin('create-client', 'CLI Local Partner');
+    expect(await failureOf('attach-usage-plan-key', clientId)).toEqual({
+      code: 1,
+      error: {
+        error: 'attach-usage-plan-key needs ADMIN_TARGET=aws and USAGE_PLAN_ID (the local gateway needs no key).',
+      },
+    });
+    expect(await dynamoTenantStore.getClient(clientId)).not.toHaveProperty('usageIdentifierKey');
+  });
 });

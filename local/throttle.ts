@@ -1,0 +1,78 @@
+import type { TenantStore } from '#lib/tenancy/tenant-store';
+
+/**
+ * Per-client throttling for the local gateway: a token bucket per clientId, as API Gateway's usage
+ * plans keep one per API key. Each client's bucket holds up to `burstLimit` requests and refills at
+ * `rateLimit` per second; a request that finds it empty is refused with the seconds until a token
+ * is back. The defaults are deliberately generous (the test suite's load runs share them); a
+ * client's own limits, stored on its Client item by the admin CLI, take precedence.
+ */
+export interface ClientLimits {
+  rateLimit: number;
+  burstLimit: number;
+}
+
+/** Requests per second and burst for a client without its own limits (LOCAL_RATE_LIMIT, LOCAL_BURST_LIMIT). */
+export const DEFAULT_LOCAL_LIMITS: ClientLimits = { rateLimit: 1000, burstLimit: 2000 };
+
+const positive = (name: string, raw: string | undefined, fallback: number): number => {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not ${raw}.`);
+  return value;
+};
+
+export const localLimitsFromEnv = (env: NodeJS.ProcessEnv = process.env): ClientLimits => ({
+  rateLimit: positive('LOCAL_RATE_LIMIT', env.LOCAL_RATE_LIMIT, DEFAULT_LOCAL_LIMITS.rateLimit),
+  burstLimit: positive('LOCAL_BURST_LIMIT', env.LOCAL_BURST_LIMIT, DEFAULT_LOCAL_LIMITS.burstLimit),
+});
+
+/** Admit, or the whole seconds to wait (Retry-After) before a token is back. */
+export type Admission = { admitted: true } | { admitted: false; retryAfterSeconds: number };
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export const tokenBuckets = (now: () => number = Date.now) => {
+  const buckets = new Map<string, Bucket>();
+  return {
+    take(clientId: string, { rateLimit, burstLimit }: ClientLimits): Admission {
+      const time = now();
+      const bucket = buckets.get(clientId) ?? { tokens: burstLimit, at: time };
+      // Limits can change between requests (set-client-limits): a lowered burst caps what is saved up.
+      bucket.tokens = Math.min(burstLimit, bucket.tokens + ((time - bucket.at) / 1000) * rateLimit);
+      bucket.at = time;
+      buckets.set(clientId, bucket);
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1;
+        return { admitted: true };
+      }
+      return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / rateLimit)) };
+    },
+  };
+};
+
+/** How long the gateway reuses a client's limits: a change (set-client-limits) applies within a second. */
+const LIMITS_CACHE_MS = 1000;
+
+/**
+ * A client's own limits from its Client item, reused for LIMITS_CACHE_MS so that a load run does not
+ * double the table reads of every request.
+ */
+export const cachedClientLimits = (store: Pick<TenantStore, 'getClient'>, now: () => number = Date.now) => {
+  const cache = new Map<string, { limits: Promise<Partial<ClientLimits>>; until: number }>();
+  return (clientId: string): Promise<Partial<ClientLimits>> => {
+    const cached = cache.get(clientId);
+    if (cached && cached.until > now()) return cached.limits;
+    const limits = store.getClient(clientId).then((client) => ({
+      ...(client?.rateLimit !== undefined ? { rateLimit: client.rateLimit } : {}),
+      ...(client?.burstLimit !== undefined ? { burstLimit: client.burstLimit } : {}),
+    }));
+    // A failed read is not kept: the next request asks again.
+    limits.catch(() => cache.delete(clientId));
+    cache.set(clientId, { limits, until: now() + LIMITS_CACHE_MS });
+    return limits;
+  };
+};
