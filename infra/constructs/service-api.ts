@@ -32,12 +32,6 @@ const STAGE_NAME = 'prod';
  */
 export const AUTHORIZER_CACHE_TTL = Duration.seconds(60);
 
-/**
- * Stage-wide limits for every method (requests per second, and burst): what all clients together
- * may send. Each client is held to its own, lower, limits by the usage plan (CLIENT_THROTTLE).
- */
-const STAGE_THROTTLE = { rateLimit: 500, burstLimit: 1000 };
-
 /** The usage plan's limits: each client's own bucket, keyed by the usageIdentifierKey the authorizer returns. */
 export const CLIENT_THROTTLE = { rateLimit: 50, burstLimit: 100 };
 
@@ -47,6 +41,14 @@ export const CLIENT_THROTTLE = { rateLimit: 50, burstLimit: 100 };
  * turned on once every client has one (docs/security.md, "Throttling and quotas").
  */
 const USAGE_KEYS_REQUIRED = false;
+
+/**
+ * Stage-wide limits for every method (requests per second, and burst): what all clients together
+ * may send. Until usage keys are required, no per-client limit applies on AWS, so the stage keeps
+ * the per-client figures: no single client can take more than it could before. Once they are
+ * required, each client is held to CLIENT_THROTTLE and the stage to the sum it may carry.
+ */
+const STAGE_THROTTLE = USAGE_KEYS_REQUIRED ? { rateLimit: 500, burstLimit: 1000 } : CLIENT_THROTTLE;
 
 /** The WAF rate-based rule: requests per source IP in any 5 minutes, a flood backstop above every client's throttle. */
 export const WAF_RATE_LIMIT_PER_IP = 30_000;
