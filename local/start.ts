@@ -51,6 +51,7 @@ process.stdout.write(
     `  organization id: ${demo.organizationId}`,
     `  client user id:  ${demo.clientUserId}`,
     `  state:           ${stateDir}${clean ? ' (started clean)' : ''}`,
+    `  sandbox portal:  ${stack.portal.url} (the payer portal the automation drives; docs/sandbox-portal.md)`,
     '',
     `Try: curl -H 'x-api-key: ${demo.apiKey}' ${stack.baseUrl}/api/external/v1.1/Schemas`,
     '',
