@@ -1,7 +1,8 @@
-import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
+import { FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
 import { describe, expect, it } from 'vitest';
 import { apiKeyState, MAX_EXPIRY_MS, MIN_EXPIRY_MS, parseExpiresIn } from '#lib/tenancy/api-keys';
 import { flushAuthorizerCache, noCacheToFlush } from '#lib/tenancy/authorizer-cache';
+import { clientSending } from '#test/support/recording-api-gateway';
 
 describe('API key expiry (--expires-in)', () => {
   it('reads whole hours and days', () => {
@@ -49,17 +50,6 @@ describe('API key state', () => {
 });
 
 describe('authorizer cache flush after a revocation', () => {
-  /** The SDK's own client and command objects, with `send` taken over: nothing leaves the process. */
-  const clientSending = (outcome: (command: unknown) => Promise<unknown>) => {
-    const sent: unknown[] = [];
-    const client = new APIGatewayClient({ region: 'us-east-1' });
-    client.send = ((command: unknown) => {
-      sent.push(command);
-      return outcome(command);
-    }) as APIGatewayClient['send'];
-    return { client, sent };
-  };
-
   it("flushes the stage's authorizers cache of the named API and stage", async () => {
     const { client, sent } = clientSending(async () => ({}));
     expect(await flushAuthorizerCache(client, { restApiId: 'a1b2c3d4e5', stageName: 'prod' })).toEqual({

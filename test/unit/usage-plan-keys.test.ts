@@ -1,22 +1,7 @@
-import {
-  APIGatewayClient,
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  DeleteApiKeyCommand,
-} from '@aws-sdk/client-api-gateway';
+import { CreateApiKeyCommand, CreateUsagePlanKeyCommand, DeleteApiKeyCommand } from '@aws-sdk/client-api-gateway';
 import { describe, expect, it } from 'vitest';
 import { createUsagePlanKey } from '#lib/tenancy/usage-plan-keys';
-
-/** The SDK's own client and command objects, with `send` taken over: nothing leaves the process. */
-const clientSending = (outcome: (command: unknown) => Promise<unknown>) => {
-  const sent: unknown[] = [];
-  const client = new APIGatewayClient({ region: 'us-east-1' });
-  client.send = ((command: unknown) => {
-    sent.push(command);
-    return outcome(command);
-  }) as APIGatewayClient['send'];
-  return { client, sent };
-};
+import { clientSending } from '#test/support/recording-api-gateway';
 
 describe('usage plan keys (AWS)', () => {
   it('creates an enabled API key named after the client and attaches it to the plan, returning its id and value', async () => {
