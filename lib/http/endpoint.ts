@@ -11,7 +11,15 @@ import { deprecationHeaders } from './deprecation.ts';
 import { asProblem } from './domain-errors.ts';
 import type { IdempotencyMiddleware } from './idempotency.ts';
 import { MultipartForm, type MultipartLimits, parseMultipart } from './multipart.ts';
-import { badRequest, HttpProblem, payloadTooLarge, unauthorized, unsupportedMediaType } from './problem.ts';
+import {
+  badRequest,
+  HttpProblem,
+  payloadTooLarge,
+  problemOfHttpError,
+  UNEXPECTED_ERROR,
+  unauthorized,
+  unsupportedMediaType,
+} from './problem.ts';
 import { type ApiResult, json, problemJson } from './response.ts';
 
 /** The event a handler sees: API Gateway's REST event with the body already parsed. */
@@ -86,6 +94,11 @@ export const scopeOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>): Sc
 
 const mediaTypeOf = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
 
+/**
+ * JSON bodies: size, media type, then lib/json/safe-json.ts. Not @middy/http-json-body-parser, which
+ * refuses `__proto__` members (ordinary members here) and parses through a recursive reviver before
+ * any depth check could run (docs/architecture.md, "Body parsers").
+ */
 const jsonBody = (
   options: JsonBodyOptions,
   alsoAccepted: string[] = [],
@@ -120,7 +133,10 @@ const jsonBody = (
 
 const MULTIPART_MEDIA_TYPE = 'multipart/form-data';
 
-/** multipart/form-data (base64 from API Gateway's binary media types) → MultipartForm; else `otherwise`. */
+/**
+ * multipart/form-data (base64 from API Gateway's binary media types) → MultipartForm, read by
+ * @middy/http-multipart-body-parser with its limits checked around it (multipart.ts); else `otherwise`.
+ */
 const multipartBody = (
   limits: MultipartLimits,
   otherwise?: MiddlewareObj<ApiEvent<unknown>, ApiResult>,
@@ -154,15 +170,19 @@ const problemDetails = (): MiddlewareObj<ApiEvent<unknown>, ApiResult> => ({
       request.response = json(400, { succeeded: false, errors: error.errors, type: 'none' });
       return;
     }
+    // Ours and the domain's first; then any Middy middleware's HttpError (statusCode, expose).
     let problem = asProblem(error);
     if (!problem) {
-      // Name and stack only: messages of SDK or parser errors can quote stored data.
-      log.error('Unhandled error', {
-        errorName: (error as Error | undefined)?.name,
-        stack: (error as Error | undefined)?.stack?.split('\n').slice(1, 6).join(' | '),
-        requestId: request.context.awsRequestId,
-      });
-      problem = new HttpProblem(500, 'An unexpected error occurred. It has been logged.');
+      problem = problemOfHttpError(error);
+      if (!problem || problem.status >= 500) {
+        // Name and stack only: messages of SDK or parser errors can quote stored data.
+        log.error('Unhandled error', {
+          errorName: (error as Error | undefined)?.name,
+          stack: (error as Error | undefined)?.stack?.split('\n').slice(1, 6).join(' | '),
+          requestId: request.context.awsRequestId,
+        });
+      }
+      problem ??= new HttpProblem(500, UNEXPECTED_ERROR);
     }
     request.response = problemJson(
       problem.status,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import busboy from 'busboy';
+import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import { badRequest, HttpProblem } from './problem.ts';
 
 /** Bounds of a multipart/form-data body; every one exceeded is a 4xx, never a partial parse. */
@@ -55,14 +55,27 @@ const malformed = () => badRequest('The multipart/form-data body is malformed.')
 export const fileTooLarge = (field: string, limitBytes: number) =>
   new HttpProblem(413, `The file in form field "${field}" exceeds the limit of ${limitBytes} bytes.`, { limitBytes });
 
-/** busboy's bound on one part's header block; a longer one fails the whole body. */
+/** Longest part header block; a longer one is refused (busboy would read it cut short). */
 const MAX_PART_HEADER_BYTES = 16 * 1024;
+/** Longest field name (Middy's own bound, which it enforces by failing the parse). */
+const MAX_FIELD_NAME_CHARS = 100;
 const CRLF = Buffer.from('\r\n');
 const HEADER_END = Buffer.from('\r\n\r\n');
+const DASH = 0x2d;
+
+/** RFC 2046's boundary: 1 to 70 characters of a small set, not ending with a space. */
+const BOUNDARY = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
 
 const boundaryOf = (contentType: string) => {
   const match = /;\s*boundary\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;]+))/i.exec(contentType);
-  return match?.[1]?.replace(/\\(.)/g, '$1') ?? match?.[2];
+  const boundary = match?.[1]?.replace(/\\(.)/g, '$1') ?? match?.[2];
+  if (boundary === undefined) throw badRequest('The multipart/form-data Content-Type has no boundary parameter.');
+  if (!BOUNDARY.test(boundary)) {
+    throw badRequest(
+      "The multipart/form-data boundary must be 1 to 70 characters: letters, digits, space and '()+_,-./:=? (RFC 2046).",
+    );
+  }
+  return boundary;
 };
 
 /** The header lines of one part (folded lines joined), names in lower case. */
@@ -86,110 +99,162 @@ const parameterNames = (value: string) =>
     .map((parameter) => parameter.split('=')[0]!.trim().toLowerCase());
 
 /**
- * For each file part of the body, in order: whether it has a Content-Type header. busboy reports a
- * part without one as text/plain (RFC 7578's default, meant for text fields), so from busboy alone a
- * file sent without a type cannot be told from a file sent as text/plain. The part header blocks
- * are read here from the raw body as busboy delimits them (`CRLF--boundary`, then CRLF), at most
- * `maxParts` of them and at most 16 KiB each, as busboy bounds them; a file part is one busboy reads
+ * Reads the part header blocks from the raw body as busboy delimits them (every `CRLF--boundary`,
+ * with a CRLF put before the body), and refuses, before any parsing, what busboy would not report:
+ * a body cut short (no closing delimiter: busboy would then fail a file part's stream, which Middy
+ * does not listen to, and crash the process), a part whose header block does not end before the next
+ * delimiter (busboy would never finish), more than `maxParts` parts (busboy would skip the rest
+ * silently), a header block over 16 KiB (busboy would read it cut short).
+ *
+ * Returns, for each file part in order, whether it has a Content-Type header: busboy reports a part
+ * without one as text/plain (RFC 7578's default, meant for text fields), so from busboy alone a file
+ * sent without a type cannot be told from a file sent as text/plain. A file part is one busboy reads
  * as a file: a form-data part with a filename, or of type application/octet-stream.
  */
-const fileTypesSent = (body: Buffer, boundary: string, maxParts: number): boolean[] => {
-  // busboy searches for CRLF--boundary with a CRLF put before the body: a first boundary needs no preamble.
+const scanParts = (body: Buffer, boundary: string, maxParts: number): boolean[] => {
   const delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
-  const next = (from: number) => {
-    const at = body.indexOf(delimiter, from);
-    return at === -1 ? -1 : at + delimiter.length;
-  };
-  const sent: boolean[] = [];
-  let parts = 0;
-  let after = body.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2)) ? delimiter.length - 2 : next(0);
-  for (; after !== -1 && parts < maxParts; after = next(after)) {
-    if (body[after] === 0x2d && body[after + 1] === 0x2d) break; // the closing delimiter
-    if (body[after] !== 0x0d || body[after + 1] !== 0x0a) continue; // not a delimiter: part content
-    parts++;
-    const start = after + 2;
-    const end = body.subarray(start, start + 2).equals(CRLF) ? start : body.indexOf(HEADER_END, start);
-    if (end === -1 || end - start > MAX_PART_HEADER_BYTES) break;
-    const lines = headerLines(body.toString('latin1', start, end));
-    const first = (name: string) => lines.find((line) => line.name === name)?.value;
-    const disposition = first('content-disposition');
+  const startOf = (from: number) => body.indexOf(delimiter, from);
+  const typesSent: boolean[] = [];
+  const first = body.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2)) ? -2 : startOf(0);
+  for (let at = first, parts = 0; ; parts++) {
+    if (at === -1) throw malformed(); // cut short: no closing delimiter
+    const after = at + delimiter.length;
+    if (body[after] === DASH && body[after + 1] === DASH) return typesSent;
+    if (parts === maxParts) throw badRequest(`At most ${maxParts} form parts may be sent.`);
+    at = startOf(after);
+    const end = body.indexOf(HEADER_END, after);
+    // A header block that does not end before the next delimiter: busboy would wait forever for the part.
+    if (end === -1 || (at !== -1 && end + HEADER_END.length > at)) throw malformed();
+    if (end - after > MAX_PART_HEADER_BYTES) throw malformed();
+    const lines = headerLines(
+      body.toString('latin1', body.subarray(after, after + 2).equals(CRLF) ? after + 2 : after, end),
+    );
+    const header = (name: string) => lines.find((line) => line.name === name)?.value;
+    const disposition = header('content-disposition');
     if (!disposition || disposition.split(';')[0]!.trim().toLowerCase() !== 'form-data') continue;
-    const type = first('content-type');
+    const type = header('content-type');
     const isFile =
       parameterNames(disposition).some((name) => name === 'filename' || name === 'filename*') ||
       type?.split(';')[0]?.trim().toLowerCase() === 'application/octet-stream';
-    if (isFile) sent.push(Boolean(type));
+    if (isFile) typesSent.push(Boolean(type));
   }
-  return sent;
+};
+
+/** One part as busboy announced it, before its content. */
+interface PartSeen {
+  field: string | undefined;
+  fileName: string | undefined;
+  /** busboy's reading: text/plain when the part has no Content-Type. */
+  mediaType: string;
+  isFile: boolean;
+}
+
+/** A part as @middy/http-multipart-body-parser gives it (every part is read as a file here). */
+interface MiddyPart {
+  mimetype: string;
+  content: Buffer;
+}
+
+/**
+ * Runs @middy/http-multipart-body-parser on the body, every part read as a file: Middy's field path
+ * keeps only the last value of a repeated name, folds `name[]` fields into arrays (and throws outside
+ * the parse for `a` then `a[]`), and cuts long values silently; its file path keeps each part's exact
+ * bytes. busboy's `isPartAFile` hook sees every part, in order, before its limits apply: that is
+ * where the parts are counted and told apart (the usual rule: a filename, or application/octet-stream).
+ */
+const readParts = async (body: Buffer, boundary: string, maxParts: number) => {
+  const seen: PartSeen[] = [];
+  const parser = httpMultipartBodyParser({
+    // The media type was checked by the endpoint; Middy's own check refuses quoted boundaries.
+    disableContentTypeCheck: true,
+    busboy: {
+      preservePath: true,
+      isPartAFile: (field, sentType, fileName) => {
+        // busboy keeps the blank before a folded value.
+        const mediaType = sentType?.trim() || 'text/plain';
+        seen.push({
+          field,
+          fileName,
+          mediaType,
+          isFile: fileName !== undefined || mediaType === 'application/octet-stream',
+        });
+        return true;
+      },
+      limits: {
+        files: maxParts,
+        // No part can be cut short: each is smaller than the body. Sizes are checked below.
+        fileSize: body.length,
+        parts: Number.MAX_SAFE_INTEGER,
+        fieldNameSize: MAX_FIELD_NAME_CHARS,
+        headerSize: MAX_PART_HEADER_BYTES,
+      } as Record<string, number>,
+    },
+  });
+  const request = {
+    event: { headers: { 'content-type': `multipart/form-data; boundary="${boundary}"` }, body, isBase64Encoded: false },
+  };
+  let failed = false;
+  try {
+    await parser.before?.(request as never);
+  } catch {
+    failed = true;
+  }
+  return { seen, failed, parsed: request.event.body as unknown as Record<string, MiddyPart | MiddyPart[]> };
 };
 
 /** Parses a complete body (Lambda has it in memory anyway). Rejects with HttpProblems only. */
-export const parseMultipart = (body: Buffer, contentType: string, limits: MultipartLimits): Promise<MultipartForm> => {
+export const parseMultipart = async (
+  body: Buffer,
+  contentType: string,
+  limits: MultipartLimits,
+): Promise<MultipartForm> => {
   const maxFiles = limits.maxFiles ?? 1;
   const maxFields = limits.maxFields ?? 10;
   const maxFieldBytes = limits.maxFieldBytes ?? 8 * 1024;
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({
-        headers: { 'content-type': contentType },
-        preservePath: true,
-        defParamCharset: 'utf8',
-        defCharset: 'utf8',
-        limits: {
-          files: maxFiles,
-          // Busboy flags a file that reaches fileSize; one more byte lets a file of exactly maxFileBytes pass.
-          fileSize: limits.maxFileBytes + 1,
-          fields: maxFields,
-          fieldSize: maxFieldBytes,
-          parts: maxFiles + maxFields,
-        },
-      });
-    } catch {
-      reject(badRequest('The multipart/form-data Content-Type has no boundary parameter.'));
-      return;
-    }
-    const files: Array<Omit<FormFile, 'bytes'> & { chunks: Buffer[] }> = [];
-    const fields = new Map<string, string[]>();
-    let failure: HttpProblem | undefined;
-    const fail = (problem: HttpProblem) => {
-      failure ??= problem;
-    };
+  const boundary = boundaryOf(contentType);
+  const typesSent = scanParts(body, boundary, maxFiles + maxFields);
+  const { seen, failed, parsed } = await readParts(body, boundary, maxFiles + maxFields);
 
-    parser.on('file', (field, stream, info) => {
-      const file = { field, fileName: info.filename, mediaType: info.mimeType, chunks: [] as Buffer[] };
-      files.push(file);
-      stream.on('data', (chunk: Buffer) => file.chunks.push(chunk));
-      stream.on('limit', () => fail(fileTooLarge(field, limits.maxFileBytes)));
-      // A body cut short fails the file stream too; the parser's own error then settles the promise.
-      stream.on('error', () => fail(malformed()));
-    });
-    parser.on('field', (name, value, info) => {
-      if (info.nameTruncated || info.valueTruncated) {
-        fail(badRequest(`Form field "${name.slice(0, 64)}" exceeds ${maxFieldBytes} bytes.`, { field: name }));
+  // Middy fails the parse on these two: say which.
+  for (const { field } of seen) {
+    if (field === undefined) throw badRequest('Every form part must have a name parameter in its Content-Disposition.');
+    if (field.length > MAX_FIELD_NAME_CHARS) {
+      throw badRequest(`A form field name exceeds ${MAX_FIELD_NAME_CHARS} characters.`, {
+        field: field.slice(0, 64),
+      });
+    }
+  }
+  if (failed) throw malformed();
+
+  // Middy keys parts by name, several under one name newest first: back to the order they were sent.
+  const sentUnder = new Map<string, MiddyPart[]>();
+  for (const [field, parts] of Object.entries(parsed)) {
+    sentUnder.set(field, Array.isArray(parts) ? [...parts].reverse() : [parts]);
+  }
+  const files: FormFile[] = [];
+  const fields = new Map<string, string[]>();
+  let fileCount = 0;
+  let fieldCount = 0;
+  for (const part of seen) {
+    const field = part.field!;
+    if (part.isFile && ++fileCount > maxFiles) throw badRequest(`At most ${maxFiles} file part(s) may be sent.`);
+    if (!part.isFile && ++fieldCount > maxFields) throw badRequest(`At most ${maxFields} form fields may be sent.`);
+    const content = sentUnder.get(field)?.shift()?.content;
+    if (!content) throw malformed();
+    if (part.isFile) {
+      if (content.length > limits.maxFileBytes) throw fileTooLarge(field, limits.maxFileBytes);
+      files.push({ field, fileName: part.fileName, mediaType: part.mediaType, bytes: content });
+    } else {
+      if (content.length > maxFieldBytes) {
+        throw badRequest(`Form field "${field.slice(0, 64)}" exceeds ${maxFieldBytes} bytes.`, { field });
       }
-      fields.set(name, [...(fields.get(name) ?? []), value]);
-    });
-    parser.on('filesLimit', () => fail(badRequest(`At most ${maxFiles} file part(s) may be sent.`)));
-    parser.on('fieldsLimit', () => fail(badRequest(`At most ${maxFields} form fields may be sent.`)));
-    parser.on('partsLimit', () => fail(badRequest(`At most ${maxFiles + maxFields} form parts may be sent.`)));
-    parser.on('error', () => reject(failure ?? malformed()));
-    parser.on('close', () => {
-      if (failure) return reject(failure);
-      // Should the two readings ever disagree on the file parts, busboy's types stand as they are.
-      const typesSent = fileTypesSent(body, boundaryOf(contentType) ?? '', maxFiles + maxFields);
-      const typeSent = (i: number) => typesSent.length !== files.length || typesSent[i];
-      resolve(
-        new MultipartForm(
-          files.map(({ chunks, ...file }, i) => ({
-            ...file,
-            mediaType: typeSent(i) ? file.mediaType : undefined,
-            bytes: Buffer.concat(chunks),
-          })),
-          fields,
-        ),
-      );
-    });
-    parser.end(body);
-  });
+      fields.set(field, [...(fields.get(field) ?? []), content.toString('utf8')]);
+    }
+  }
+  // Should the two readings ever disagree on the file parts, busboy's types stand as they are.
+  const typeSent = (i: number) => typesSent.length !== files.length || typesSent[i];
+  return new MultipartForm(
+    files.map((file, i) => (typeSent(i) ? file : { ...file, mediaType: undefined })),
+    fields,
+  );
 };
