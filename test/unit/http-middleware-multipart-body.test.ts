@@ -110,7 +110,7 @@ describe('multipart body middleware (@middy/http-multipart-body-parser inside en
   it('a 4xx, never a partial form, for every limit exceeded', async () => {
     const cases: Array<[Buffer, number, RegExp]> = [
       [
-        form(file('0123456789'.repeat(10) + 'X')),
+        form(file(`${'0123456789'.repeat(10)}X`)),
         413,
         /^The file in form field "file" exceeds the limit of 100 bytes\.$/,
       ],
