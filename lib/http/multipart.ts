@@ -151,7 +151,6 @@ interface PartSeen {
 
 /** A part as @middy/http-multipart-body-parser gives it (every part is read as a file here). */
 interface MiddyPart {
-  mimetype: string;
   content: Buffer;
 }
 
@@ -187,7 +186,7 @@ const readParts = async (body: Buffer, boundary: string, maxParts: number) => {
         parts: Number.MAX_SAFE_INTEGER,
         fieldNameSize: MAX_FIELD_NAME_CHARS,
         headerSize: MAX_PART_HEADER_BYTES,
-      } as Record<string, number>,
+      } as Record<string, number>, // headerSize is busboy's, missing from Middy's types
     },
   });
   const request = {
