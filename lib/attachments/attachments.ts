@@ -5,7 +5,7 @@ import { keys } from '#lib/keys';
 import { log } from '#lib/log';
 import type { RequestStore } from '#lib/requests/request-store';
 import { type AttachmentRecord, isSweepable, isVisible, type UploadMethod } from './attachment.ts';
-import { reconciledSlots } from './attachment-slots.ts';
+import { reconciledSlots, sweepDue } from './attachment-slots.ts';
 import type { AttachmentStore } from './attachment-store.ts';
 import {
   ALLOWED_TYPES,
@@ -148,19 +148,32 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     });
   };
 
+  /** Sweeps the request's left-overs and notes when; noting it is a hint, so a failure there is only logged. */
+  const sweepAndMark = async (clientId: string, externalId: string) => {
+    await sweep(clientId, externalId);
+    await store
+      .markSwept(clientId, externalId, now().toISOString())
+      .catch((error: Error) => log.warn('Attachment sweep time not recorded', { errorName: error?.name }));
+  };
+
   /**
-   * Before a new record: sweep the request's left-overs, then take the record's slot, which fails
-   * atomically once the request has all it may have. A refusal is checked against the records (the
-   * slots may be missing or may have drifted) before it stands.
+   * Before a new record: take the record's slot, which fails atomically once the request has all it
+   * may have. The slots item answers, so an upload reads no other record. A refusal stands only once the
+   * request's left-overs are swept and the slots checked against the records (they may be missing or
+   * may have drifted); otherwise left-overs are swept at most every SWEEP_INTERVAL_SECONDS.
    */
   const admit = async (record: AttachmentRecord) => {
     const { clientId, externalId, attachmentId } = record;
-    await sweep(clientId, externalId);
     const reserve = () =>
       store.reserveSlot(clientId, externalId, attachmentId, now().toISOString(), MAX_ATTACHMENTS_PER_REQUEST);
-    if (await reserve()) return;
+    const reservation = await reserve();
+    if (reservation.taken) {
+      if (sweepDue(reservation.sweptAt, now())) await sweepAndMark(clientId, externalId);
+      return;
+    }
+    await sweepAndMark(clientId, externalId);
     await reconcileSlots(clientId, externalId);
-    if (await reserve()) return;
+    if ((await reserve()).taken) return;
     throw new LimitReached(
       `Request ${externalId} already has ${MAX_ATTACHMENTS_PER_REQUEST} attachments, the most it may have.`,
     );
