@@ -148,13 +148,11 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     });
   };
 
-  /** Sweeps the request's left-overs and notes when; noting it is a hint, so a failure there is only logged. */
-  const sweepAndMark = async (clientId: string, externalId: string) => {
-    await sweep(clientId, externalId);
-    await store
-      .markSwept(clientId, externalId, now().toISOString())
+  /** Notes when the request was swept; only a hint for the next upload, so a failure is only logged. */
+  const markSwept = (clientId: string, externalId: string, at: Date) =>
+    store
+      .markSwept(clientId, externalId, at.toISOString())
       .catch((error: Error) => log.warn('Attachment sweep time not recorded', { errorName: error?.name }));
-  };
 
   /**
    * Before a new record: take the record's slot, which fails atomically once the request has all it
@@ -167,12 +165,17 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     const reserve = () =>
       store.reserveSlot(clientId, externalId, attachmentId, now().toISOString(), MAX_ATTACHMENTS_PER_REQUEST);
     const reservation = await reserve();
+    const sweptAt = now();
     if (reservation.taken) {
-      if (sweepDue(reservation.sweptAt, now())) await sweepAndMark(clientId, externalId);
+      if (!sweepDue(reservation.sweptAt, sweptAt)) return;
+      await sweep(clientId, externalId);
+      await markSwept(clientId, externalId, sweptAt);
       return;
     }
-    await sweepAndMark(clientId, externalId);
+    // Swept first, so that left-overs give their slots back; the slots item exists once reconciled.
+    await sweep(clientId, externalId);
     await reconcileSlots(clientId, externalId);
+    await markSwept(clientId, externalId, sweptAt);
     if ((await reserve()).taken) return;
     throw new LimitReached(
       `Request ${externalId} already has ${MAX_ATTACHMENTS_PER_REQUEST} attachments, the most it may have.`,
