@@ -7,6 +7,11 @@ const required = (name: string): string => {
 
 export const tableName = () => required('TABLE_NAME');
 export const bucketName = () => required('BUCKET_NAME');
+/**
+ * Whether the attachments bucket's store refuses bytes that miss their declared SHA-256 and reports it
+ * (S3 does: the default). The local stack sets `false` for its emulator (docs/attachments.md, "Verification").
+ */
+export const s3VerifiesChecksums = () => process.env.S3_VERIFIES_CHECKSUMS !== 'false';
 
 /** The automation's state machines (lib/rpa/state-machines.ts), bound by the `automation` route access. */
 export const viewOnPageStateMachineArn = () => required('VIEW_ON_PAGE_STATE_MACHINE_ARN');

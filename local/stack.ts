@@ -145,6 +145,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
     AWS_ENDPOINT_URL_S3: s3Endpoint,
     S3_FORCE_PATH_STYLE: 'true',
+    // s3rver neither checks x-amz-checksum-sha256 nor keeps it: the verifier streams objects instead.
+    S3_VERIFIES_CHECKSUMS: 'false',
     LOCAL_STATE_DIR: scratch,
   };
   // Explicit values win over whatever the shell had, so a developer's AWS profile is never used by accident.
@@ -190,6 +192,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
       const records = event.Records.filter(
         (r) =>
           r.eventName.startsWith('ObjectCreated:') &&
+          r.s3.bucket.name === bucketName &&
           r.s3.object.key.startsWith(prefix) &&
           r.s3.object.key.endsWith(suffix),
       ).map((r) => ({ ...r, s3: { ...r.s3, object: { ...r.s3.object, key: s3EventKey(r.s3.object.key) } } }));

@@ -17,6 +17,8 @@ export interface AttachmentSlots {
   externalId: string;
   /** Attachment id → when its slot was taken (ISO 8601). */
   slots: Record<string, string>;
+  /** When an upload last swept the request's left-overs (SWEEP_INTERVAL_SECONDS); absent before the first sweep. */
+  sweptAt?: string;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -27,6 +29,20 @@ export interface AttachmentSlots {
  * after taking its slot, within one function run (29 s at most), so this is never one in flight.
  */
 export const ABANDONED_SLOT_SECONDS = 5 * 60;
+
+/**
+ * How often uploads sweep a request's left-overs, at most (instead of a Query of every record on each
+ * upload). A left-over costs nothing visible meanwhile: it is invisible to clients, and a request at its
+ * limit sweeps before refusing. 5 minutes is the shortest deadline of an upload (a direct one's).
+ */
+export const SWEEP_INTERVAL_SECONDS = 5 * 60;
+
+/** Whether a request last swept at `sweptAt` (undefined: never) is due for another sweep. */
+export const sweepDue = (sweptAt: string | undefined, now: Date) =>
+  sweptAt === undefined || Date.parse(sweptAt) + SWEEP_INTERVAL_SECONDS * 1000 <= now.getTime();
+
+/** A slot reservation: taken or not and, when taken, when the request was last swept. */
+export type SlotReservation = { taken: false } | { taken: true; sweptAt: string | undefined };
 
 /**
  * The slots as the request's records say they should be, or undefined when they already are: a slot
@@ -58,6 +74,7 @@ export const reconciledSlots = (
   return {
     ...ids,
     slots,
+    ...(current?.sweptAt !== undefined ? { sweptAt: current.sweptAt } : {}),
     version: (current?.version ?? 0) + 1,
     createdAt: current?.createdAt ?? at,
     updatedAt: at,

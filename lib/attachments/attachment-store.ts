@@ -1,5 +1,5 @@
 import type { AttachmentRecord } from './attachment.ts';
-import type { AttachmentSlots } from './attachment-slots.ts';
+import type { AttachmentSlots, SlotReservation } from './attachment-slots.ts';
 
 /** Port: attachment metadata, in the item collection of its request. Every write is single-item and conditional. */
 export interface AttachmentStore {
@@ -17,7 +17,8 @@ export interface AttachmentStore {
   getSlots(clientId: string, externalId: string): Promise<AttachmentSlots | undefined>;
   /**
    * Takes the slot of `attachmentId` (at `takenAt`) in one conditional write, if fewer than `max` are
-   * taken or it holds one already. False when every slot is taken, or the request has no slots yet.
+   * taken or it holds one already; then also says when the request was last swept. Not taken when
+   * every slot is, or the request has no slots yet.
    */
   reserveSlot(
     clientId: string,
@@ -25,7 +26,9 @@ export interface AttachmentStore {
     attachmentId: string,
     takenAt: string,
     max: number,
-  ): Promise<boolean>;
+  ): Promise<SlotReservation>;
+  /** Records when the request's left-overs were last swept; nothing when the request has no slots yet. */
+  markSwept(clientId: string, externalId: string, at: string): Promise<void>;
   /** Gives back the slot of `attachmentId`; giving back a slot that is not held changes nothing. */
   releaseSlot(clientId: string, externalId: string, attachmentId: string, at: string): Promise<void>;
   /** Writes `slots` whole if the stored version is still `slots.version - 1` (version 1: if there are none); else VersionConflict. */

@@ -5,7 +5,7 @@ import { keys } from '#lib/keys';
 import { log } from '#lib/log';
 import type { RequestStore } from '#lib/requests/request-store';
 import { type AttachmentRecord, isSweepable, isVisible, type UploadMethod } from './attachment.ts';
-import { reconciledSlots } from './attachment-slots.ts';
+import { reconciledSlots, sweepDue } from './attachment-slots.ts';
 import type { AttachmentStore } from './attachment-store.ts';
 import {
   ALLOWED_TYPES,
@@ -19,7 +19,7 @@ import {
   SNIFF_BYTES,
   servedContentType,
 } from './content-policy.ts';
-import type { ObjectStorage, PresignedRequest } from './object-storage.ts';
+import type { ObjectStorage, PresignedRequest, StoredObject } from './object-storage.ts';
 import type { Descriptive, DirectUpload, PresignedUploadRequest } from './upload-input.ts';
 
 /** How long a direct upload may take between its record and its object before it counts as abandoned. */
@@ -43,11 +43,12 @@ export interface AttachmentServiceDependencies {
 
 export type VerifyOutcome = 'ignored' | 'discarded' | 'missing' | 'available' | 'rejected';
 
+/** What the verifier found: the object's size and SHA-256 (as stored or as read) and its first bytes. */
 interface Measured {
   size: number;
-  /** Undefined when reading stopped early: the object is larger than declared. */
+  /** Undefined when the size alone decides (it is not the declared one), unread. */
   sha256: string | undefined;
-  head: Buffer;
+  head: Uint8Array;
 }
 
 const idsOf = (record: AttachmentRecord) => [record.clientId, record.externalId, record.attachmentId] as const;
@@ -147,19 +148,35 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     });
   };
 
+  /** Notes when the request was swept; only a hint for the next upload, so a failure is only logged. */
+  const markSwept = (clientId: string, externalId: string, at: Date) =>
+    store
+      .markSwept(clientId, externalId, at.toISOString())
+      .catch((error: Error) => log.warn('Attachment sweep time not recorded', { errorName: error?.name }));
+
   /**
-   * Before a new record: sweep the request's left-overs, then take the record's slot, which fails
-   * atomically once the request has all it may have. A refusal is checked against the records (the
-   * slots may be missing or may have drifted) before it stands.
+   * Before a new record: take the record's slot, which fails atomically once the request has all it
+   * may have. The slots item answers, so an upload reads no other record. A refusal stands only once the
+   * request's left-overs are swept and the slots checked against the records (they may be missing or
+   * may have drifted); otherwise left-overs are swept at most every SWEEP_INTERVAL_SECONDS.
    */
   const admit = async (record: AttachmentRecord) => {
     const { clientId, externalId, attachmentId } = record;
-    await sweep(clientId, externalId);
     const reserve = () =>
       store.reserveSlot(clientId, externalId, attachmentId, now().toISOString(), MAX_ATTACHMENTS_PER_REQUEST);
-    if (await reserve()) return;
+    const reservation = await reserve();
+    const sweptAt = now();
+    if (reservation.taken) {
+      if (!sweepDue(reservation.sweptAt, sweptAt)) return;
+      await sweep(clientId, externalId);
+      await markSwept(clientId, externalId, sweptAt);
+      return;
+    }
+    // Swept first, so that left-overs give their slots back; the slots item exists once reconciled.
+    await sweep(clientId, externalId);
     await reconcileSlots(clientId, externalId);
-    if (await reserve()) return;
+    await markSwept(clientId, externalId, sweptAt);
+    if ((await reserve()).taken) return;
     throw new LimitReached(
       `Request ${externalId} already has ${MAX_ATTACHMENTS_PER_REQUEST} attachments, the most it may have.`,
     );
@@ -217,7 +234,7 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
   };
 
   /** Streams the object once: size (stopping as soon as it exceeds `expectedSize`), SHA-256, first bytes. */
-  const measure = async (objectKey: string, expectedSize: number): Promise<Measured | undefined> => {
+  const streamed = async (objectKey: string, expectedSize: number): Promise<Measured | undefined> => {
     const stream = await objects.read(objectKey);
     if (!stream) return undefined;
     const hash = createHash('sha256');
@@ -237,9 +254,32 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     return { size, sha256: hash.digest('hex'), head: Buffer.concat(head) };
   };
 
+  /**
+   * What verifying costs is what the store can vouch for. Its size, always, and a size other than the
+   * declared one is decided there; a SHA-256 the store verified when the object was written (S3) leaves
+   * only the first bytes to read, for the type: time and bytes read are the same for 1 MB and 1 GiB.
+   * A store that cannot vouch for one (the local emulator) has the object streamed and hashed once.
+   */
+  const measure = async (objectKey: string, record: AttachmentRecord): Promise<Measured | undefined> => {
+    const stored: StoredObject | undefined = await objects.describe(objectKey);
+    if (!stored) return undefined;
+    if (stored.size !== record.size) return { size: stored.size, sha256: undefined, head: new Uint8Array() };
+    if (stored.sha256 === undefined) return streamed(objectKey, record.size);
+    const head = await objects.readPrefix(objectKey, SNIFF_BYTES);
+    return head && { size: stored.size, sha256: stored.sha256, head };
+  };
+
+  /**
+   * Already verified, and the object cannot have changed since: a direct upload's bytes were hashed and
+   * type-checked by its handler before it wrote them (no URL is ever issued for its key), and an object
+   * in a store that verifies checksums can only be replaced by bytes of the same SHA-256.
+   */
+  const alreadyVerified = (record: AttachmentRecord) =>
+    record.status === 'available' && (record.uploadMethod === 'direct' || objects.verifiesChecksums);
+
   /** Why a stored object is not the declared file, in words fit for clients (no file data); undefined when it is. */
   const mismatchOf = (record: AttachmentRecord, measured: Measured) => {
-    if (measured.sha256 === undefined) return `The uploaded file is larger than the declared ${record.size} bytes.`;
+    if (measured.size > record.size) return `The uploaded file is larger than the declared ${record.size} bytes.`;
     if (measured.size !== record.size) {
       return `The uploaded file has ${measured.size} bytes; ${record.size} were declared.`;
     }
@@ -343,7 +383,8 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
             });
             return 'discarded';
           }
-          const measured = await measure(objectKey, record.size);
+          if (alreadyVerified(record)) return 'available';
+          const measured = await measure(objectKey, record);
           if (!measured) return 'missing';
           const reason = mismatchOf(record, measured);
           if (!reason) {

@@ -5,6 +5,7 @@ import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config';
 import { attachmentEntity, attachmentSlotsEntity } from '#lib/entities/attachment';
 import type { AttachmentRecord } from './attachment.ts';
+import type { SlotReservation } from './attachment-slots.ts';
 import type { AttachmentStore } from './attachment-store.ts';
 
 const { toItem, fromItem } = attachmentEntity;
@@ -85,7 +86,25 @@ export const dynamoAttachmentStore: AttachmentStore = {
       ConditionExpression: 'attribute_exists(#slots) AND (size(#slots) < :max OR attribute_exists(#slots.#id))',
       ExpressionAttributeNames: slotNames(attachmentId),
       ExpressionAttributeValues: { ':takenAt': takenAt, ':one': 1, ':max': max },
-    }).then(() => true, refusedAsFalse),
+      // The item as it was, for its sweptAt: returned values cost no read capacity.
+      ReturnValues: 'ALL_OLD',
+    }).then(
+      ({ Attributes }): SlotReservation => ({ taken: true, sweptAt: Attributes?.sweptAt as string | undefined }),
+      (error: unknown): SlotReservation => {
+        if (error instanceof VersionConflict) return { taken: false };
+        throw error;
+      },
+    ),
+
+  markSwept: async (clientId, externalId, at) => {
+    await conditionalUpdate({
+      Key: attachmentSlotsEntity.key({ clientId, externalId }),
+      UpdateExpression: 'SET #sweptAt = :at',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#sweptAt': 'sweptAt' },
+      ExpressionAttributeValues: { ':at': at },
+    }).catch(refusedAsFalse);
+  },
 
   releaseSlot: async (clientId, externalId, attachmentId, at) => {
     // Conditional, so that a slot given back twice is freed once and never creates the item.

@@ -2,17 +2,20 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectVersionsCommand,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from '#lib/aws/s3';
-import { bucketName } from '#lib/config';
+import { bucketName, s3VerifiesChecksums } from '#lib/config';
 import type { ObjectStorage } from './object-storage.ts';
 
 const base64OfHex = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
+const hexOfBase64 = (base64: string) => Buffer.from(base64, 'base64').toString('hex');
 const expiry = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
 const errorName = (error: unknown) => (error as { name?: string } | undefined)?.name;
+const isMissing = (error: unknown) => errorName(error) === 'NoSuchKey' || errorName(error) === 'NotFound';
 
 /** A store that has no object versions at all (e.g. an S3 emulator) answers ListObjectVersions like this. */
 const versionsUnsupported = (error: unknown) => {
@@ -46,8 +49,18 @@ const versionsOf = async (key: string) => {
 /**
  * The attachments bucket (private, versioned, SSE-KMS by default encryption: no request names a key).
  * Presigned URLs carry only ids in their path and never a file name: URLs end up in logs.
+ *
+ * Checksums: every write names its SHA-256 (`put`, and the signed header of `presignPut`), and S3
+ * refuses bytes that do not have it and keeps it with the object, so `describe` can vouch for an
+ * object's SHA-256 with one HeadObject. Both writes are single PUTs (never multipart), whose checksum is
+ * of the whole object. The capability is configuration (S3_VERIFIES_CHECKSUMS, lib/config.ts): false
+ * for the local emulator, which neither checks nor keeps checksums; `describe` then reports none.
  */
 export const s3ObjectStorage: ObjectStorage = {
+  get verifiesChecksums() {
+    return s3VerifiesChecksums();
+  },
+
   put: async (key, bytes, { contentType, sha256 }) => {
     await s3.send(
       new PutObjectCommand({
@@ -105,12 +118,40 @@ export const s3ObjectStorage: ObjectStorage = {
     return { method: 'GET', url, headers: {}, expiresAt: expiry(expiresInSeconds) };
   },
 
+  describe: async (key) => {
+    try {
+      const head = await s3.send(new HeadObjectCommand({ Bucket: bucketName(), Key: key, ChecksumMode: 'ENABLED' }));
+      // A composite checksum (multipart upload, "<base64>-<parts>") is not the whole object's SHA-256.
+      const wholeObject = head.ChecksumType !== 'COMPOSITE' && !head.ChecksumSHA256?.includes('-');
+      const sha256 =
+        s3VerifiesChecksums() && wholeObject && head.ChecksumSHA256 ? hexOfBase64(head.ChecksumSHA256) : undefined;
+      return { size: head.ContentLength ?? 0, sha256 };
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  },
+
+  readPrefix: async (key, bytes) => {
+    try {
+      const { Body } = await s3.send(
+        new GetObjectCommand({ Bucket: bucketName(), Key: key, Range: `bytes=0-${bytes - 1}` }),
+      );
+      return Body ? await Body.transformToByteArray() : new Uint8Array();
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      // An empty object has no byte 0: S3 answers 416 to any range.
+      if (errorName(error) === 'InvalidRange') return new Uint8Array();
+      throw error;
+    }
+  },
+
   read: async (key) => {
     try {
       const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucketName(), Key: key }));
       return Body as AsyncIterable<Uint8Array> | undefined;
     } catch (error) {
-      if (errorName(error) === 'NoSuchKey' || errorName(error) === 'NotFound') return undefined;
+      if (isMissing(error)) return undefined;
       throw error;
     }
   },

@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand, type UpdateCommandInput, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config';
@@ -36,9 +36,9 @@ export const conditionalPut = async (
 /** UpdateItem (its ConditionExpression required); a failed condition becomes VersionConflict. */
 export const conditionalUpdate = async (
   update: Omit<UpdateCommandInput, 'TableName' | 'ConditionExpression'> & { ConditionExpression: string },
-): Promise<void> => {
+): Promise<UpdateCommandOutput> => {
   try {
-    await dynamo.send(new UpdateCommand({ TableName: tableName(), ...update }));
+    return await dynamo.send(new UpdateCommand({ TableName: tableName(), ...update }));
   } catch (error) {
     if (isConditionFailure(error)) throw new VersionConflict();
     throw error;

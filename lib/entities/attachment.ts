@@ -40,6 +40,7 @@ export const attachmentSlotsEntity = defineEntity<AttachmentSlots>()({
     clientId: attr.string(),
     externalId: attr.string(),
     slots: attr.map<Record<string, string>>(),
+    sweptAt: attr.optional(attr.string()),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),
