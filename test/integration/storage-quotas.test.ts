@@ -1,13 +1,17 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import { attachmentService } from '#lib/attachments/attachments';
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
+import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
 import { s3 } from '#lib/aws/s3';
 import { bucketName } from '#lib/config';
 import { keys } from '#lib/keys';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoStorageUsageStore } from '#lib/tenancy/dynamo-storage-usage-store';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { provisioning } from '#lib/tenancy/provisioning';
+import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { portalAccountReplacementOf } from '#test/support/fixtures';
 import { attachmentsOf, expectProblem, newRequest, sample, sha256, upload } from './attachments-support.ts';
@@ -108,6 +112,40 @@ describe('attachment bytes per client', () => {
     expect(cancelled.status, cancelled.text).toBe(204);
     expect(await bytesUsed(tenant.clientId)).toBe(0);
     expect((await declare(6000)).status).toBe(201);
+  });
+
+  it('gives back the bytes of a failed upload, and those of a deleted attachment once however many deletions race', async () => {
+    const tenant = await tenantWithQuotas('bytes-quota-failures', { attachmentBytesQuota: 10_000 });
+    const externalId = await newRequest(tenant.apiKey);
+    const failing = attachmentService({
+      requests: dynamoRequestStore,
+      store: dynamoAttachmentStore,
+      objects: {
+        ...s3ObjectStorage,
+        put: async () => {
+          throw new Error('injected: the object write failed');
+        },
+      },
+      quotas: dynamoStorageQuotas,
+    });
+    const bytes = sample.pdf(3000);
+    await expect(
+      failing.upload(tenant.clientId, externalId, { fileName: 'labs.pdf', mediaType: 'application/pdf', bytes }),
+    ).rejects.toThrow('injected');
+    expect(await bytesUsed(tenant.clientId)).toBe(0);
+    expect(await recordsOf(tenant.clientId, externalId)).toBe(0);
+
+    const stored = await upload(tenant.apiKey, externalId, pdf(3000));
+    expect(stored.status, stored.text).toBe(201);
+    const deletions = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        call('DELETE', `${attachmentsOf(externalId)}/${stored.body.attachmentId}`, { apiKey: tenant.apiKey }),
+      ),
+    );
+    expect(deletions.map((res) => res.status)).toContain(204);
+    expect(await bytesUsed(tenant.clientId)).toBe(0);
+    expect((await upload(tenant.apiKey, externalId, pdf(3000))).status).toBe(201);
+    expect(await bytesUsed(tenant.clientId)).toBe(3000);
   });
 
   it('never lets concurrent uploads pass the quota', async () => {
