@@ -17,6 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
 import { startDynalite, startS3rver } from '#local/emulators';
 import { ensureTable, localCredentials } from '#local/stack';
 
@@ -83,6 +84,7 @@ for (const sizeMiB of SIZES_MIB) {
       requests: dynamoRequestStore,
       store: dynamoAttachmentStore,
       objects: store.objects,
+      quotas: dynamoStorageQuotas,
     });
     const { record, upload } = await service.requestUpload(clientId, externalId, {
       fileName: 'bench.pdf',

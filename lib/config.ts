@@ -16,3 +16,38 @@ export const s3VerifiesChecksums = () => process.env.S3_VERIFIES_CHECKSUMS !== '
 /** The automation's state machines (lib/rpa/state-machines.ts), bound by the `automation` route access. */
 export const viewOnPageStateMachineArn = () => required('VIEW_ON_PAGE_STATE_MACHINE_ARN');
 export const checkAuthStatusStateMachineArn = () => required('CHECK_AUTH_STATUS_STATE_MACHINE_ARN');
+
+/**
+ * Storage quotas (docs/security.md, "Quotas"): what one client may keep, unless the admin CLI gave it
+ * its own (`set-storage-quotas`). Generous on purpose: they stop a runaway integration, not normal use.
+ */
+export const STORAGE_QUOTA_DEFAULTS = {
+  /** Sum of the declared sizes of a client's attachment records: 100 GiB. */
+  attachmentBytes: 100 * 1024 ** 3,
+  /** Portal accounts in one organization of a client. */
+  portalAccountsPerOrganization: 10_000,
+} as const;
+
+/**
+ * Requests per UTC day of a client that has its own usage plan on AWS but was given no daily quota
+ * (`set-client-limits` without --quota-per-day). The local gateway has its own, higher default.
+ */
+export const DEFAULT_QUOTA_PER_DAY = 1_000_000;
+
+const positiveWholeNumber = (name: string, fallback: number): number => {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive whole number, not ${raw}.`);
+  return value;
+};
+
+/** The storage quotas of a client without its own: STORAGE_QUOTA_DEFAULTS, or the environment's. */
+export const storageQuotaDefaults = () => ({
+  attachmentBytes: positiveWholeNumber('ATTACHMENT_BYTES_PER_CLIENT', STORAGE_QUOTA_DEFAULTS.attachmentBytes),
+  portalAccountsPerOrganization: positiveWholeNumber(
+    'PORTAL_ACCOUNTS_PER_ORGANIZATION',
+    STORAGE_QUOTA_DEFAULTS.portalAccountsPerOrganization,
+  ),
+});

@@ -151,7 +151,8 @@ const portalAccountRoutes: Route[] = [
     method: 'PUT',
     path: `${v11}/Portals/accounts/{externalId}`,
     handler: 'portal-accounts/replace-portal-account',
-    access: { table: { actions: ['GetItem', 'PutItem'] }, secrets: 'encrypt' },
+    // UpdateItem: the organizations' portal-account counts, when an account moves (storage quotas).
+    access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] }, secrets: 'encrypt' },
     audit: {
       action: 'portalAccount.replace',
       resource: 'portalAccount',
@@ -163,7 +164,7 @@ const portalAccountRoutes: Route[] = [
     method: 'DELETE',
     path: `${v11}/Portals/accounts/{externalId}`,
     handler: 'portal-accounts/delete-portal-account',
-    access: { table: { actions: ['GetItem', 'DeleteItem'] } },
+    access: { table: { actions: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
     audit: {
       action: 'portalAccount.delete',
       resource: 'portalAccount',

@@ -17,7 +17,7 @@ import {
 } from '#lib/http/gateway';
 import { baseHeaders } from '#lib/http/response';
 import type { Route } from '#lib/routes';
-import { type ClientLimits, DEFAULT_LOCAL_LIMITS, tokenBuckets } from './throttle.ts';
+import { type ClientLimits, DEFAULT_LOCAL_LIMITS, dailyQuotas, tokenBuckets } from './throttle.ts';
 
 /**
  * A local API Gateway (REST, payload v1): matches the route table, runs the REQUEST authorizer,
@@ -141,7 +141,7 @@ export interface GatewayOptions {
   routes: readonly Route[];
   loadHandler: HandlerLoader;
   stage?: string;
-  /** Requests per second and burst of a client without its own (throttle.ts). */
+  /** Requests per second, burst and daily quota of a client without its own (throttle.ts). */
   defaultLimits?: ClientLimits;
   /** A client's own limits, stored on its Client item; undefined fields fall back to the defaults. */
   clientLimits?: (clientId: string) => Promise<Partial<ClientLimits> | undefined>;
@@ -157,11 +157,17 @@ export const createGateway = ({
   // API Gateway prefers the most specific resource: static segments win over variables.
   const compiled = routes.map(compile).sort((a, b) => b.staticSegments - a.staticSegments);
   const buckets = tokenBuckets();
-  /** As a usage plan does after the authorizer: one bucket per client, 429 with Retry-After when it is empty. */
+  const quotas = dailyQuotas();
+  /**
+   * As a usage plan does after the authorizer: one bucket per client, then its daily quota (only what
+   * the bucket admits counts); 429 with Retry-After when either refuses.
+   */
   const throttle = async (clientId: string): Promise<APIGatewayProxyResult | undefined> => {
-    const admission = buckets.take(clientId, { ...defaultLimits, ...(await clientLimits(clientId)) });
+    const limits = { ...defaultLimits, ...(await clientLimits(clientId)) };
+    const throttled = buckets.take(clientId, limits);
+    const admission = throttled.admitted ? quotas.take(clientId, limits.quotaPerDay) : throttled;
     if (admission.admitted) return undefined;
-    const refused = gatewayResponses.throttled();
+    const refused = throttled.admitted ? gatewayResponses.quotaExceeded() : gatewayResponses.throttled();
     return { ...refused, headers: { ...refused.headers, 'Retry-After': String(admission.retryAfterSeconds) } };
   };
 

@@ -4,16 +4,21 @@ import type { TenantStore } from '#lib/tenancy/tenant-store';
  * Per-client throttling for the local gateway: a token bucket per clientId, as API Gateway's usage
  * plans keep one per API key. Each client's bucket holds up to `burstLimit` requests and refills at
  * `rateLimit` per second; a request that finds it empty is refused with the seconds until a token
- * is back. The defaults are deliberately generous (the test suite's load runs share them); a
+ * is back. A daily quota (`quotaPerDay`) bounds the requests a bucket admits per UTC day. The defaults are deliberately generous (the test suite's load runs share them); a
  * client's own limits, stored on its Client item by the admin CLI, take precedence.
  */
 export interface ClientLimits {
   rateLimit: number;
   burstLimit: number;
+  /** Requests per UTC day, as a usage plan's DAY quota. */
+  quotaPerDay: number;
 }
 
-/** Requests per second and burst for a client without its own limits (LOCAL_RATE_LIMIT, LOCAL_BURST_LIMIT). */
-export const DEFAULT_LOCAL_LIMITS: ClientLimits = { rateLimit: 1000, burstLimit: 2000 };
+/**
+ * Limits of a client without its own (LOCAL_RATE_LIMIT, LOCAL_BURST_LIMIT, LOCAL_QUOTA_PER_DAY): the
+ * daily quota is the highest a client may be given, so that tests and benchmarks never meet it.
+ */
+export const DEFAULT_LOCAL_LIMITS: ClientLimits = { rateLimit: 1000, burstLimit: 2000, quotaPerDay: 100_000_000 };
 
 const positive = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined || raw.trim() === '') return fallback;
@@ -25,6 +30,7 @@ const positive = (name: string, raw: string | undefined, fallback: number): numb
 export const localLimitsFromEnv = (env: NodeJS.ProcessEnv = process.env): ClientLimits => ({
   rateLimit: positive('LOCAL_RATE_LIMIT', env.LOCAL_RATE_LIMIT, DEFAULT_LOCAL_LIMITS.rateLimit),
   burstLimit: positive('LOCAL_BURST_LIMIT', env.LOCAL_BURST_LIMIT, DEFAULT_LOCAL_LIMITS.burstLimit),
+  quotaPerDay: positive('LOCAL_QUOTA_PER_DAY', env.LOCAL_QUOTA_PER_DAY, DEFAULT_LOCAL_LIMITS.quotaPerDay),
 });
 
 /** Admit, or the whole seconds to wait (Retry-After) before a token is back. */
@@ -38,7 +44,7 @@ interface Bucket {
 export const tokenBuckets = (now: () => number = Date.now) => {
   const buckets = new Map<string, Bucket>();
   return {
-    take(clientId: string, { rateLimit, burstLimit }: ClientLimits): Admission {
+    take(clientId: string, { rateLimit, burstLimit }: Pick<ClientLimits, 'rateLimit' | 'burstLimit'>): Admission {
       const time = now();
       const bucket = buckets.get(clientId) ?? { tokens: burstLimit, at: time };
       // Limits can change between requests (set-client-limits): a lowered burst caps what is saved up.
@@ -50,6 +56,31 @@ export const tokenBuckets = (now: () => number = Date.now) => {
         return { admitted: true };
       }
       return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / rateLimit)) };
+    },
+  };
+};
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Daily quotas: a count per client and UTC day, as a usage plan's quota with period DAY (offset 0).
+ * A request past the quota is refused until the next UTC midnight, the wait in whole seconds.
+ * Counts live in the gateway's memory: a restarted local stack starts the day afresh.
+ */
+export const dailyQuotas = (now: () => number = Date.now) => {
+  const counts = new Map<string, { day: number; count: number }>();
+  return {
+    take(clientId: string, quotaPerDay: number): Admission {
+      const time = now();
+      const day = Math.floor(time / DAY_MS);
+      const used = counts.get(clientId);
+      const current = used?.day === day ? used : { day, count: 0 };
+      counts.set(clientId, current);
+      if (current.count < quotaPerDay) {
+        current.count += 1;
+        return { admitted: true };
+      }
+      return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil(((day + 1) * DAY_MS - time) / 1000)) };
     },
   };
 };
@@ -69,6 +100,7 @@ export const cachedClientLimits = (store: Pick<TenantStore, 'getClient'>, now: (
     const limits = store.getClient(clientId).then((client) => ({
       ...(client?.rateLimit !== undefined ? { rateLimit: client.rateLimit } : {}),
       ...(client?.burstLimit !== undefined ? { burstLimit: client.burstLimit } : {}),
+      ...(client?.quotaPerDay !== undefined ? { quotaPerDay: client.quotaPerDay } : {}),
     }));
     // A failed read is not kept: the next request asks again.
     limits.catch(() => cache.delete(clientId));

@@ -16,6 +16,10 @@ const usage = `Usage: npm run admin -- <command>
   set-client-limits <clientId> --rate <n> --burst <n> [--quota-per-day <n>]
                                                          → {"clientId","rateLimit","burstLimit"[,"quotaPerDay"]}
   set-client-limits <clientId> --default                 (back to the defaults)
+                                                         on AWS with USAGE_PLAN_ID: + "usagePlanId" (the client's own plan)
+  set-storage-quotas <clientId> [--attachment-bytes <n>] [--portal-accounts-per-organization <n>]
+                                                         → {"clientId"[,"attachmentBytesQuota"][,"portalAccountsQuota"]}
+  set-storage-quotas <clientId> --default                (back to the default quotas)
   attach-usage-plan-key <clientId>                       → {"clientId","apiGatewayKeyId"} (AWS, USAGE_PLAN_ID)
   create-api-key <clientId> [--expires-in <duration>] [--organization <organizationId>]
                                                          → {"clientId","keyId","apiKey"[,"expiresAt"][,"organizationId"]}
@@ -27,7 +31,8 @@ const usage = `Usage: npm run admin -- <command>
 <duration>: whole hours or days, 1h to 365d (e.g. 12h, 90d); keys do not expire without it.
 --organization: the key reaches only that organization of the client (docs/security.md); the whole client without it.
 --rate, --burst: the client's own requests per second (1 to 10000) and burst (1 to 5000), both or neither;
---quota-per-day: requests per UTC day (enforced on AWS by the usage plan). docs/security.md, "Throttling and quotas".
+--quota-per-day: requests per UTC day (the local gateway's and, on AWS, the client's own usage plan's).
+docs/security.md, "Throttling and quotas"; storage quotas: docs/security.md, "Quotas".
 Target: the local stack (npm start) by default; ADMIN_TARGET=aws with TABLE_NAME for AWS, and REST_API_ID
 (API_STAGE, default prod) so that revoke-api-key flushes the stage's authorizer cache; with USAGE_PLAN_ID (the
 UsagePlanId output), create-client also gives the new client its usage plan key.`;
@@ -56,6 +61,12 @@ let organization: string | undefined;
 /** --rate, --burst, --quota-per-day as given; --default clears a client's limits. */
 const limitOptions = { '--rate': 'rateLimit', '--burst': 'burstLimit', '--quota-per-day': 'quotaPerDay' } as const;
 const limits: { rateLimit?: number; burstLimit?: number; quotaPerDay?: number } = {};
+/** --attachment-bytes, --portal-accounts-per-organization (set-storage-quotas). */
+const quotaOptions = {
+  '--attachment-bytes': 'attachmentBytesQuota',
+  '--portal-accounts-per-organization': 'portalAccountsQuota',
+} as const;
+const storageQuotas: { attachmentBytesQuota?: number; portalAccountsQuota?: number } = {};
 let defaultLimits = false;
 const wholeNumber = (name: string, value: string) => {
   if (!/^\d{1,12}$/.test(value)) fail(`${name} takes a whole number.\n${usage}`);
@@ -74,8 +85,13 @@ for (let i = 0; i < argv.length; i++) {
   const limitOption = Object.keys(limitOptions).find((name) => arg === name || arg.startsWith(`${name}=`)) as
     | keyof typeof limitOptions
     | undefined;
+  const quotaOption = Object.keys(quotaOptions).find((name) => arg === name || arg.startsWith(`${name}=`)) as
+    | keyof typeof quotaOptions
+    | undefined;
   if (limitOption) {
     limits[limitOptions[limitOption]] = wholeNumber(limitOption, optionValue(limitOption, arg, next)!);
+  } else if (quotaOption) {
+    storageQuotas[quotaOptions[quotaOption]] = wholeNumber(quotaOption, optionValue(quotaOption, arg, next)!);
   } else if (arg === '--default') {
     defaultLimits = true;
   } else if (expiry !== undefined) {
@@ -89,13 +105,15 @@ for (let i = 0; i < argv.length; i++) {
     args.push(arg);
   }
 }
-const need = (count: number, { expiring = false, restricting = false, limiting = false } = {}) => {
+const need = (count: number, { expiring = false, restricting = false, limiting = false, storing = false } = {}) => {
   if (args.length !== count || args.some((arg) => arg.trim() === ''))
     fail(`${command} takes ${count} argument(s).\n${usage}`);
   if (expiresIn !== undefined && !expiring) fail(`${command} takes no --expires-in.\n${usage}`);
   if (organization !== undefined && !restricting) fail(`${command} takes no --organization.\n${usage}`);
-  if ((Object.keys(limits).length > 0 || defaultLimits) && !limiting)
+  if ((Object.keys(limits).length > 0 || (defaultLimits && !storing)) && !limiting)
     fail(`${command} takes no --rate, --burst, --quota-per-day or --default.\n${usage}`);
+  if (Object.keys(storageQuotas).length > 0 && !storing)
+    fail(`${command} takes no --attachment-bytes or --portal-accounts-per-organization.\n${usage}`);
   return args;
 };
 
@@ -140,6 +158,37 @@ const attachUsagePlanKey = async (clientId: string) => {
   return { clientId, apiGatewayKeyId };
 };
 
+/**
+ * On AWS with USAGE_PLAN_ID, a client's own limits are its own usage plan (created or updated, its key
+ * moved there); back on the defaults, its key returns to the default plan and its own plan is deleted.
+ * Locally the gateway reads the stored limits itself: nothing more to do.
+ */
+const applyUsagePlan = async (
+  clientId: string,
+  stored: { rateLimit?: number; burstLimit?: number; quotaPerDay?: number },
+) => {
+  const defaultUsagePlanId = process.env.USAGE_PLAN_ID;
+  if (process.env.ADMIN_TARGET !== 'aws' || !defaultUsagePlanId) return {};
+  const usageIdentifierKey = await dynamoTenantStore.getUsageIdentifierKey(clientId);
+  if (!usageIdentifierKey) {
+    return { usagePlanId: null, reason: 'the client has no usage plan key yet: run attach-usage-plan-key' };
+  }
+  const plans = await import('#lib/tenancy/usage-plan-keys');
+  const { DEFAULT_QUOTA_PER_DAY } = await import('#lib/config');
+  const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
+  const apiGateway = new APIGatewayClient({});
+  const { rateLimit, burstLimit, quotaPerDay = DEFAULT_QUOTA_PER_DAY } = stored;
+  if (rateLimit === undefined || burstLimit === undefined) {
+    return plans.returnToDefaultUsagePlan(apiGateway, { clientId, usageIdentifierKey, defaultUsagePlanId });
+  }
+  return plans.applyClientUsagePlan(apiGateway, {
+    clientId,
+    usageIdentifierKey,
+    defaultUsagePlanId,
+    limits: { rateLimit, burstLimit, quotaPerDay },
+  });
+};
+
 const revoke = async () => {
   // One argument is the compatible form: the key itself. Two are the client and the key's id.
   const [first, keyId] = args.length === 1 ? need(1) : need(2);
@@ -155,7 +204,8 @@ const commands: Record<string, () => Promise<unknown>> = {
     const created = await admin.createClient(name!, { expiresIn, limits });
     if (process.env.ADMIN_TARGET !== 'aws' || !process.env.USAGE_PLAN_ID) return created;
     const { apiGatewayKeyId } = await attachUsagePlanKey(created.clientId);
-    return { ...created, apiGatewayKeyId };
+    const ownPlan = Object.keys(limits).length > 0 ? await applyUsagePlan(created.clientId, limits) : {};
+    return { ...created, apiGatewayKeyId, ...ownPlan };
   },
   'attach-usage-plan-key': async () => attachUsagePlanKey(need(1)[0]!),
   'set-client-limits': async () => {
@@ -164,7 +214,17 @@ const commands: Record<string, () => Promise<unknown>> = {
     if (defaultLimits === Object.keys(limits).length > 0) {
       fail(`set-client-limits takes --rate and --burst (and --quota-per-day), or --default alone.\n${usage}`);
     }
-    return admin.setClientLimits(clientId!, limits);
+    const stored = await admin.setClientLimits(clientId!, limits);
+    return { ...stored, ...(await applyUsagePlan(clientId!, stored)) };
+  },
+  'set-storage-quotas': async () => {
+    const [clientId] = need(1, { storing: true });
+    if (defaultLimits === Object.keys(storageQuotas).length > 0) {
+      fail(
+        `set-storage-quotas takes --attachment-bytes and/or --portal-accounts-per-organization, or --default alone.\n${usage}`,
+      );
+    }
+    return admin.setStorageQuotas(clientId!, storageQuotas);
   },
   'create-api-key': async () =>
     admin.createApiKey(need(1, { expiring: true, restricting: true })[0]!, undefined, {

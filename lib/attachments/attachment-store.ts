@@ -29,8 +29,11 @@ export interface AttachmentStore {
   ): Promise<SlotReservation>;
   /** Records when the request's left-overs were last swept; nothing when the request has no slots yet. */
   markSwept(clientId: string, externalId: string, at: string): Promise<void>;
-  /** Gives back the slot of `attachmentId`; giving back a slot that is not held changes nothing. */
-  releaseSlot(clientId: string, externalId: string, attachmentId: string, at: string): Promise<void>;
+  /**
+   * Gives back the slot of `attachmentId`: true when this call freed it; giving back a slot that is
+   * not held changes nothing (false), so of two concurrent releases exactly one frees it.
+   */
+  releaseSlot(clientId: string, externalId: string, attachmentId: string, at: string): Promise<boolean>;
   /** Writes `slots` whole if the stored version is still `slots.version - 1` (version 1: if there are none); else VersionConflict. */
   putSlots(slots: AttachmentSlots): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { Conflict, Invalid, LimitReached, NotFound } from '#lib/errors';
 import { keys } from '#lib/keys';
 import { log } from '#lib/log';
 import type { RequestStore } from '#lib/requests/request-store';
+import type { StorageQuotas } from '#lib/tenancy/storage-quotas';
 import { type AttachmentRecord, isSweepable, isVisible, type UploadMethod } from './attachment.ts';
 import { reconciledSlots, sweepDue } from './attachment-slots.ts';
 import type { AttachmentStore } from './attachment-store.ts';
@@ -37,6 +38,8 @@ export interface AttachmentServiceDependencies {
   requests: Pick<RequestStore, 'get'>;
   store: AttachmentStore;
   objects: ObjectStorage;
+  /** The client's attachment bytes quota: a record's declared size is counted while the record exists. */
+  quotas: Pick<StorageQuotas, 'reserveAttachmentBytes' | 'releaseAttachmentBytes'>;
   now?: () => Date;
   newId?: () => string;
 }
@@ -62,7 +65,7 @@ const MAX_ATTEMPTS = 3;
  * `pending` with a deadline: invisible to clients once past it, and swept with its object.
  */
 export const attachmentService = (deps: AttachmentServiceDependencies) => {
-  const { store, objects } = deps;
+  const { store, objects, quotas } = deps;
   const now = deps.now ?? (() => new Date());
   const newId = deps.newId ?? randomUUID;
 
@@ -89,16 +92,21 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
   };
 
   /**
-   * Gives back the slot of an attachment whose record is gone (or was never written). A failure is
-   * only logged: the slot is then reclaimed when the request next runs out of slots (admit).
+   * Gives back the slot of an attachment whose record is gone (or was never written), and with it the
+   * record's bytes: only the release that freed the slot gives them back, so bytes are returned once
+   * however many clean-ups race. A failure is only logged: the slot is then reclaimed when the request
+   * next runs out of slots (admit); its bytes stay counted (docs/security.md, "Quotas").
    */
-  const releaseSlot = (record: AttachmentRecord) =>
-    store.releaseSlot(...idsOf(record), now().toISOString()).catch((error: Error) =>
+  const releaseSlot = async (record: AttachmentRecord) => {
+    const freed = await store.releaseSlot(...idsOf(record), now().toISOString()).catch((error: Error) => {
       log.error('Attachment slot release failed; it will be reclaimed', {
         attachmentId: record.attachmentId,
         errorName: error?.name,
-      }),
-    );
+      });
+      return false;
+    });
+    if (freed) await quotas.releaseAttachmentBytes(record.clientId, record.size);
+  };
 
   /** The record, then its slot: a failure in between leaves a slot taken too long, never one too few. */
   const deleteRecord = async (record: AttachmentRecord) => {
@@ -182,9 +190,19 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     );
   };
 
-  /** Takes the record's slot, then writes the record; a record that could not be written gives its slot back. */
+  /**
+   * Takes the record's slot and its declared bytes (refused at the client's quota), then writes the
+   * record; a record that could not be written gives both back.
+   */
   const admitAndCreate = async (record: AttachmentRecord) => {
     await admit(record);
+    try {
+      await quotas.reserveAttachmentBytes(record.clientId, record.size);
+    } catch (error) {
+      // Not releaseSlot: that would give back bytes this record never took.
+      await store.releaseSlot(...idsOf(record), now().toISOString()).catch(() => undefined);
+      throw error;
+    }
     try {
       await store.create(record);
     } catch (error) {

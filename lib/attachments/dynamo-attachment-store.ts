@@ -106,16 +106,15 @@ export const dynamoAttachmentStore: AttachmentStore = {
     }).catch(refusedAsFalse);
   },
 
-  releaseSlot: async (clientId, externalId, attachmentId, at) => {
+  releaseSlot: (clientId, externalId, attachmentId, at) =>
     // Conditional, so that a slot given back twice is freed once and never creates the item.
-    await conditionalUpdate({
+    conditionalUpdate({
       Key: attachmentSlotsEntity.key({ clientId, externalId }),
       UpdateExpression: 'REMOVE #slots.#id SET #updatedAt = :at ADD #version :one',
       ConditionExpression: 'attribute_exists(#slots.#id)',
       ExpressionAttributeNames: slotNames(attachmentId),
       ExpressionAttributeValues: { ':at': at, ':one': 1 },
-    }).catch(refusedAsFalse);
-  },
+    }).then(() => true, refusedAsFalse),
 
   putSlots: (slots) =>
     slots.version === 1

@@ -1,4 +1,5 @@
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
 import { attachmentService } from './attachments.ts';
 import { dynamoAttachmentStore } from './dynamo-attachment-store.ts';
 import { s3ObjectStorage } from './s3-object-storage.ts';
@@ -8,4 +9,5 @@ export const attachments = attachmentService({
   requests: dynamoRequestStore,
   store: dynamoAttachmentStore,
   objects: s3ObjectStorage,
+  quotas: dynamoStorageQuotas,
 });

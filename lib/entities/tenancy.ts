@@ -22,6 +22,8 @@ export const clientEntity = defineEntity<ClientRecord>()({
     rateLimit: attr.optional(attr.number()),
     burstLimit: attr.optional(attr.number()),
     quotaPerDay: attr.optional(attr.number()),
+    attachmentBytesQuota: attr.optional(attr.number()),
+    portalAccountsQuota: attr.optional(attr.number()),
     usageIdentifierKey: attr.optional(attr.string()),
   },
   derived: created,

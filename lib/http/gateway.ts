@@ -75,6 +75,13 @@ export const GATEWAY_PROBLEMS = {
     title: 'Too Many Requests',
     detail: 'The request rate limit was exceeded.',
   },
+  /** A usage plan's quota used up (API Gateway's own answer is a 429 "Limit Exceeded"). */
+  quotaExceeded: {
+    type: 'QUOTA_EXCEEDED',
+    status: 429,
+    title: 'Too Many Requests',
+    detail: 'Limit Exceeded: the daily request quota is used up.',
+  },
   /** A handler that crashed or answered something API Gateway cannot send (Lambda error → 502). */
   badGateway: {
     type: 'DEFAULT_5XX',
@@ -107,6 +114,7 @@ export const gatewayResponses = {
   notFound: () => respond(GATEWAY_PROBLEMS.notFound),
   payloadTooLarge: () => respond(GATEWAY_PROBLEMS.payloadTooLarge),
   throttled: () => respond(GATEWAY_PROBLEMS.throttled),
+  quotaExceeded: () => respond(GATEWAY_PROBLEMS.quotaExceeded),
   badGateway: () => respond(GATEWAY_PROBLEMS.badGateway),
   authorizerFailure: () => respond(GATEWAY_PROBLEMS.authorizerFailure),
 };

@@ -11,6 +11,7 @@ import type { Keyring } from '#lib/crypto/keyring';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '#lib/errors';
 import { log } from '#lib/log';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
+import type { StorageQuotas } from '#lib/tenancy/storage-quotas';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import { sealCredential } from './credentials.ts';
 import { type CursorScope, decodeCursor, encodeCursor, filterHashOf } from './cursor.ts';
@@ -122,6 +123,8 @@ const retryOptions = (p: Preconditions) => ({
 export interface PortalAccountDependencies {
   store: PortalAccountStore;
   tenants: Pick<TenantStore, 'getClientUser'>;
+  /** The portal accounts per organization quota: counted on create and move, given back on delete and move. */
+  quotas: Pick<StorageQuotas, 'reservePortalAccount' | 'releasePortalAccount'>;
   keyring?: () => Keyring;
   cursorKeys?: () => Buffer[] | Promise<Buffer[]>;
   now?: () => Date;
@@ -141,6 +144,7 @@ const describedBy = (input: PortalAccountInput) => ({
 export const portalAccountService = ({
   store,
   tenants,
+  quotas,
   keyring = secretsKeyring,
   cursorKeys = cursorSigningKeys,
   now = () => new Date(),
@@ -223,9 +227,11 @@ export const portalAccountService = ({
         createdAt: at,
         updatedAt: at,
       };
+      await quotas.reservePortalAccount(clientId, organizationId);
       try {
         await store.create(account);
       } catch (error) {
+        await quotas.releasePortalAccount(clientId, organizationId);
         if (error instanceof VersionConflict) throw new AlreadyExists(`Portal account ${externalId}`);
         throw error;
       }
@@ -285,7 +291,15 @@ export const portalAccountService = ({
           createdAt: current.createdAt,
           updatedAt: at,
         };
-        await store.update(next, current.version);
+        // A move counts the account in its new organization first: refused there, nothing changes.
+        if (moving) await quotas.reservePortalAccount(scope.clientId, organizationId);
+        try {
+          await store.update(next, current.version);
+        } catch (error) {
+          if (moving) await quotas.releasePortalAccount(scope.clientId, organizationId);
+          throw error;
+        }
+        if (moving) await quotas.releasePortalAccount(scope.clientId, current.organizationId);
         log.info('Portal account replaced', {
           clientId: scope.clientId,
           organizationId,
@@ -305,6 +319,7 @@ export const portalAccountService = ({
         const current = await load(scope, externalId);
         checkPreconditions({ ifMatch }, current);
         await store.delete(scope.clientId, externalId, current.version);
+        await quotas.releasePortalAccount(scope.clientId, current.organizationId);
         log.info('Portal account deleted', {
           clientId: scope.clientId,
           organizationId: current.organizationId,

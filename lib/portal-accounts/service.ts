@@ -1,4 +1,5 @@
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
 import { dynamoPortalAccountStore } from './dynamo-portal-account-store.ts';
 import { portalAccountService } from './portal-accounts.ts';
 
@@ -6,4 +7,8 @@ import { portalAccountService } from './portal-accounts.ts';
  * The portal-account service on DynamoDB, with the configured keyring and cursor keys, built once
  * per cold start. Tests with other stores or limits use portalAccountService.
  */
-export const portalAccounts = portalAccountService({ store: dynamoPortalAccountStore, tenants: dynamoTenantStore });
+export const portalAccounts = portalAccountService({
+  store: dynamoPortalAccountStore,
+  tenants: dynamoTenantStore,
+  quotas: dynamoStorageQuotas,
+});

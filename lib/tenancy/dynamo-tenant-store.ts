@@ -39,6 +39,37 @@ const listApiKeys = async (clientId: string): Promise<ApiKeyRecord[]> => {
   return keys;
 };
 
+/** Sets `fields` of a Client item to `values`, removing those without one; false when there is no such client. */
+const replaceClientFields = async <F extends string>(
+  clientId: string,
+  fields: readonly F[],
+  values: Partial<Record<F, number>>,
+): Promise<boolean> => {
+  const set = fields.filter((field) => values[field] !== undefined);
+  const removed = fields.filter((field) => values[field] === undefined);
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: clientEntity.key({ clientId }),
+        UpdateExpression:
+          `SET ${['updatedAt = :at', ...set.map((field) => `${field} = :${field}`)].join(', ')} ADD version :one` +
+          (removed.length ? ` REMOVE ${removed.join(', ')}` : ''),
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: {
+          ':at': new Date().toISOString(),
+          ':one': 1,
+          ...Object.fromEntries(set.map((field) => [`:${field}`, values[field]])),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
+
 const put = (item: Record<string, unknown>) => dynamo.send(new PutCommand({ TableName: tableName(), Item: item }));
 
 export const dynamoTenantStore: TenantStore = {
@@ -74,33 +105,10 @@ export const dynamoTenantStore: TenantStore = {
       throw error;
     }
   },
-  setClientLimits: async (clientId, limits) => {
-    const fields = ['rateLimit', 'burstLimit', 'quotaPerDay'] as const;
-    const set = fields.filter((field) => limits[field] !== undefined);
-    const removed = fields.filter((field) => limits[field] === undefined);
-    const now = new Date().toISOString();
-    try {
-      await dynamo.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: clientEntity.key({ clientId }),
-          UpdateExpression:
-            `SET ${['updatedAt = :at', ...set.map((field) => `${field} = :${field}`)].join(', ')} ADD version :one` +
-            (removed.length ? ` REMOVE ${removed.join(', ')}` : ''),
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: {
-            ':at': now,
-            ':one': 1,
-            ...Object.fromEntries(set.map((field) => [`:${field}`, limits[field]])),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  },
+  setClientLimits: (clientId, limits) =>
+    replaceClientFields(clientId, ['rateLimit', 'burstLimit', 'quotaPerDay'], limits),
+  setStorageQuotas: (clientId, quotas) =>
+    replaceClientFields(clientId, ['attachmentBytesQuota', 'portalAccountsQuota'], quotas),
 
   putApiKey: async (key) => {
     await put(apiKeyEntity.toItem(key));

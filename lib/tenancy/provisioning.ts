@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { apiKeyState, generateApiKey, hashApiKey, parseExpiresIn } from './api-keys.ts';
-import type { ClientLimitsRecord, TenantStore } from './tenant-store.ts';
+import type { ClientLimitsRecord, StorageQuotasRecord, TenantStore } from './tenant-store.ts';
 
 /**
  * Bounds of a client's own limits: API Gateway's default account-level throttle (10,000 requests per
@@ -33,6 +33,24 @@ export const clientLimits = (limits: ClientLimitsRecord): ClientLimitsRecord => 
   return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
 };
 
+/** Bounds of a client's own storage quotas: typo guards (a petabyte of attachments, a million accounts). */
+export const STORAGE_QUOTA_BOUNDS = {
+  attachmentBytesQuota: { min: 1, max: 1_000_000_000_000_000 },
+  portalAccountsQuota: { min: 1, max: 1_000_000 },
+} as const;
+
+/** A client's storage quotas, checked: whole numbers within STORAGE_QUOTA_BOUNDS, either or both. */
+export const storageQuotas = (quotas: StorageQuotasRecord): StorageQuotasRecord => {
+  for (const field of ['attachmentBytesQuota', 'portalAccountsQuota'] as const) {
+    const value = quotas[field];
+    const { min, max } = STORAGE_QUOTA_BOUNDS[field];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= min && value <= max)) {
+      throw new Error(`${field} must be a whole number from ${min} to ${max}.`);
+    }
+  }
+  return Object.fromEntries(Object.entries(quotas).filter(([, value]) => value !== undefined));
+};
+
 /**
  * Operator-side provisioning (admin CLI and the local seed). Not reachable through the API:
  * tenants are created by us, not by clients.
@@ -56,6 +74,16 @@ export const provisioning = (store: TenantStore) => ({
   async setClientLimits(clientId: string, limits: ClientLimitsRecord) {
     const checked = clientLimits(limits);
     if (!(await store.setClientLimits(clientId, checked))) throw new Error(`Unknown client ${clientId}`);
+    return { clientId, ...checked };
+  },
+
+  /**
+   * Replaces a client's own storage quotas; a quota not given is back at its default. Lowering one
+   * below what the client stores deletes nothing: only new uploads and accounts are refused.
+   */
+  async setStorageQuotas(clientId: string, quotas: StorageQuotasRecord) {
+    const checked = storageQuotas(quotas);
+    if (!(await store.setStorageQuotas(clientId, checked))) throw new Error(`Unknown client ${clientId}`);
     return { clientId, ...checked };
   },
 

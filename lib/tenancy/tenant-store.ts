@@ -23,7 +23,18 @@ export interface ClientLimitsRecord {
   quotaPerDay?: number;
 }
 
-export interface ClientRecord extends ClientLimitsRecord {
+/**
+ * A client's own storage quotas (docs/security.md, "Quotas"); STORAGE_QUOTA_DEFAULTS (lib/config.ts)
+ * apply when absent.
+ */
+export interface StorageQuotasRecord {
+  /** Most bytes of attachments (declared sizes) the client may keep. */
+  attachmentBytesQuota?: number;
+  /** Most portal accounts in any one organization of the client. */
+  portalAccountsQuota?: number;
+}
+
+export interface ClientRecord extends ClientLimitsRecord, StorageQuotasRecord {
   clientId: string;
   name: string;
   createdAt: string;
@@ -61,6 +72,8 @@ export interface TenantStore {
   setUsageIdentifierKey(clientId: string, usageIdentifierKey: string): Promise<boolean>;
   /** Replaces a client's limits (absent fields are removed); false when there is no such client. */
   setClientLimits(clientId: string, limits: ClientLimitsRecord): Promise<boolean>;
+  /** Replaces a client's storage quotas (absent fields are removed); false when there is no such client. */
+  setStorageQuotas(clientId: string, quotas: StorageQuotasRecord): Promise<boolean>;
   putApiKey(key: ApiKeyRecord): Promise<void>;
   findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /** Every key of a client, revoked and expired ones included. */

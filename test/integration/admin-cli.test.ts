@@ -271,6 +271,51 @@ describe('admin CLI (npm run admin -- …)', () => {
     });
   });
 
+  it("sets and resets a client's storage quotas, refusing bad values and options", async () => {
+    const { clientId } = await admin('create-client', 'CLI Storage Partner');
+    expect(
+      await admin(
+        'set-storage-quotas',
+        clientId,
+        '--attachment-bytes',
+        '1000000',
+        '--portal-accounts-per-organization=5',
+      ),
+    ).toEqual({ clientId, attachmentBytesQuota: 1_000_000, portalAccountsQuota: 5 });
+    expect(await dynamoTenantStore.getClient(clientId)).toMatchObject({
+      attachmentBytesQuota: 1_000_000,
+      portalAccountsQuota: 5,
+    });
+    // Replaces both: the one not given is back at its default.
+    expect(await admin('set-storage-quotas', clientId, '--portal-accounts-per-organization', '7')).toEqual({
+      clientId,
+      portalAccountsQuota: 7,
+    });
+    expect(await dynamoTenantStore.getClient(clientId)).not.toHaveProperty('attachmentBytesQuota');
+    expect(await admin('set-storage-quotas', clientId, '--default')).toEqual({ clientId });
+    expect(await dynamoTenantStore.getClient(clientId)).not.toHaveProperty('portalAccountsQuota');
+
+    expect((await failureOf('set-storage-quotas', clientId, '--portal-accounts-per-organization', '0')).error).toEqual({
+      error: 'portalAccountsQuota must be a whole number from 1 to 1000000.',
+    });
+    expect((await failureOf('set-storage-quotas', clientId, '--attachment-bytes', '1e9')).error.error).toMatch(
+      /^--attachment-bytes takes a whole number\./,
+    );
+    expect((await failureOf('set-storage-quotas', clientId)).error.error).toMatch(
+      /^set-storage-quotas takes --attachment-bytes/,
+    );
+    expect((await failureOf('set-storage-quotas', clientId, '--rate', '1', '--burst', '1')).error.error).toMatch(
+      /^set-storage-quotas takes no --rate/,
+    );
+    expect((await failureOf('set-client-limits', clientId, '--attachment-bytes', '1')).error.error).toMatch(
+      /^set-client-limits takes no --attachment-bytes/,
+    );
+    expect(await failureOf('set-storage-quotas', 'no-such-client', '--attachment-bytes', '1')).toEqual({
+      code: 1,
+      error: { error: 'Unknown client no-such-client' },
+    });
+  });
+
   it('attaches usage plan keys on AWS only: the local gateway throttles without one', async () => {
     const { clientId } = await admin('create-client', 'CLI Local Partner');
     expect(await failureOf('attach-usage-plan-key', clientId)).toEqual({

@@ -5,6 +5,7 @@ import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store'
 import type { ObjectStorage } from '#lib/attachments/object-storage';
 import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
 import { call, newTenant } from '#test/support/api';
 import {
   attachmentsOf,
@@ -42,6 +43,7 @@ const serviceWith = (parts: { store?: Partial<AttachmentStore>; objects?: Partia
     requests: dynamoRequestStore,
     store: { ...dynamoAttachmentStore, ...parts.store },
     objects: { ...s3ObjectStorage, ...parts.objects },
+    quotas: dynamoStorageQuotas,
     ...(now ? { now } : {}),
   });
 

@@ -10,6 +10,7 @@ import {
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
 import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
 import { newTenant } from '#test/support/api';
 import { newRequest, sample, sha256 } from './attachments-support.ts';
 
@@ -39,6 +40,7 @@ const setUp = () => {
     requests: dynamoRequestStore,
     store,
     objects: s3ObjectStorage,
+    quotas: dynamoStorageQuotas,
     now: () => new Date(at),
   });
   const bytes = sample.pdf(1024);

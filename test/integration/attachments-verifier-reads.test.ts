@@ -8,6 +8,7 @@ import type { ObjectStorage } from '#lib/attachments/object-storage';
 import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
 import { s3 } from '#lib/aws/s3';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
 import { newTenant, uniqueId } from '#test/support/api';
 import { countingReads, s3AsOnAws } from '#test/support/s3-as-on-aws';
 import { newRequest, sample, sha256, stored } from './attachments-support.ts';
@@ -31,7 +32,12 @@ beforeAll(async () => {
 });
 
 const serviceOn = (objects: ObjectStorage) =>
-  attachmentService({ requests: dynamoRequestStore, store: dynamoAttachmentStore, objects });
+  attachmentService({
+    requests: dynamoRequestStore,
+    store: dynamoAttachmentStore,
+    objects,
+    quotas: dynamoStorageQuotas,
+  });
 
 const declare = (service: ReturnType<typeof serviceOn>, bytes: Uint8Array, declaredSize = bytes.length) =>
   service.requestUpload(tenant.clientId, externalId, {

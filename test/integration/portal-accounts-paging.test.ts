@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { portalAccountService } from '#lib/portal-accounts/portal-accounts';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
 import { call, newTenant, uniqueId } from '#test/support/api';
 
 const v11 = '/api/external/v1.1/Portals/accounts';
@@ -190,6 +191,7 @@ describe('paging a sparse filter (DynamoDB applies Limit before FilterExpression
     portalAccountService({
       store: createDynamoPortalAccountStore({ filteredBatch: options.filteredBatch }),
       tenants: dynamoTenantStore,
+      quotas: dynamoStorageQuotas,
       ...(options.maxEvaluatedPerPage ? { maxEvaluatedPerPage: options.maxEvaluatedPerPage } : {}),
     });
 

@@ -50,6 +50,29 @@ describe('per-client throttling at the gateway (token bucket per client)', () =>
     expect(statuses.sort()).toEqual([200, 429]);
   });
 
+  it('refuses a client past its daily quota with 429 "Limit Exceeded" until the next UTC day', async () => {
+    const limited = await admin.createClient('daily quota', {
+      limits: { rateLimit: 100, burstLimit: 100, quotaPerDay: 3 },
+    });
+    for (let i = 0; i < 3; i++) expect((await schemas(limited.apiKey)).status).toBe(200);
+    const refused = await schemas(limited.apiKey);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(refused.body).toEqual({
+      type: 'about:blank',
+      title: 'Too Many Requests',
+      status: 429,
+      detail: 'Limit Exceeded: the daily request quota is used up.',
+    });
+    const midnight = new Date();
+    midnight.setUTCHours(24, 0, 0, 0);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(Math.abs(retryAfter - (midnight.getTime() - Date.now()) / 1000)).toBeLessThan(5);
+    // The quota is the client's: another is untouched.
+    expect((await schemas((await newTenant('no daily quota')).apiKey)).status).toBe(200);
+  });
+
   it('checks the key before the limit: an unknown key is 401, never 429', async () => {
     const res = await schemas('srk_thisKeyWasNeverIssuedToAnybodyAtAll');
     expect(res.status).toBe(401);

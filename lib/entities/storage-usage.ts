@@ -1,0 +1,35 @@
+import type { AttachmentBytesUsage, PortalAccountsUsage } from '#lib/tenancy/storage-usage';
+import { attr, defineEntity } from './define-entity.ts';
+import { clientEntity } from './tenancy.ts';
+
+/*
+ * Counters behind the storage quotas (lib/tenancy/storage-quotas.ts): created by their first
+ * conditional UpdateItem, never written whole, in the client's own partition beside its Client item.
+ */
+
+/** The bytes of attachments a client keeps: one item per client. */
+export const attachmentBytesUsageEntity = defineEntity<AttachmentBytesUsage>()({
+  name: 'AttachmentBytesUsage',
+  keys: { pk: clientEntity.keys.pk.template, sk: 'USAGE#ATTACHMENTBYTES' },
+  attributes: {
+    clientId: attr.string(),
+    attachmentBytes: attr.number(),
+    version: attr.number(),
+    createdAt: attr.string(),
+    updatedAt: attr.string(),
+  },
+});
+
+/** The portal accounts of one organization: one item per organization. */
+export const portalAccountsUsageEntity = defineEntity<PortalAccountsUsage>()({
+  name: 'PortalAccountsUsage',
+  keys: { pk: clientEntity.keys.pk.template, sk: 'USAGE#PACC#<organizationId>' },
+  attributes: {
+    clientId: attr.string(),
+    organizationId: attr.string(),
+    portalAccounts: attr.number(),
+    version: attr.number(),
+    createdAt: attr.string(),
+    updatedAt: attr.string(),
+  },
+});

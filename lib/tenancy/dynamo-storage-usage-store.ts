@@ -1,0 +1,97 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionalUpdate } from '#lib/aws/conditional-writes';
+import { dynamo } from '#lib/aws/dynamodb';
+import { VersionConflict } from '#lib/concurrency';
+import { tableName } from '#lib/config';
+import type { TableKey } from '#lib/entities/define-entity';
+import { attachmentBytesUsageEntity, portalAccountsUsageEntity } from '#lib/entities/storage-usage';
+import type { StorageUsageStore } from './storage-usage.ts';
+
+const refusedAsFalse = (error: unknown) => {
+  if (error instanceof VersionConflict) return false;
+  throw error;
+};
+
+interface Counter {
+  key: TableKey;
+  entity: string;
+  /** The attribute that counts. */
+  count: string;
+  /** The record's id fields, written with every change so that the item reads back whole. */
+  ids: Record<string, string>;
+}
+
+/**
+ * Adds `amount` (negative: takes it off) to a counter in one UpdateItem, created on first use. The
+ * condition is the quota: DynamoDB conditions cannot add, so "count + amount ≤ quota" is sent as
+ * "count ≤ quota − amount"; a release is "count ≥ amount", so a count never goes below zero.
+ */
+const change = ({ key, entity, count, ids }: Counter, amount: number, condition: string, bound: number, at: string) =>
+  conditionalUpdate({
+    Key: key,
+    UpdateExpression:
+      'SET #entity = :entity, #createdAt = if_not_exists(#createdAt, :at), #updatedAt = :at' +
+      Object.keys(ids)
+        .map((field) => `, #${field} = :${field}`)
+        .join('') +
+      ' ADD #count :amount, #version :one',
+    ConditionExpression: condition,
+    ExpressionAttributeNames: {
+      '#entity': 'entity',
+      '#createdAt': 'createdAt',
+      '#updatedAt': 'updatedAt',
+      '#count': count,
+      '#version': 'version',
+      ...Object.fromEntries(Object.keys(ids).map((field) => [`#${field}`, field])),
+    },
+    ExpressionAttributeValues: {
+      ':entity': entity,
+      ':at': at,
+      ':amount': amount,
+      ':one': 1,
+      ':bound': bound,
+      ...Object.fromEntries(Object.entries(ids).map(([field, value]) => [`:${field}`, value])),
+    },
+  }).then(() => true, refusedAsFalse);
+
+const reserve = (counter: Counter, amount: number, quota: number, at: string) =>
+  quota - amount < 0
+    ? Promise.resolve(false)
+    : change(counter, amount, 'attribute_not_exists(#count) OR #count <= :bound', quota - amount, at);
+
+const release = (counter: Counter, amount: number, at: string) =>
+  change(counter, -amount, '#count >= :bound', amount, at);
+
+const bytesCounter = (clientId: string): Counter => ({
+  key: attachmentBytesUsageEntity.key({ clientId }),
+  entity: attachmentBytesUsageEntity.name,
+  count: 'attachmentBytes',
+  ids: { clientId },
+});
+
+const accountsCounter = (clientId: string, organizationId: string): Counter => ({
+  key: portalAccountsUsageEntity.key({ clientId, organizationId }),
+  entity: portalAccountsUsageEntity.name,
+  count: 'portalAccounts',
+  ids: { clientId, organizationId },
+});
+
+const get = async (key: TableKey) =>
+  (await dynamo.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+
+export const dynamoStorageUsageStore: StorageUsageStore = {
+  getAttachmentBytes: async (clientId) => {
+    const item = await get(attachmentBytesUsageEntity.key({ clientId }));
+    return item ? attachmentBytesUsageEntity.fromItem(item) : undefined;
+  },
+  reserveAttachmentBytes: (clientId, bytes, quota, at) => reserve(bytesCounter(clientId), bytes, quota, at),
+  releaseAttachmentBytes: (clientId, bytes, at) => release(bytesCounter(clientId), bytes, at),
+
+  getPortalAccounts: async (clientId, organizationId) => {
+    const item = await get(portalAccountsUsageEntity.key({ clientId, organizationId }));
+    return item ? portalAccountsUsageEntity.fromItem(item) : undefined;
+  },
+  reservePortalAccount: (clientId, organizationId, quota, at) =>
+    reserve(accountsCounter(clientId, organizationId), 1, quota, at),
+  releasePortalAccount: (clientId, organizationId, at) => release(accountsCounter(clientId, organizationId), 1, at),
+};

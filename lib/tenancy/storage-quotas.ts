@@ -1,0 +1,83 @@
+import { storageQuotaDefaults } from '#lib/config';
+import { LimitReached } from '#lib/errors';
+import { log } from '#lib/log';
+import type { StorageUsageStore } from './storage-usage.ts';
+import type { TenantStore } from './tenant-store.ts';
+
+/**
+ * Quotas on what a client stores (docs/security.md, "Quotas"): the bytes of its attachments, and the
+ * portal accounts of each of its organizations. The client's own quotas (its Client item, set by
+ * `set-storage-quotas`) or else the configured defaults. A reservation is counted before what it
+ * stands for is written, and released once that is gone: a failure in between leaves a count too high
+ * (the client has less room than it should), never one too low.
+ */
+export interface StorageQuotaDependencies {
+  usage: StorageUsageStore;
+  tenants: Pick<TenantStore, 'getClient'>;
+  defaults?: () => { attachmentBytes: number; portalAccountsPerOrganization: number };
+  now?: () => Date;
+}
+
+export const storageQuotas = ({
+  usage,
+  tenants,
+  defaults = storageQuotaDefaults,
+  now = () => new Date(),
+}: StorageQuotaDependencies) => {
+  const quotasOf = async (clientId: string) => {
+    const client = await tenants.getClient(clientId);
+    const fallback = defaults();
+    return {
+      attachmentBytes: client?.attachmentBytesQuota ?? fallback.attachmentBytes,
+      portalAccounts: client?.portalAccountsQuota ?? fallback.portalAccountsPerOrganization,
+    };
+  };
+
+  /** A count that could not be taken back is only logged: it errs on the side of the quota. */
+  const logged = (what: string, ids: Record<string, string>) => (error: Error) =>
+    log.error(`${what} release failed; the count stays high`, { ...ids, errorName: error?.name });
+
+  return {
+    /** Counts `bytes` more for the client, or refuses (LimitReached) what would exceed its quota. */
+    reserveAttachmentBytes: async (clientId: string, bytes: number) => {
+      const quota = (await quotasOf(clientId)).attachmentBytes;
+      if (await usage.reserveAttachmentBytes(clientId, bytes, quota, now().toISOString())) return;
+      throw new LimitReached(
+        `Storing ${bytes} more bytes would exceed this client's attachment storage quota of ${quota} bytes; delete attachments to make room.`,
+        { quota: 'attachmentBytes', limit: quota },
+      );
+    },
+
+    /** Gives back the bytes of an attachment record that is gone (or was never written). Never throws. */
+    releaseAttachmentBytes: async (clientId: string, bytes: number) => {
+      await usage
+        .releaseAttachmentBytes(clientId, bytes, now().toISOString())
+        .then((released) => {
+          if (!released) log.warn('Attachment bytes released beyond the count', { bytes });
+        })
+        .catch(logged('Attachment bytes', {}));
+    },
+
+    /** Counts one more portal account in the organization, or refuses (LimitReached) at its quota. */
+    reservePortalAccount: async (clientId: string, organizationId: string) => {
+      const quota = (await quotasOf(clientId)).portalAccounts;
+      if (await usage.reservePortalAccount(clientId, organizationId, quota, now().toISOString())) return;
+      throw new LimitReached(
+        `This organization already has ${quota} portal accounts, the most it may have; delete one to add another.`,
+        { quota: 'portalAccountsPerOrganization', limit: quota },
+      );
+    },
+
+    /** Counts one portal account less in the organization. Never throws. */
+    releasePortalAccount: async (clientId: string, organizationId: string) => {
+      await usage
+        .releasePortalAccount(clientId, organizationId, now().toISOString())
+        .then((released) => {
+          if (!released) log.warn('Portal account released beyond the count', { organizationId });
+        })
+        .catch(logged('Portal account count', { organizationId }));
+    },
+  };
+};
+
+export type StorageQuotas = ReturnType<typeof storageQuotas>;
