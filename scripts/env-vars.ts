@@ -1,0 +1,63 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The env-vars file of `sam local invoke --env-vars` and `npm run invoke -- --env-vars`, in SAM's
+ * format: `Parameters` for every function, and optionally an object per logical id. It points the
+ * functions at a running local stack: its emulators' endpoints (random ports, so the file is written
+ * from the running stack's .local/stack.json), table, bucket, state machines and local key files.
+ *
+ * `npm run -s env-vars -- [--docker] [--out <file>]` writes it (default .local/env-vars.json);
+ * `--docker` addresses the host as host.docker.internal, for sam's containers.
+ */
+export interface EnvVarsFile {
+  Parameters?: Record<string, string>;
+  [functionId: string]: Record<string, string> | undefined;
+}
+
+/**
+ * Variables the deployed template sets from resources (KMS key, secrets, audit log group): empty,
+ * so the functions take the local stack's keys and audit file instead. SAM only overrides variables
+ * the template declares; these are declared, so SAM clears them too.
+ */
+const DEPLOYED_ONLY = ['SECRETS_KEY_ID', 'CURSOR_SIGNING_SECRET_ARN', 'RPA_TOKEN_SECRET_ARN', 'AUDIT_LOG_GROUP'];
+
+/** The env-vars file for a local stack whose handlers run with `stackEnv` (LocalStack.env). */
+export const envVarsOfStack = (stackEnv: Record<string, string>, options: { docker?: boolean } = {}): EnvVarsFile => {
+  const host = (value: string) =>
+    options.docker ? value.replace(/\/\/(127\.0\.0\.1|localhost)(?=[:/])/, '//host.docker.internal') : value;
+  return {
+    Parameters: {
+      ...Object.fromEntries(DEPLOYED_ONLY.map((name) => [name, ''])),
+      ...Object.fromEntries(Object.entries(stackEnv).map(([name, value]) => [name, host(value)])),
+    },
+  };
+};
+
+/** The env-vars of the stack `npm start` runs with state in `stateDir`. */
+export const localStackEnvVars = (stateDir: string, options: { docker?: boolean } = {}): EnvVarsFile => {
+  const stackFile = join(stateDir, 'stack.json');
+  if (!existsSync(stackFile)) {
+    throw new Error(`No running local stack (${stackFile}): start one with \`npm start\`, or pass --env-vars <file>`);
+  }
+  const { env } = JSON.parse(readFileSync(stackFile, 'utf8')) as { env: Record<string, string> };
+  return envVarsOfStack(env, options);
+};
+
+/** A function's variables from the file: the global ones, then its own (SAM's precedence). */
+export const envVarsFor = (file: EnvVarsFile, functionId: string): Record<string, string> => ({
+  ...file.Parameters,
+  ...file[functionId],
+});
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2);
+  const out = resolve(args.includes('--out') ? args[args.indexOf('--out') + 1]! : '.local/env-vars.json');
+  const stateDir = resolve(process.env.LOCAL_STATE_DIR || '.local');
+  writeFileSync(
+    out,
+    `${JSON.stringify(localStackEnvVars(stateDir, { docker: args.includes('--docker') }), null, 2)}\n`,
+  );
+  process.stdout.write(`${out}\n`);
+}
