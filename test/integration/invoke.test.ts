@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { seedDemo } from '#local/seed';
-import { envVarsFor, envVarsOfStack } from '#scripts/env-vars';
-import { builtFunction, invokeBuilt, synthesisIsStale, synthesize } from '#scripts/invoke';
+import { envVarsFor, envVarsOfStack, writeSamLocalTemplates } from '#scripts/env-vars';
+import { builtFunction, CDK_OUT, invokeBuilt, synthesisIsStale, synthesize } from '#scripts/invoke';
 import { EVENTS_DIR, type Expectation, INDEX_FILE } from '#scripts/sample-events';
 
 /**
@@ -72,5 +72,21 @@ describe('npm run invoke: every sample event through its built function', () => 
     expect(result.statusCode).toBe(200);
     expect(JSON.parse(result.body)).toMatchObject({ title: expect.any(String) });
     expect(stderr).toMatch(/^REPORT RequestId: /m);
+  });
+
+  it('--docker: sam containers reach the host, and the sam-local template declares every variable to override', () => {
+    const docker = envVarsOfStack(inject('stackEnv'), { docker: true }).Parameters!;
+    expect(docker.AWS_ENDPOINT_URL_DYNAMODB).toMatch(/^http:\/\/host\.docker\.internal:\d+$/);
+    expect(docker.SECRETS_KEY_ID).toBe('');
+    const dir = mkdtempSync(join(scratch, 'cdk-out-'));
+    copyFileSync(join(CDK_OUT, 'ServiceReviewApi.template.json'), join(dir, 'ServiceReviewApi.template.json'));
+    const [written] = writeSamLocalTemplates(dir, Object.keys(docker));
+    expect(written).toBe(join(dir, 'ServiceReviewApi.sam-local.template.json'));
+    const template = JSON.parse(readFileSync(written!, 'utf8'));
+    const variables = template.Resources.CreateRequestFunction.Properties.Environment.Variables;
+    expect(Object.keys(variables)).toEqual(expect.arrayContaining(Object.keys(docker)));
+    // What the template sets stays (sam's env-vars file overrides it).
+    expect(variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    expect(variables.TABLE_NAME).not.toBe('');
   });
 });
