@@ -12,7 +12,7 @@ import {
   ServicePrincipal,
 } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -126,11 +126,17 @@ export class ServiceRole extends Role {
   }
 }
 
+/** The logical id of a ServiceFunction's function in its template, from its PascalCase name. */
+export const functionLogicalId = (name: string) => `${name}Function`;
+
 /**
  * One Lambda function of the service with the house defaults: Node.js 22 on arm64, an ESM bundle
  * built by the local esbuild (no Docker) from the TypeScript sources, AWS SDK included so the
  * deployed clients are the ones tested, its own role (no AWS managed policy) and its own
  * KMS-encrypted log group, X-Ray tracing. Grants are added with the bind helpers of the resources.
+ * `id` is the function's PascalCase name (a route's `functionNameOf`, an event function's or an
+ * automation task's `name`), created at the top of its stack: the function's logical id is
+ * `<id>Function` (e.g. `CreateRequestFunction`), the name `sam local invoke` and `npm run invoke` take.
  */
 export class ServiceFunction extends Construct implements IGrantable {
   readonly function: NodejsFunction;
@@ -181,6 +187,8 @@ export class ServiceFunction extends Construct implements IGrantable {
           : {}),
       },
     });
+    // Readable instead of CDK's hashed path id; changing it replaces a deployed function (docs/deploy.md).
+    (this.function.node.defaultChild as CfnFunction).overrideLogicalId(functionLogicalId(id));
     this.function.node.addDependency(...this.role.policies);
 
     Validations.of(this.function).acknowledge(

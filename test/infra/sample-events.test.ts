@@ -1,12 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handler as authorizer } from '#functions/authorizer';
 import { handler as listSchemas } from '#functions/schemas/list-schemas';
+import { functionLogicalId } from '#infra/constructs/service-function';
+import { eventFunctions, functionNameOf, routes } from '#lib/routes';
+import { EVENTS_DIR, expectedFiles, INDEX_FILE } from '#scripts/sample-events';
 
-/** The sample events `sam local invoke -e` uses (see docs/infrastructure.md), run through the real handlers. */
-const sampleEvent = <T>(name: string): T =>
-  JSON.parse(readFileSync(new URL(`./events/${name}.json`, import.meta.url), 'utf8')) as T;
+/** The sample events of `sam local invoke -e` and `npm run invoke` (events/, docs/infrastructure.md). */
+const readEvent = <T>(file: string): T => JSON.parse(readFileSync(join(EVENTS_DIR, file), 'utf8')) as T;
+const index = readEvent<Array<{ file: string; functionId: string }>>(INDEX_FILE);
 
 const context = (functionName: string) =>
   ({
@@ -15,10 +19,30 @@ const context = (functionName: string) =>
     getRemainingTimeInMillis: () => 29_000,
   }) as Context;
 
-describe('sample events', () => {
+describe('events/', () => {
+  it('has an event for every route, event function and the authorizer (npm run -s events)', () => {
+    const functionIds = [
+      functionLogicalId('Authorizer'),
+      ...routes.map((route) => functionLogicalId(functionNameOf(route))),
+      ...eventFunctions.map((fn) => functionLogicalId(fn.name)),
+    ];
+    const indexed = index.map((entry) => entry.functionId);
+    for (const functionId of functionIds) expect(indexed, `no sample event for ${functionId}`).toContain(functionId);
+    for (const { file } of index) expect(existsSync(join(EVENTS_DIR, file)), file).toBe(true);
+  });
+
+  it('is what the generator writes from the route table (npm run -s events)', () => {
+    const expected = expectedFiles();
+    const present = readdirSync(EVENTS_DIR).filter((file) => file.endsWith('.json') && !file.startsWith('env-vars'));
+    expect(present.sort()).toEqual(Object.keys(expected).sort());
+    for (const [file, content] of Object.entries(expected)) {
+      expect(readEvent(file), file).toEqual(JSON.parse(content));
+    }
+  });
+
   it('list-schemas.json: the list-schemas handler answers with the schema index', async () => {
     // As API Gateway sends it: the handler's own type says what its middleware makes of the body.
-    const event = sampleEvent<Parameters<typeof listSchemas>[0]>('list-schemas');
+    const event = readEvent<Parameters<typeof listSchemas>[0]>('list-schemas.json');
     const response = await listSchemas(event, context('ListSchemas'));
     expect(response.statusCode).toBe(200);
     expect(response.headers).toMatchObject({
@@ -31,7 +55,7 @@ describe('sample events', () => {
   });
 
   it('authorizer.json: the authorizer refuses the sample key, which no client owns', async () => {
-    await expect(authorizer(sampleEvent<APIGatewayRequestAuthorizerEvent>('authorizer'))).rejects.toThrow(
+    await expect(authorizer(readEvent<APIGatewayRequestAuthorizerEvent>('authorizer.json'))).rejects.toThrow(
       'Unauthorized',
     );
   });

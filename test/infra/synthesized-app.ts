@@ -55,9 +55,12 @@ export const statementsOf = (template: Template, fn: ServiceFunction): Statement
     }));
   });
 
-/** The logical id of a construct's CloudFormation resource, e.g. a KMS key of the data stack. */
+/**
+ * The logical id of a construct's CloudFormation resource, e.g. a KMS key of the data stack. Resolved
+ * from the element, so an overridden id (functions' `<Name>Function`) is the one found in the template.
+ */
 export const logicalIdOf = (construct: { node: { defaultChild?: unknown } }) =>
-  Stack.of(construct as any).getLogicalId(construct.node.defaultChild as any);
+  Stack.of(construct as any).resolve((construct.node.defaultChild as any).logicalId) as string;
 
 /** The resources a function's grants may name, by what they are (the logical ids of the synthesized app). */
 export interface ResourceIds {
