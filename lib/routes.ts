@@ -98,8 +98,14 @@ export interface Route {
   /**
    * Who may call it; by default an API client (x-api-key, through the authorizer). `scraper-token`:
    * the gateway lets every call through to the handler, which verifies the scraper token itself.
+   * `public`: anyone, no credential (the API's own description: docs/security.md).
    */
-  auth?: 'scraper-token';
+  auth?: 'scraper-token' | 'public';
+  /**
+   * Files the function reads at run time, shipped beside its bundle rather than inside it:
+   * `{ fileName: path from the project root }` (the API reference's renderer, MBs of JavaScript).
+   */
+  assets?: Readonly<Record<string, string>>;
 }
 
 /** Powertools' idempotency records (lib/http/idempotency.ts): get, put, update, delete one record. */
@@ -113,8 +119,12 @@ const tableActions = (...lists: ReadonlyArray<readonly TableAction[]>): TableAct
   );
 };
 
-const v1 = '/api/external/v1';
-const v11 = '/api/external/v1.1';
+const api = '/api/external';
+const v1 = `${api}/v1`;
+const v11 = `${api}/v1.1`;
+
+/** The renderer of the API reference page (Scalar's standalone script), by its file name beside the page. */
+export const API_REFERENCE_SCRIPT = 'api-reference.js';
 
 /**
  * Portal accounts. Secrets are encrypted where they are written (`secrets: 'encrypt'`).
@@ -365,6 +375,26 @@ export const routes: readonly Route[] = [
     handler: 'schemas/validate-payload',
     access: {},
     audit: false,
+  },
+
+  // The API's description (docs/openapi.md): public, not audited (no PHI, no credential, no tenant).
+  {
+    method: 'GET',
+    path: `${api}/openapi.json`,
+    handler: 'docs/get-openapi-document',
+    access: {},
+    audit: false,
+    auth: 'public',
+  },
+  { method: 'GET', path: `${api}/docs`, handler: 'docs/get-api-reference', access: {}, audit: false, auth: 'public' },
+  {
+    method: 'GET',
+    path: `${api}/docs/${API_REFERENCE_SCRIPT}`,
+    handler: 'docs/get-api-reference-script',
+    access: {},
+    audit: false,
+    auth: 'public',
+    assets: { [API_REFERENCE_SCRIPT]: 'node_modules/@scalar/api-reference/dist/browser/standalone.js' },
   },
 ];
 

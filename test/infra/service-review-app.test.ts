@@ -517,7 +517,7 @@ describe('data', () => {
 });
 
 describe('REST API', () => {
-  it('has one method per route, each behind the x-api-key authorizer but the scraper session', () => {
+  it('has one method per route, each behind the x-api-key authorizer but the scraper session and the public docs', () => {
     const methods = synthesized.apiTemplate.findResources('AWS::ApiGateway::Method');
     expect(Object.keys(methods)).toHaveLength(routes.length);
     const methodOf = (route: Route) => {
@@ -535,7 +535,14 @@ describe('REST API', () => {
     expect(tokenRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
       'GET /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa/session',
     ]);
-    for (const route of tokenRoutes) {
+    // The API's description is public (docs/security.md): no authorizer, no key.
+    const publicRoutes = routes.filter((route) => route.auth === 'public');
+    expect(publicRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
+      'GET /api/external/openapi.json',
+      'GET /api/external/docs',
+      'GET /api/external/docs/api-reference.js',
+    ]);
+    for (const route of [...tokenRoutes, ...publicRoutes]) {
       expect(methodOf(route).Properties.AuthorizationType).toBe('NONE');
       expect(methodOf(route).Properties.AuthorizerId).toBeUndefined();
     }
