@@ -65,14 +65,14 @@ describe('the API description on the local stack', () => {
       const links = page.locator('a[href^="#tag/"]');
       await links.first().waitFor({ timeout: 60_000 });
       await expect.poll(() => links.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(routes.length);
-      const hrefs = await links.evaluateAll((anchors) =>
-        anchors.map((anchor) => decodeURI(anchor.getAttribute('href')!)),
+      const listed = await links.evaluateAll((anchors) =>
+        anchors.map((anchor) => ({ href: decodeURI(anchor.getAttribute('href')!), text: anchor.textContent ?? '' })),
       );
       for (const route of routes) {
-        expect(hrefs.filter((href) => href.endsWith(`/${route.method}${route.path}`))).toHaveLength(1);
+        const entries = listed.filter(({ href }) => href.endsWith(`/${route.method}${route.path}`));
+        expect(entries).toHaveLength(1);
+        expect(entries[0]!.text).toContain(operations[route.handler]!.summary);
       }
-      const text = await page.locator('body').innerText();
-      for (const route of routes) expect(text).toContain(operations[route.handler]!.summary);
       mkdirSync(outputDir, { recursive: true });
       await page.screenshot({ path: join(outputDir, 'api-reference.png') });
       await context.close();
@@ -81,6 +81,12 @@ describe('the API description on the local stack', () => {
           (url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'),
         ),
       ).toEqual([]);
+      expect(requested).toEqual(
+        expect.arrayContaining([
+          `${origin}/api/external/docs/api-reference.js`,
+          `${origin}/api/external/openapi.json`,
+        ]),
+      );
       expect(violations).toEqual([]);
     }, 120_000);
   });
