@@ -1,9 +1,10 @@
 import { endpoint } from '#lib/http/endpoint';
 import { baseHeaders } from '#lib/http/response';
-import { readApiReferenceScript } from '#lib/openapi/api-reference-page';
+import { readRouteAsset } from '#lib/openapi/route-assets';
+import { API_REFERENCE_SCRIPT } from '#lib/routes';
 
 // Read once per cold start: MBs that stay outside the bundle (the route's `assets`).
-const script = readApiReferenceScript();
+const script = readRouteAsset(API_REFERENCE_SCRIPT);
 
 /** GET /api/external/docs/api-reference.js: the reference page's renderer (Scalar, from npm). Public. */
 export const handler = endpoint(async () => ({

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { API_REFERENCE_SCRIPT, routes } from '#lib/routes';
+import { API_REFERENCE_SCRIPT } from '#lib/routes';
 
 /**
  * The API reference page: Scalar's standalone renderer (from npm, served by this API: no CDN, so
@@ -51,15 +50,3 @@ export const apiReferencePage = (): string => `<!doctype html>
 </body>
 </html>
 `;
-
-/**
- * The renderer's script. In a Lambda bundle it lies beside the bundle (the route's `assets`);
- * from the sources (local stack, tests) it is read where npm installed it.
- */
-export const readApiReferenceScript = (): string => {
-  const beside = new URL(`./${API_REFERENCE_SCRIPT}`, import.meta.url);
-  if (existsSync(beside)) return readFileSync(beside, 'utf8');
-  const source = routes.find((route) => route.assets?.[API_REFERENCE_SCRIPT])?.assets?.[API_REFERENCE_SCRIPT];
-  if (!source) throw new Error(`No route ships ${API_REFERENCE_SCRIPT}`);
-  return readFileSync(new URL(`../../${source}`, import.meta.url), 'utf8');
-};

@@ -82,10 +82,7 @@ describe('the API description on the local stack', () => {
         ),
       ).toEqual([]);
       expect(requested).toEqual(
-        expect.arrayContaining([
-          `${origin}/api/external/docs/api-reference.js`,
-          `${origin}/api/external/openapi.json`,
-        ]),
+        expect.arrayContaining([`${origin}/api/external/docs/api-reference.js`, `${origin}/api/external/openapi.json`]),
       );
       expect(violations).toEqual([]);
     }, 120_000);

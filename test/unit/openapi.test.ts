@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { asComponentSchema, buildOpenApiDocument } from '#lib/openapi/document';
-import { openApiDocument } from '#lib/openapi/generated/openapi-document';
 import { operations } from '#lib/openapi/operations';
-import { functionNameOf, routes } from '#lib/routes';
+import { readRouteAsset } from '#lib/openapi/route-assets';
+import { functionNameOf, OPENAPI_DOCUMENT, routes } from '#lib/routes';
 import { schemaSources } from '#lib/validation/schema-sources';
 
 type Json = Record<string, any>;
-const document = openApiDocument as Json;
+const document: Json = JSON.parse(readRouteAsset(OPENAPI_DOCUMENT));
 const operationOf = (route: (typeof routes)[number]): Json => document.paths[route.path][route.method.toLowerCase()];
 
 /** What the handler module itself says of its body: the schema it validates with, multipart or not. */
