@@ -83,6 +83,22 @@ describe('functions', () => {
     });
   });
 
+  it("ships a route's assets beside its bundle (the OpenAPI document, the reference page's renderer), and only there", () => {
+    const resources = synthesized.apiTemplate.toJSON().Resources;
+    const shipped = routes.flatMap((route) => {
+      const { S3Key } = resources[logicalIdOf(functionNamed(functionNameOf(route)).function)].Properties.Code;
+      const asset = join(synthesized.app.outdir, `asset.${S3Key.replace(/\.zip$/, '')}`);
+      expect(existsSync(join(asset, 'index.mjs'))).toBe(true);
+      return ['openapi.json', 'api-reference.js']
+        .filter((file) => existsSync(join(asset, file)))
+        .map((file) => `${route.handler}: ${file}`);
+    });
+    expect(shipped).toEqual([
+      'docs/get-openapi-document: openapi.json',
+      'docs/get-api-reference-script: api-reference.js',
+    ]);
+  });
+
   it('gives event functions a dead-letter queue', () => {
     for (const eventFunction of eventFunctions) {
       expect(
