@@ -9,11 +9,7 @@ const script = readRouteAsset(API_REFERENCE_SCRIPT);
 /** GET /api/external/docs/api-reference.js: the reference page's renderer (Scalar, from npm). Public. */
 export const handler = endpoint(async () => ({
   statusCode: 200,
-  headers: {
-    ...baseHeaders,
-    'Content-Type': 'text/javascript; charset=utf-8',
-    // The same file until the next deployment: browsers may keep it for an hour.
-    'Cache-Control': 'public, max-age=3600',
-  },
+  // The house's Cache-Control: no-store too (every response of the API has it; hostile-input tests hold it).
+  headers: { ...baseHeaders, 'Content-Type': 'text/javascript; charset=utf-8' },
   body: script,
 }));
