@@ -45,6 +45,7 @@ export class ApiStack extends Stack {
         handler: route.handler,
         invocation: 'api',
         logKey,
+        ...(route.assets ? { assets: route.assets } : {}),
       });
       bindRouteAccess(fn, route.access, data, automation);
       if (route.audit) bindAuditLog(fn, data.audit);

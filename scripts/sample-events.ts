@@ -141,6 +141,9 @@ const ROUTE_SAMPLES: Record<string, RouteSample> = {
   'schemas/list-schemas': { status: 200 },
   'schemas/get-schema': { status: 200 },
   'schemas/validate-payload': { body: sampleRequest('SAMPLE-0002'), status: 200 },
+  'docs/get-openapi-document': { status: 200 },
+  'docs/get-api-reference': { status: 200 },
+  'docs/get-api-reference-script': { status: 200 },
 };
 
 const kebab = (pascal: string) => pascal.replace(/(?<=[a-z0-9])([A-Z])/g, '-$1').toLowerCase();

@@ -45,16 +45,31 @@ export const installedModuleDirs = (projectRoot: string, names: readonly string[
     .sort();
 };
 
-/** Bundling hooks copying the packages (and their dependencies) into the bundle's `node_modules`. */
-export const copyInstalledModules = (projectRoot: string, names: readonly string[]): ICommandHooks => {
+/**
+ * Bundling hooks copying the packages (and their dependencies) into the bundle's `node_modules`, and
+ * single files (`assets`: `{ fileName: path from the project root }`) beside the bundle.
+ */
+export const copyInstalledModules = (
+  projectRoot: string,
+  names: readonly string[],
+  assets: Readonly<Record<string, string>> = {},
+): ICommandHooks => {
   const dirs = installedModuleDirs(projectRoot, names);
+  for (const source of Object.values(assets)) {
+    if (!existsSync(join(projectRoot, source)))
+      throw new Error(`${source} is missing: run npm install before synthesizing`);
+  }
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (_inputDir: string, outputDir: string) =>
-      dirs.map(
+    afterBundling: (_inputDir: string, outputDir: string) => [
+      ...dirs.map(
         (dir) =>
           `mkdir -p "${join(outputDir, dirname(dir))}" && cp -R "${join(projectRoot, dir)}" "${join(outputDir, dir)}"`,
       ),
+      ...Object.entries(assets).map(
+        ([fileName, source]) => `cp "${join(projectRoot, source)}" "${join(outputDir, fileName)}"`,
+      ),
+    ],
   };
 };

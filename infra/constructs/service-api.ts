@@ -50,6 +50,14 @@ const USAGE_KEYS_REQUIRED = false;
  */
 const STAGE_THROTTLE = USAGE_KEYS_REQUIRED ? { rateLimit: 500, burstLimit: 1000 } : CLIENT_THROTTLE;
 
+/** Why a route without the authorizer is safe: cdk-nag's acknowledgement for its method. */
+const UNAUTHORIZED_ROUTE_REASONS: Record<NonNullable<Route['auth']>, string> = {
+  'scraper-token':
+    'The scraper session is opened with a scraper token, not an API key: the handler verifies a signed (HS256), 15-minute token scoped to one client, request and client user, and answers 401 to anything else.',
+  public:
+    "The API's own description (OpenAPI document, reference page and its script) is public on purpose: it holds no PHI, no credential and nothing of any client, and is throttled with the stage (docs/security.md).",
+};
+
 /** The WAF rate-based rule: requests per source IP in any 5 minutes, a flood backstop above every client's throttle. */
 export const WAF_RATE_LIMIT_PER_IP = 30_000;
 
@@ -263,7 +271,7 @@ export class ServiceApi extends Construct {
     const resource = this.restApi.root.resourceForPath(route.path);
     // allowTestInvoke off: console test invocations would bypass the authorizer.
     const integration = new LambdaIntegration(fn.function, { allowTestInvoke: false });
-    if (route.auth !== 'scraper-token') {
+    if (route.auth === undefined) {
       resource.addMethod(route.method, integration, {
         authorizer: this.authorizer,
         authorizationType: AuthorizationType.CUSTOM,
@@ -272,8 +280,7 @@ export class ServiceApi extends Construct {
       return;
     }
     const method = resource.addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE });
-    const reason =
-      'The scraper session is opened with a scraper token, not an API key: the handler verifies a signed (HS256), 15-minute token scoped to one client, request and client user, and answers 401 to anything else.';
+    const reason = UNAUTHORIZED_ROUTE_REASONS[route.auth];
     Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
   }
 }

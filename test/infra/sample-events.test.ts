@@ -6,7 +6,7 @@ import { handler as authorizer } from '#functions/authorizer';
 import { handler as listSchemas } from '#functions/schemas/list-schemas';
 import { functionLogicalId } from '#infra/constructs/service-function';
 import { eventFunctions, functionNameOf, routes } from '#lib/routes';
-import { EVENTS_DIR, expectedFiles, INDEX_FILE } from '#scripts/sample-events';
+import { EVENTS_DIR, expectedFiles, INDEX_FILE, sampleEvents } from '#scripts/sample-events';
 
 /** The sample events of `sam local invoke -e` and `npm run invoke` (events/, docs/infrastructure.md). */
 const readEvent = <T>(file: string): T => JSON.parse(readFileSync(join(EVENTS_DIR, file), 'utf8')) as T;
@@ -29,6 +29,13 @@ describe('events/', () => {
     const indexed = index.map((entry) => entry.functionId);
     for (const functionId of functionIds) expect(indexed, `no sample event for ${functionId}`).toContain(functionId);
     for (const { file } of index) expect(existsSync(join(EVENTS_DIR, file)), file).toBe(true);
+  });
+
+  it('gives every route a sample of its own with the status it answers (ROUTE_SAMPLES)', () => {
+    const generic = sampleEvents()
+      .filter((event) => 'statusCode' in event.expect && event.expect.statusCode === 'not 5xx')
+      .map((event) => event.file);
+    expect(generic).toEqual([]);
   });
 
   it('is what the generator writes from the route table (npm run -s events)', () => {

@@ -83,6 +83,22 @@ describe('functions', () => {
     });
   });
 
+  it("ships a route's assets beside its bundle (the OpenAPI document, the reference page's renderer), and only there", () => {
+    const resources = synthesized.apiTemplate.toJSON().Resources;
+    const shipped = routes.flatMap((route) => {
+      const { S3Key } = resources[logicalIdOf(functionNamed(functionNameOf(route)).function)].Properties.Code;
+      const asset = join(synthesized.app.outdir, `asset.${S3Key.replace(/\.zip$/, '')}`);
+      expect(existsSync(join(asset, 'index.mjs'))).toBe(true);
+      return ['openapi.json', 'api-reference.js']
+        .filter((file) => existsSync(join(asset, file)))
+        .map((file) => `${route.handler}: ${file}`);
+    });
+    expect(shipped).toEqual([
+      'docs/get-openapi-document: openapi.json',
+      'docs/get-api-reference-script: api-reference.js',
+    ]);
+  });
+
   it('gives event functions a dead-letter queue', () => {
     for (const eventFunction of eventFunctions) {
       expect(
@@ -517,7 +533,7 @@ describe('data', () => {
 });
 
 describe('REST API', () => {
-  it('has one method per route, each behind the x-api-key authorizer but the scraper session', () => {
+  it('has one method per route, each behind the x-api-key authorizer but the scraper session and the public docs', () => {
     const methods = synthesized.apiTemplate.findResources('AWS::ApiGateway::Method');
     expect(Object.keys(methods)).toHaveLength(routes.length);
     const methodOf = (route: Route) => {
@@ -535,7 +551,14 @@ describe('REST API', () => {
     expect(tokenRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
       'GET /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa/session',
     ]);
-    for (const route of tokenRoutes) {
+    // The API's description is public (docs/security.md): no authorizer, no key.
+    const publicRoutes = routes.filter((route) => route.auth === 'public');
+    expect(publicRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
+      'GET /api/external/openapi.json',
+      'GET /api/external/docs',
+      'GET /api/external/docs/api-reference.js',
+    ]);
+    for (const route of [...tokenRoutes, ...publicRoutes]) {
       expect(methodOf(route).Properties.AuthorizationType).toBe('NONE');
       expect(methodOf(route).Properties.AuthorizerId).toBeUndefined();
     }

@@ -1,0 +1,282 @@
+import type { SchemaName } from '#lib/validation/schema-names';
+
+/**
+ * What the document says of each route beyond its row: keyed by the row's handler module (one
+ * handler serves both the v1.1 and the obsolete v1 Portals path). Body schemas are the names the
+ * handlers validate with (test/unit/openapi.test.ts reads them from the handlers); everything else
+ * (paths, methods, parameters, security, deprecation) comes from the route table itself.
+ */
+export type Header = 'ETag' | 'Location';
+
+export interface Outcome {
+  description: string;
+  /** A component schema's name, or `none` for an empty body. */
+  body: string;
+  mediaType?: string;
+  headers?: readonly Header[];
+}
+
+export interface OperationDoc {
+  summary: string;
+  tag: 'Requests' | 'Attachments' | 'Portal accounts' | 'Service-review automation' | 'Schemas' | 'API description';
+  description?: string;
+  /** The request body: JSON validated against a schema, any JSON, a merge patch, and/or multipart. */
+  body?: {
+    schema?: SchemaName;
+    anyJson?: true;
+    mergePatch?: true;
+    multipart?: true;
+    /** An absent body stands for `{}` (the RPA endpoints, which once took none). */
+    optional?: true;
+  };
+  /** Query parameters: the members of this schema (validated as an object by the handler). */
+  querySchema?: SchemaName;
+  /** Other query parameters, free-standing. */
+  query?: Record<string, string>;
+  /** Path parameters whose name in the route table says less than the URL means. */
+  pathDescriptions?: Record<string, string>;
+  ifMatch?: true;
+  ifNoneMatch?: true;
+  idempotent?: true;
+  outcomes: Record<number, Outcome>;
+  /** Failures the handler answers besides the ones every route may meet. */
+  failures?: readonly number[];
+}
+
+const REQUEST_PATH = { externalId: "The request's externalId" };
+const ACCOUNT_PATH = { externalId: "The portal account's externalId" };
+
+const request = (description: string, status = 200): Record<number, Outcome> => ({
+  [status]: { description, body: 'RequestRepresentation', headers: ['ETag'] },
+});
+const account = (description: string, status = 200, headers: readonly Header[] = ['ETag']) => ({
+  [status]: { description, body: 'PortalAccountRepresentation', headers },
+});
+const notModified: Record<number, Outcome> = {
+  304: { description: 'If-None-Match holds: the client’s copy is current', body: 'none', headers: ['ETag'] },
+};
+
+export const operations: Record<string, OperationDoc> = {
+  'requests/upsert-request-v1': {
+    summary: 'Create or replace a request (v1)',
+    tag: 'Requests',
+    body: { schema: 'RequestAddressedByPath' },
+    pathDescriptions: { appointmentId: "The request's id (the same as v1.1's externalId)" },
+    ifMatch: true,
+    outcomes: { ...request('Replaced'), ...request('Created', 201) },
+    failures: [404, 409, 412],
+  },
+  'requests/patch-request-v1': {
+    summary: 'Change a request with a JSON Merge Patch (v1)',
+    tag: 'Requests',
+    description: 'RFC 7396: the merged request is validated against the Request schema.',
+    body: { mergePatch: true },
+    pathDescriptions: { appointmentId: "The request's id (the same as v1.1's externalId)" },
+    ifMatch: true,
+    outcomes: request('The merged request'),
+    failures: [404, 409, 412],
+  },
+  'requests/create-request': {
+    summary: 'Create a request',
+    tag: 'Requests',
+    body: { schema: 'Request' },
+    idempotent: true,
+    outcomes: { 201: { description: 'Created', body: 'RequestRepresentation', headers: ['ETag', 'Location'] } },
+    failures: [409, 422],
+  },
+  'requests/replace-request': {
+    summary: 'Replace a request',
+    tag: 'Requests',
+    body: { schema: 'RequestAddressedByPath' },
+    pathDescriptions: REQUEST_PATH,
+    ifMatch: true,
+    outcomes: request('Replaced'),
+    failures: [404, 409, 412],
+  },
+  'requests/get-request': {
+    summary: 'Read a request with its authorization status',
+    tag: 'Requests',
+    pathDescriptions: REQUEST_PATH,
+    ifNoneMatch: true,
+    outcomes: { ...request('The request'), ...notModified },
+    failures: [404],
+  },
+  'attachments/create-attachment': {
+    summary: 'Upload an attachment, or ask for a presigned upload',
+    tag: 'Attachments',
+    description:
+      'multipart/form-data: the file (at most 4 MiB) in the field `file`. JSON: a presigned upload (at most 1 GiB), answered with where to PUT the file.',
+    body: { schema: 'PresignedUpload', multipart: true },
+    pathDescriptions: REQUEST_PATH,
+    idempotent: true,
+    outcomes: { 201: { description: 'Created', body: 'Attachment', headers: ['Location'] } },
+    failures: [404, 409, 422],
+  },
+  'attachments/list-attachments': {
+    summary: "List a request's attachments",
+    tag: 'Attachments',
+    pathDescriptions: REQUEST_PATH,
+    outcomes: { 200: { description: 'The attachments', body: 'AttachmentList' } },
+    failures: [404],
+  },
+  'attachments/get-attachment': {
+    summary: "Read an attachment's metadata",
+    tag: 'Attachments',
+    pathDescriptions: REQUEST_PATH,
+    outcomes: { 200: { description: 'The metadata', body: 'Attachment' } },
+    failures: [404],
+  },
+  'attachments/download-attachment': {
+    summary: 'Download an attachment',
+    tag: 'Attachments',
+    pathDescriptions: REQUEST_PATH,
+    outcomes: {
+      303: {
+        description: 'Location: a 60-second presigned URL of the exact bytes',
+        body: 'none',
+        headers: ['Location'],
+      },
+    },
+    failures: [404, 409],
+  },
+  'attachments/delete-attachment': {
+    summary: 'Delete an attachment permanently',
+    tag: 'Attachments',
+    pathDescriptions: REQUEST_PATH,
+    outcomes: { 204: { description: 'Deleted, every version of the file', body: 'none' } },
+    failures: [404, 409],
+  },
+  'portal-accounts/create-portal-account': {
+    summary: 'Create a portal account',
+    tag: 'Portal accounts',
+    description: 'The password and TOTP secret are envelope-encrypted and never returned.',
+    body: { schema: 'PortalAccount' },
+    idempotent: true,
+    outcomes: account('Created', 201, ['ETag', 'Location']),
+    failures: [404, 409],
+  },
+  'portal-accounts/list-portal-accounts': {
+    summary: "List the portal accounts of a client user's organization",
+    tag: 'Portal accounts',
+    pathDescriptions: { externalId: 'The clientUserId whose organization’s accounts are listed' },
+    querySchema: 'PortalAccountListQuery',
+    outcomes: { 200: { description: 'A page, oldest first', body: 'PortalAccountPage' } },
+    failures: [404],
+  },
+  'portal-accounts/get-portal-account': {
+    summary: 'Read a portal account',
+    tag: 'Portal accounts',
+    pathDescriptions: ACCOUNT_PATH,
+    ifNoneMatch: true,
+    outcomes: { ...account('The account'), ...notModified },
+    failures: [404],
+  },
+  'portal-accounts/replace-portal-account': {
+    summary: 'Replace a portal account',
+    tag: 'Portal accounts',
+    body: { schema: 'PortalAccountReplacement' },
+    pathDescriptions: ACCOUNT_PATH,
+    ifMatch: true,
+    outcomes: account('Replaced'),
+    failures: [404, 409, 412],
+  },
+  'portal-accounts/delete-portal-account': {
+    summary: 'Delete a portal account',
+    tag: 'Portal accounts',
+    pathDescriptions: ACCOUNT_PATH,
+    ifMatch: true,
+    outcomes: { 204: { description: 'Deleted', body: 'none' } },
+    failures: [404, 412],
+  },
+  'portal-accounts/filter-portal-accounts': {
+    summary: 'Filter portal accounts',
+    tag: 'Portal accounts',
+    description: 'By portal, payer, status and free text (display name or username), with signed cursors.',
+    body: { schema: 'PortalAccountFilter' },
+    outcomes: { 200: { description: 'A page, oldest first', body: 'PortalAccountPage' } },
+    failures: [404],
+  },
+  'rpa/issue-rpa-access-token': {
+    summary: 'Issue a scraper token for a request',
+    tag: 'Service-review automation',
+    body: { schema: 'RpaAccessRequest', optional: true },
+    outcomes: { 200: { description: 'The token and the session URL', body: 'RpaAccessToken' } },
+    failures: [404],
+  },
+  'rpa/get-scraper-session': {
+    summary: 'Read the scraper session',
+    tag: 'Service-review automation',
+    description:
+      'Authenticated by the scraper token (Authorization: Bearer, or ?token=), not by an API key. JSON, or an HTML page for a browser (Accept: text/html).',
+    query: { token: 'The scraper token, when it cannot go in the Authorization header' },
+    outcomes: {
+      200: { description: 'The latest runs, steps, values entered and screenshots', body: 'ScraperSession' },
+    },
+    failures: [404],
+  },
+  'rpa/start-view-on-page': {
+    summary: "Fill the payer portal's form, stopping before submitting",
+    tag: 'Service-review automation',
+    body: { schema: 'ViewOnPageRequest', optional: true },
+    idempotent: true,
+    outcomes: { 202: { description: 'The run is queued', body: 'RunStarted', headers: ['Location'] } },
+    failures: [404, 409],
+  },
+  'rpa/get-rpa-run': {
+    summary: 'Read an automation run',
+    tag: 'Service-review automation',
+    outcomes: { 200: { description: 'The run', body: 'Run' } },
+    failures: [404],
+  },
+  'rpa/start-check-auth-status': {
+    summary: 'Check the authorization status of up to 25 requests',
+    tag: 'Service-review automation',
+    body: { schema: 'CheckAuthStatusBatch', optional: true },
+    idempotent: true,
+    outcomes: { 202: { description: 'The batch is started', body: 'BatchStarted', headers: ['Location'] } },
+    failures: [404, 409],
+  },
+  'rpa/get-check-auth-status': {
+    summary: "Read a check-auth-status batch's progress",
+    tag: 'Service-review automation',
+    outcomes: { 200: { description: 'The progress', body: 'BatchProgress' } },
+    failures: [404],
+  },
+  'schemas/list-schemas': {
+    summary: 'List the JSON Schemas',
+    tag: 'Schemas',
+    outcomes: { 200: { description: 'The schemas clients can read and validate against', body: 'SchemaList' } },
+  },
+  'schemas/get-schema': {
+    summary: 'Read a JSON Schema',
+    tag: 'Schemas',
+    description: "Draft-07, with every array's items as an array of schemas, one per kind of element.",
+    outcomes: {
+      200: { description: 'The schema', body: 'JsonSchema', mediaType: 'application/schema+json' },
+    },
+    failures: [404],
+  },
+  'schemas/validate-payload': {
+    summary: 'Validate any payload against a schema',
+    tag: 'Schemas',
+    body: { anyJson: true },
+    outcomes: { 200: { description: 'The Validation result, whatever it is', body: 'ValidationResult' } },
+    failures: [404],
+  },
+  'docs/get-openapi-document': {
+    summary: 'This OpenAPI document',
+    tag: 'API description',
+    outcomes: { 200: { description: 'OpenAPI 3.1', body: 'OpenApiDocument' } },
+  },
+  'docs/get-api-reference': {
+    summary: 'The API reference page',
+    tag: 'API description',
+    description: 'An HTML page rendering this document; it works offline (nothing is loaded from elsewhere).',
+    outcomes: { 200: { description: 'The page', body: 'Html', mediaType: 'text/html' } },
+  },
+  'docs/get-api-reference-script': {
+    summary: "The reference page's renderer",
+    tag: 'API description',
+    outcomes: { 200: { description: 'JavaScript (Scalar)', body: 'JavaScript', mediaType: 'text/javascript' } },
+  },
+};

@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { asComponentSchema, buildOpenApiDocument } from '#lib/openapi/document';
+import { operations } from '#lib/openapi/operations';
+import { readRouteAsset } from '#lib/openapi/route-assets';
+import { functionNameOf, OPENAPI_DOCUMENT, routes } from '#lib/routes';
+import { schemaSources } from '#lib/validation/schema-sources';
+
+type Json = Record<string, any>;
+const document: Json = JSON.parse(readRouteAsset(OPENAPI_DOCUMENT));
+const operationOf = (route: (typeof routes)[number]): Json => document.paths[route.path][route.method.toLowerCase()];
+
+/** What the handler module itself says of its body: the schema it validates with, multipart or not. */
+const handlerBodyOf = (handler: string) => {
+  const source = readFileSync(new URL(`../../functions/${handler}.ts`, import.meta.url), 'utf8');
+  return {
+    schema: /json: \{[^}]*schema: '(\w+)'/.exec(source)?.[1],
+    json: /json: \{/.test(source),
+    multipart: /multipart: \{/.test(source),
+  };
+};
+
+describe('the OpenAPI document', () => {
+  it('is what the route table and the schemas make now (the build step ran)', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(document).toEqual(buildOpenApiDocument({ routes, schemaSources, version }));
+  });
+
+  it('is valid OpenAPI 3.1 for a real validator', async () => {
+    const validator = new Validator();
+    expect(await validator.validate(structuredClone(document))).toEqual({ valid: true });
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('has every route-table row, and nothing else', () => {
+    const documented = Object.entries(document.paths as Json).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented.sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
+    expect(Object.keys(operations).sort()).toEqual([...new Set(routes.map((route) => route.handler))].sort());
+  });
+
+  it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))('%s', (_name, route) => {
+    const operation = operationOf(route);
+    expect(operation.operationId).toBe(functionNameOf(route));
+    // Path parameters: exactly the template's variables, all required.
+    const pathNames = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+    const pathParameters = (operation.parameters ?? []).filter((parameter: Json) => parameter.in === 'path');
+    expect(pathParameters.map((parameter: Json) => parameter.name)).toEqual(pathNames);
+    for (const parameter of pathParameters) expect(parameter.required).toBe(true);
+    // The body: the schema the handler validates with, multipart where it takes a form.
+    const body = handlerBodyOf(route.handler);
+    const content = operation.requestBody?.content ?? {};
+    expect(content['application/json']?.schema?.$ref).toBe(
+      body.schema ? `#/components/schemas/${body.schema}` : undefined,
+    );
+    expect(content['application/json'] !== undefined).toBe(body.json);
+    expect(content['multipart/form-data'] !== undefined).toBe(body.multipart);
+    if (body.schema) {
+      expect(operation.responses['400'].content['application/json'].schema.$ref).toBe(
+        '#/components/schemas/ValidationResult',
+      );
+    }
+    // Every failure is problem details.
+    for (const [status, response] of Object.entries(operation.responses as Json)) {
+      if (Number(status) >= 400) {
+        expect(response.content['application/problem+json'].schema.$ref).toBe('#/components/schemas/ProblemDetails');
+      }
+    }
+    // Security: the key by default, none for the public description, the scraper token for the session.
+    if (route.auth === 'public') expect(operation.security).toEqual([]);
+    else if (route.auth === 'scraper-token') {
+      expect(operation.security).toEqual([{ scraperToken: [] }, { scraperTokenQuery: [] }]);
+    } else expect(operation.security).toBeUndefined();
+    // Obsolete routes: deprecated, and every response says so in its headers.
+    expect(operation.deprecated).toBe(route.successor ? true : undefined);
+    if (route.successor) {
+      for (const response of Object.values(operation.responses as Json)) {
+        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+      }
+    }
+  });
+
+  it('names ETag and Location where the handlers send them', () => {
+    const byHandler = (handler: string) => operationOf(routes.find((route) => route.handler === handler)!);
+    expect(Object.keys(byHandler('requests/get-request').responses['200'].headers)).toEqual(['ETag']);
+    expect(Object.keys(byHandler('requests/get-request').responses['304'].headers)).toEqual(['ETag']);
+    expect(Object.keys(byHandler('requests/create-request').responses['201'].headers)).toEqual(['ETag', 'Location']);
+    expect(Object.keys(byHandler('attachments/download-attachment').responses['303'].headers)).toEqual(['Location']);
+    expect(byHandler('requests/get-request').parameters.map((parameter: Json) => parameter.name)).toContain(
+      'If-None-Match',
+    );
+    expect(byHandler('requests/create-request').parameters.map((parameter: Json) => parameter.name)).toContain(
+      'Idempotency-Key',
+    );
+  });
+
+  it('holds the very schemas the validators are compiled from, the Validation result and problem details', () => {
+    const schemas = document.components.schemas;
+    for (const [name, source] of Object.entries(schemaSources)) {
+      expect(schemas[name]).toEqual(asComponentSchema(source));
+      const { $schema: _draft, $id: _id, ...members } = source;
+      expect(schemas[name]).toEqual(members);
+    }
+    expect(schemas.ValidationResult.required).toEqual(['succeeded', 'errors', 'type']);
+    expect(schemas.ProblemDetails.required).toEqual(['type', 'title', 'status']);
+    expect(document.components.securitySchemes.apiKey).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+    });
+    expect(document.security).toEqual([{ apiKey: [] }]);
+    // The list route's query parameters are the members of the schema the handler checks them with.
+    const list = operationOf(routes.find((route) => route.handler === 'portal-accounts/list-portal-accounts')!);
+    expect(list.parameters.filter((parameter: Json) => parameter.in === 'query').map((p: Json) => p.name)).toEqual(
+      Object.keys(schemaSources.PortalAccountListQuery.properties as Json),
+    );
+  });
+
+  it('refuses a draft-07 keyword that OpenAPI 3.1 reads differently', () => {
+    expect(() => asComponentSchema({ definitions: {} })).toThrow(/definitions/);
+    expect(() => asComponentSchema({ properties: { a: { items: [{}] } } })).toThrow(/\/properties\/a\/items/);
+  });
+});
