@@ -6,13 +6,12 @@ import {
   staleVersion,
   VersionConflict,
 } from '#lib/concurrency';
-import { cursorSigningKeys, secretsKeyring } from '#lib/crypto/config';
-import type { Keyring } from '#lib/crypto/keyring';
+import { cursorSigningKeys } from '#lib/crypto/config';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '#lib/errors';
 import { log } from '#lib/log';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
-import { sealCredential } from './credentials.ts';
+import type { CredentialSealer } from './credentials.ts';
 import { type CursorScope, decodeCursor, encodeCursor, filterHashOf } from './cursor.ts';
 import {
   normalizeSearchText,
@@ -122,7 +121,8 @@ const retryOptions = (p: Preconditions) => ({
 export interface PortalAccountDependencies {
   store: PortalAccountStore;
   tenants: Pick<TenantStore, 'getClientUser'>;
-  keyring?: () => Keyring;
+  /** Seals secrets; only create and replace need it (service.ts). */
+  sealer?: CredentialSealer;
   cursorKeys?: () => Buffer[] | Promise<Buffer[]>;
   now?: () => Date;
   maxEvaluatedPerPage?: number;
@@ -138,10 +138,14 @@ const describedBy = (input: PortalAccountInput) => ({
   status: input.status ?? ('active' as const),
 });
 
+const noSealer: CredentialSealer = () => {
+  throw new Error('This portal-account service was built without a sealer (see service.ts)');
+};
+
 export const portalAccountService = ({
   store,
   tenants,
-  keyring = secretsKeyring,
+  sealer = noSealer,
   cursorKeys = cursorSigningKeys,
   now = () => new Date(),
   maxEvaluatedPerPage = MAX_EVALUATED_PER_PAGE,
@@ -212,12 +216,12 @@ export const portalAccountService = ({
         ...ref,
         ...describedBy(input),
         lastLogin: null,
-        password: await sealCredential(keyring(), ref, 'password', input.password),
+        password: await sealer(ref, 'password', input.password),
         passwordChangedAt: at,
         totpSecret:
           input.totpSecret === undefined
             ? null
-            : await sealCredential(keyring(), ref, 'totpSecret', normalizeTotpSecret(input.totpSecret)),
+            : await sealer(ref, 'totpSecret', normalizeTotpSecret(input.totpSecret)),
         totpSecretChangedAt: input.totpSecret === undefined ? null : at,
         version: 1,
         createdAt: at,
@@ -269,17 +273,14 @@ export const portalAccountService = ({
           ...ref,
           ...describedBy(input),
           lastLogin: current.lastLogin,
-          password:
-            input.password === undefined
-              ? current.password
-              : await sealCredential(keyring(), ref, 'password', input.password),
+          password: input.password === undefined ? current.password : await sealer(ref, 'password', input.password),
           passwordChangedAt: input.password === undefined ? current.passwordChangedAt : at,
           totpSecret:
             input.totpSecret === undefined
               ? current.totpSecret
               : input.totpSecret === null
                 ? null
-                : await sealCredential(keyring(), ref, 'totpSecret', normalizeTotpSecret(input.totpSecret)),
+                : await sealer(ref, 'totpSecret', normalizeTotpSecret(input.totpSecret)),
           totpSecretChangedAt: totpChanged ? at : current.totpSecretChangedAt,
           version: current.version + 1,
           createdAt: current.createdAt,

@@ -3,15 +3,17 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDecrypt } from '@aws-crypto/decrypt-node';
+import { buildEncrypt } from '@aws-crypto/encrypt-node';
 import { AlgorithmSuiteIdentifier, CommitmentPolicy } from '@aws-crypto/material-management-node';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cursorKeysFromEnvironment, KeyConfigurationError, keyringFromEnvironment } from '#lib/crypto/config';
+import { cursorKeysFromEnvironment, KeyConfigurationError } from '#lib/crypto/config';
 import { openSecret, type SealedSecretV1, type SealedSecretV2, sealSecret } from '#lib/crypto/envelope';
 import { loadOrCreateKeyFile } from '#lib/crypto/key-file';
 import { canonicalContext, type Keyring, SecretDecryptionError } from '#lib/crypto/keyring';
 import { kmsKeyring } from '#lib/crypto/kms-keyring';
 import { localKeyring } from '#lib/crypto/local-keyring';
+import { keyringFromEnvironment } from '#lib/crypto/secrets-keyring';
 import { encryptionContextOf, openPortalCredentials, sealCredential } from '#lib/portal-accounts/credentials';
 import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 import { sealV1WithLocalKey } from '#test/support/legacy-envelope';
@@ -94,13 +96,10 @@ describe('envelope encryption with the local keyring (AWS Encryption SDK)', () =
     expect(await openSecret(keyring, sealed, context)).toBe(secret);
   });
 
-  it('commits to the key and signs (ECDSA P-384); the context is ours plus the SDK public key alone', async () => {
+  it('commits to the key (pinned suite, one data key); the stored context is exactly ours', async () => {
     const header = await headerContextOf(keyring, await sealSecret(keyring, secret, context));
-    expect(header.suiteId).toBe(AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY_ECDSA_P384);
-    expect(Object.keys(header.encryptionContext).sort()).toEqual(
-      [...Object.keys(context), 'aws-crypto-public-key'].sort(),
-    );
-    expect(header.encryptionContext).toMatchObject(context);
+    expect(header.suiteId).toBe(AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY);
+    expect(header.encryptionContext).toEqual(context);
     expect(header.encryptedDataKeys).toHaveLength(1);
     expect(header.encryptedDataKeys[0]!.providerId).toBe('service-review/local-secrets-key');
   });
@@ -131,6 +130,17 @@ describe('envelope encryption with the local keyring (AWS Encryption SDK)', () =
     // Sealed with an extra entry, opened expecting the subset: the SDK alone would accept it.
     const sealed = await sealSecret(keyring, secret, { ...context, portalAccountId: 'acc-9' });
     await expect(openSecret(keyring, sealed, context)).rejects.toBeInstanceOf(SecretDecryptionError);
+  });
+
+  it('refuses an SDK message of another suite: the signing suite adds its own context key', async () => {
+    const { encrypt } = buildEncrypt(CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT);
+    const { result, messageHeader } = await encrypt(keyring.encryptionSdkKeyring().keyring, secret, {
+      encryptionContext: context,
+      suiteId: AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY_ECDSA_P384,
+    });
+    expect(Object.keys(messageHeader.encryptionContext)).toContain('aws-crypto-public-key');
+    const signed = { v: 2 as const, keyring: 'local' as const, message: result.toString('base64') };
+    await expect(openSecret(keyring, signed, context)).rejects.toBeInstanceOf(SecretDecryptionError);
   });
 
   it('fails when any byte of the message is altered, or it is cut short', async () => {
@@ -245,7 +255,7 @@ describe('envelope encryption with the KMS keyring', () => {
     expect(sealed).toMatchObject({ v: 2, keyring: 'kms' });
     const generate = kms.sent[0] as GenerateDataKeyCommand;
     expect(generate.input).toMatchObject({ KeyId: keyArn, NumberOfBytes: 32, EncryptionContext: context });
-    expect(Object.keys(generate.input.EncryptionContext!)).toContain('aws-crypto-public-key');
+    expect(generate.input.EncryptionContext).toEqual(context);
     expect(await openSecret(keyring, sealed, context)).toBe(secret);
     const decrypt = kms.sent[1] as DecryptCommand;
     expect(decrypt.input).toMatchObject({ KeyId: keyArn, EncryptionContext: context });
