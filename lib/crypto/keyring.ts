@@ -8,7 +8,7 @@ import type { KeyringNode } from '@aws-crypto/material-management-node';
  * encryption context: it only unwraps with the exact context it was issued for.
  *
  * Adapters: kms-keyring.ts (AWS KMS GenerateDataKey / Decrypt) and local-keyring.ts (a 256-bit
- * key in a file under the local state directory). config.ts picks one from the environment.
+ * key in a file under the local state directory). secrets-keyring.ts picks one from the environment.
  */
 export type EncryptionContext = Readonly<Record<string, string>>;
 

@@ -10,8 +10,8 @@ import { type EncryptionContext, type Keyring, SecretDecryptionError } from './k
 
 /**
  * Keyring adapter for AWS KMS. The Encryption SDK's KMS keyring gets each data key from
- * GenerateDataKey on the configured symmetric KMS key with the encryption context; KMS binds the context to the wrapped key, records it in CloudTrail,
- * and Decrypt refuses any other context. The API functions hold kms:GenerateDataKey only;
+ * GenerateDataKey on the configured symmetric KMS key with the encryption context; KMS binds the
+ * context to the wrapped key, records it in CloudTrail, and Decrypt refuses any other context. The API functions hold kms:GenerateDataKey only;
  * kms:Decrypt is granted to the RPA workers alone.
  *
  * The SDK keyring is built from @aws-crypto/kms-keyring over this process's own module-scope
