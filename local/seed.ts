@@ -43,7 +43,7 @@ export const seedDemo = async (stateDir: string, env: NodeJS.ProcessEnv = proces
  * members the portal knows. Created through the services (secrets sealed as for any client), once.
  */
 export const seedAutomationDemo = async (clientId: string, clientUserId: string) => {
-  const { portalAccounts } = await import('#lib/portal-accounts/service');
+  const { portalAccountsWithSecrets: portalAccounts } = await import('#lib/portal-accounts/service-with-secrets');
   const { requests } = await import('#lib/requests/service');
   const { SANDBOX_DEMO_MEMBERS, SANDBOX_MEMBERS, SANDBOX_PAYER_ID, SANDBOX_SERVICE_FROM_DATE, SANDBOX_USERS } =
     await import('./sandbox-portal/seed.ts');

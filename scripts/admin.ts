@@ -28,8 +28,11 @@ const usage = `Usage: npm run admin -- <command>
   revoke-api-key <apiKey>                                (a leaked key whose id is not at hand)
   create-organization <clientId> <name>                  → {"organizationId"}
   create-client-user <clientId> <organizationId> <clientUserId>
+  reencrypt-portal-secrets [--client <clientId>]         → {"found","resealed","changedConcurrently","failed"}
 <duration>: whole hours or days, 1h to 365d (e.g. 12h, 90d); keys do not expire without it.
 --organization: the key reaches only that organization of the client (docs/security.md); the whole client without it.
+reencrypt-portal-secrets: re-seals portal secrets stored before the Encryption SDK (v1), all clients' or one's; run it
+again until "found" is 0. Needs the secrets key's Decrypt: the local stack's key file (docs/security.md).
 --rate, --burst: the client's own requests per second (1 to 10000) and burst (1 to 5000), both or neither;
 --quota-per-day: requests per UTC day (the local gateway's and, on AWS, the client's own usage plan's).
 docs/security.md, "Throttling and quotas"; storage quotas: docs/security.md, "Quotas".
@@ -58,6 +61,7 @@ const [command, ...argv] = process.argv.slice(2);
 const args: string[] = [];
 let expiresIn: string | undefined;
 let organization: string | undefined;
+let clientOption: string | undefined;
 /** --rate, --burst, --quota-per-day as given; --default clears a client's limits. */
 const limitOptions = { '--rate': 'rateLimit', '--burst': 'burstLimit', '--quota-per-day': 'quotaPerDay' } as const;
 const limits: { rateLimit?: number; burstLimit?: number; quotaPerDay?: number } = {};
@@ -82,6 +86,8 @@ for (let i = 0; i < argv.length; i++) {
   const next = () => argv[++i];
   const expiry = optionValue('--expires-in', arg, next);
   const organizationOption = expiry === undefined ? optionValue('--organization', arg, next) : undefined;
+  const clientValue =
+    expiry === undefined && organizationOption === undefined ? optionValue('--client', arg, next) : undefined;
   const limitOption = Object.keys(limitOptions).find((name) => arg === name || arg.startsWith(`${name}=`)) as
     | keyof typeof limitOptions
     | undefined;
@@ -96,6 +102,9 @@ for (let i = 0; i < argv.length; i++) {
     defaultLimits = true;
   } else if (expiry !== undefined) {
     expiresIn = expiry;
+  } else if (clientValue !== undefined) {
+    if (clientValue.trim() === '') fail(`--client takes a client id.\n${usage}`);
+    clientOption = clientValue;
   } else if (organizationOption !== undefined) {
     if (organizationOption.trim() === '') fail(`--organization takes an organization id.\n${usage}`);
     organization = organizationOption;
@@ -105,11 +114,15 @@ for (let i = 0; i < argv.length; i++) {
     args.push(arg);
   }
 }
-const need = (count: number, { expiring = false, restricting = false, limiting = false, storing = false } = {}) => {
+const need = (
+  count: number,
+  { expiring = false, restricting = false, limiting = false, storing = false, ofClient = false } = {},
+) => {
   if (args.length !== count || args.some((arg) => arg.trim() === ''))
     fail(`${command} takes ${count} argument(s).\n${usage}`);
   if (expiresIn !== undefined && !expiring) fail(`${command} takes no --expires-in.\n${usage}`);
   if (organization !== undefined && !restricting) fail(`${command} takes no --organization.\n${usage}`);
+  if (clientOption !== undefined && !ofClient) fail(`${command} takes no --client.\n${usage}`);
   if ((Object.keys(limits).length > 0 || (defaultLimits && !storing)) && !limiting)
     fail(`${command} takes no --rate, --burst, --quota-per-day or --default.\n${usage}`);
   if (Object.keys(storageQuotas).length > 0 && !storing)
@@ -240,6 +253,22 @@ const commands: Record<string, () => Promise<unknown>> = {
   'create-client-user': async () => {
     const [clientId, organizationId, clientUserId] = need(3);
     return admin.createClientUser(clientId!, organizationId!, clientUserId!);
+  },
+  'reencrypt-portal-secrets': async () => {
+    need(0, { ofClient: true });
+    if (clientOption !== undefined && !(await dynamoTenantStore.getClient(clientOption))) {
+      return fail(`Unknown client ${clientOption}`);
+    }
+    const { CURRENT_ENVELOPE_VERSION } = await import('#lib/crypto/envelope');
+    const { secretsKeyring } = await import('#lib/crypto/secrets-keyring');
+    const { portalAccountsSealedBefore } = await import('#lib/portal-accounts/dynamo-envelope-scan');
+    const { dynamoPortalAccountStore } = await import('#lib/portal-accounts/dynamo-portal-account-store');
+    const { resealPortalSecrets } = await import('#lib/portal-accounts/secret-migration');
+    return resealPortalSecrets({
+      accounts: portalAccountsSealedBefore(CURRENT_ENVELOPE_VERSION, clientOption),
+      store: dynamoPortalAccountStore,
+      keyring: secretsKeyring(),
+    });
   },
 };
 

@@ -3,7 +3,7 @@ import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { etagOf, type NewPortalAccount, representationOf } from '#lib/portal-accounts/portal-accounts';
-import { portalAccounts } from '#lib/portal-accounts/service';
+import { portalAccountsWithSecrets } from '#lib/portal-accounts/service-with-secrets';
 
 /**
  * POST /api/external/v1.1/Portals/accounts (and the obsolete v1 mirror): creates an account in the
@@ -13,7 +13,7 @@ import { portalAccounts } from '#lib/portal-accounts/service';
  */
 export const handler = endpoint<NewPortalAccount>(
   async (event) => {
-    const account = await portalAccounts.create(scopeOf(event), event.body);
+    const account = await portalAccountsWithSecrets.create(scopeOf(event), event.body);
     return json(201, representationOf(account), {
       ETag: etagOf(account),
       Location: resourceUrl(event, 'portal-accounts/get-portal-account', { externalId: account.externalId }),

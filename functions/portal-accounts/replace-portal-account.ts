@@ -2,7 +2,7 @@ import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import { etagOf, type PortalAccountInput, representationOf } from '#lib/portal-accounts/portal-accounts';
-import { portalAccounts } from '#lib/portal-accounts/service';
+import { portalAccountsWithSecrets } from '#lib/portal-accounts/service-with-secrets';
 
 /**
  * PUT /api/external/v1.1/Portals/accounts/{externalId}: replaces the non-secret fields; an omitted
@@ -11,7 +11,12 @@ import { portalAccounts } from '#lib/portal-accounts/service';
 export const handler = endpoint<PortalAccountInput>(
   async (event) => {
     const externalId = pathId(event, 'externalId');
-    const account = await portalAccounts.replace(scopeOf(event), externalId, event.body, header(event, 'if-match'));
+    const account = await portalAccountsWithSecrets.replace(
+      scopeOf(event),
+      externalId,
+      event.body,
+      header(event, 'if-match'),
+    );
     return json(200, representationOf(account), { ETag: etagOf(account) });
   },
   { json: { schema: 'PortalAccountReplacement' } },

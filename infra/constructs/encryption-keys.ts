@@ -133,13 +133,15 @@ const clientIdInEncryptionContext = { 'ForAnyValue:StringEquals': { 'kms:Encrypt
 
 /**
  * Lets a function create data keys for portal-account secrets (encrypt only) and tells it which
- * key to use (SECRETS_KEY_ID). Decryption is deliberately not part of this: see `grantSecretsDecrypt`.
+ * key to use (SECRETS_KEY_ID). GenerateDataKey alone: the Encryption SDK's KMS keyring, with one
+ * generator key and no other, never calls Encrypt (lib/crypto/kms-keyring.ts). Decryption is
+ * deliberately not part of this: see `grantSecretsDecrypt`.
  */
 export const bindSecretsKey = (fn: ServiceFunction, key: IKey) => {
   fn.addEnvironment('SECRETS_KEY_ID', key.keyArn);
   fn.role.addToPrincipalPolicy(
     new PolicyStatement({
-      actions: ['kms:GenerateDataKey', 'kms:Encrypt'],
+      actions: ['kms:GenerateDataKey'],
       resources: [key.keyArn],
       conditions: clientIdInEncryptionContext,
     }),
@@ -157,7 +159,7 @@ export const grantSecretsDecrypt = (grantee: IGrantable, key: IKey) =>
 
 /**
  * `secrets: 'decrypt'` (the browser worker's access): decrypts portal-account secrets, and nothing
- * else with that key; SECRETS_KEY_ID selects the KMS keyring (lib/crypto/config.ts).
+ * else with that key; SECRETS_KEY_ID selects the KMS keyring (lib/crypto/secrets-keyring.ts).
  */
 export const bindSecretsDecrypt = (fn: ServiceFunction, key: IKey) => {
   fn.addEnvironment('SECRETS_KEY_ID', key.keyArn);

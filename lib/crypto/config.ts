@@ -1,20 +1,12 @@
 import { join } from 'node:path';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { kms } from '#lib/aws/kms';
 import { secretsManager } from '#lib/aws/secrets-manager';
 import { loadOrCreateKeyFile } from './key-file.ts';
-import type { Keyring } from './keyring.ts';
-import { kmsKeyring } from './kms-keyring.ts';
-import { localKeyring } from './local-keyring.ts';
 
 /**
- * Which keys this process uses, decided once from the environment (and nowhere else):
- *
- * Secrets keyring (envelope encryption of portal-account secrets)
- *   SECRETS_KEY_ID set          → AWS KMS, that key (ARN, id or alias). Set by the CDK app.
- *   else LOCAL_SECRETS_KEY_FILE → a local 256-bit key in that file
- *   else LOCAL_STATE_DIR        → a local key in $LOCAL_STATE_DIR/secrets.key (the local stack sets it)
- *   else                        → configuration error (never a silent fallback on AWS)
+ * Which keys this process uses, decided once from the environment (and nowhere else). The secrets
+ * keyring is chosen the same way in secrets-keyring.ts, apart so that only the functions that seal
+ * or open secrets bundle the Encryption SDK.
  *
  * Signing keys (HMAC-SHA-256), one SigningKeySource per purpose: pagination cursors (CURSOR_SIGNING_*,
  * below) and scraper tokens (RPA_TOKEN_*, lib/rpa/scraper-token.ts), each resolved the same way:
@@ -28,7 +20,7 @@ import { localKeyring } from './local-keyring.ts';
  *
  * Local key files are created on first use with mode 0600.
  */
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 export class KeyConfigurationError extends Error {
   constructor(message: string) {
@@ -37,17 +29,9 @@ export class KeyConfigurationError extends Error {
   }
 }
 
-const localFile = (env: Env, explicit: string, name: string) =>
+/** `env[explicit]`, else `name` under LOCAL_STATE_DIR, else undefined. */
+export const localKeyFile = (env: Env, explicit: string, name: string) =>
   env[explicit] || (env.LOCAL_STATE_DIR ? join(env.LOCAL_STATE_DIR, name) : undefined);
-
-export const keyringFromEnvironment = (env: Env = process.env): Keyring => {
-  if (env.SECRETS_KEY_ID) return kmsKeyring(kms, env.SECRETS_KEY_ID);
-  const file = localFile(env, 'LOCAL_SECRETS_KEY_FILE', 'secrets.key');
-  if (file) return localKeyring(file);
-  throw new KeyConfigurationError(
-    'No secrets key: set SECRETS_KEY_ID (KMS) or LOCAL_SECRETS_KEY_FILE / LOCAL_STATE_DIR',
-  );
-};
 
 /** Where one kind of HMAC signing key comes from (see the header of this file). */
 export interface SigningKeySource {
@@ -91,7 +75,7 @@ export const signingKeysFromEnvironment = async (
     if (!SecretString) throw new KeyConfigurationError(`The ${source.label} secret is empty`);
     return parseSigningKeys(SecretString, `The ${source.label} secret`);
   }
-  const file = localFile(env, source.fileVariable, source.fileName);
+  const file = localKeyFile(env, source.fileVariable, source.fileName);
   if (file) return [loadOrCreateKeyFile(file)];
   throw new KeyConfigurationError(
     `No ${source.label} key: set ${source.keyVariable}, ${source.secretArnVariable} or ${source.fileVariable} / LOCAL_STATE_DIR`,
@@ -111,14 +95,6 @@ export const signingKeysOnce = (source: SigningKeySource) => {
     });
     return resolved;
   };
-};
-
-let keyring: Keyring | undefined;
-
-/** The process's secrets keyring, resolved on first use (handlers import this at module scope). */
-export const secretsKeyring = (): Keyring => {
-  keyring ??= keyringFromEnvironment();
-  return keyring;
 };
 
 /** The cursor signing keys of this container. */

@@ -1,43 +1,48 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createDecipheriv, createHash } from 'node:crypto';
+import { RawAesKeyringNode, RawAesWrappingSuiteIdentifier } from '@aws-crypto/raw-aes-keyring-node';
 import { loadOrCreateKeyFile } from './key-file.ts';
 import { canonicalContext, type EncryptionContext, type Keyring, SecretDecryptionError } from './keyring.ts';
 
 /**
  * Keyring adapter for the local stack: the key-encryption key is a 256-bit key in a file under the
- * local state directory (created on first use, mode 0600). Data keys are random and wrapped with
- * AES-256-GCM under that key, with the canonical encryption context as additional authenticated
- * data, so a wrapped key only unwraps with the context it was issued for (as with KMS).
+ * local state directory (created on first use, mode 0600). The Encryption SDK's raw AES keyring
+ * wraps each data key with AES-256-GCM under it, binding the encryption context, so a wrapped key
+ * only unwraps with the context it was issued for (as with KMS). Its key name is the key's
+ * fingerprint: an envelope sealed under another local key names a key this keyring does not hold.
  *
- * Wrapped data key layout: iv (12) ‖ ciphertext (32) ‖ tag (16).
+ * v1 wrapped data key layout (before the Encryption SDK): iv (12) ‖ ciphertext (32) ‖ tag (16),
+ * the canonical context as additional authenticated data.
  */
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+const KEY_NAMESPACE = 'service-review/local-secrets-key';
 
 /** A stable, non-secret name for a key: the first 16 hex digits of a domain-separated SHA-256. */
 export const localKeyIdOf = (key: Buffer) =>
   `local:${createHash('sha256').update('service-review/local-secrets-key/v1\n').update(key).digest('hex').slice(0, 16)}`;
 
 export const localKeyring = (keyFile: string): Keyring => {
-  let cached: { key: Buffer; keyId: string } | undefined;
+  let cached: { key: Buffer; keyId: string; keyring: RawAesKeyringNode } | undefined;
   const kek = () => {
     if (!cached) {
       const key = loadOrCreateKeyFile(keyFile);
-      cached = { key, keyId: localKeyIdOf(key) };
+      const keyId = localKeyIdOf(key);
+      const keyring = new RawAesKeyringNode({
+        keyNamespace: KEY_NAMESPACE,
+        keyName: keyId,
+        // The SDK takes a buffer of its own (not a view into Node's shared pool).
+        unencryptedMasterKey: Uint8Array.from(key),
+        wrappingSuite: RawAesWrappingSuiteIdentifier.AES256_GCM_IV12_TAG16_NO_PADDING,
+      });
+      cached = { key, keyId, keyring };
     }
     return cached;
   };
 
   return {
     kind: 'local',
-    generateDataKey: async (context: EncryptionContext) => {
-      const { key, keyId } = kek();
-      const plaintext = randomBytes(32);
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
-      cipher.setAAD(canonicalContext(context));
-      const wrapped = Buffer.concat([iv, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
-      return { plaintext, wrapped, keyId };
-    },
+    // Unwrapping is local: nothing transient can fail.
+    encryptionSdkKeyring: () => ({ keyring: kek().keyring, transientFailure: () => undefined }),
     unwrapDataKey: async (wrapped: Buffer, keyId: string, context: EncryptionContext) => {
       const { key, keyId: ownKeyId } = kek();
       if (keyId !== ownKeyId || wrapped.length !== IV_BYTES + 32 + TAG_BYTES) throw new SecretDecryptionError();

@@ -1,6 +1,6 @@
-import { secretsKeyring } from '#lib/crypto/config';
 import { openSecret, type SealedSecret, sealSecret } from '#lib/crypto/envelope';
 import type { EncryptionContext, Keyring } from '#lib/crypto/keyring';
+import { secretsKeyring } from '#lib/crypto/secrets-keyring';
 import type { StoredPortalAccount } from './portal-account-store.ts';
 
 /**
@@ -30,6 +30,14 @@ export const encryptionContextOf = (account: AccountRef, field: SecretField): En
 
 export const sealCredential = (keyring: Keyring, account: AccountRef, field: SecretField, secret: string) =>
   sealSecret(keyring, secret, encryptionContextOf(account, field));
+
+/** Seals one secret of one account (portal-accounts.ts takes it as a dependency: see service.ts). */
+export type CredentialSealer = (account: AccountRef, field: SecretField, secret: string) => Promise<SealedSecret>;
+
+export const credentialSealer =
+  (keyring: () => Keyring = secretsKeyring): CredentialSealer =>
+  (account, field, secret) =>
+    sealCredential(keyring(), account, field, secret);
 
 export interface PortalCredentials {
   username: string;

@@ -6,14 +6,13 @@ import {
   staleVersion,
   VersionConflict,
 } from '#lib/concurrency';
-import { cursorSigningKeys, secretsKeyring } from '#lib/crypto/config';
-import type { Keyring } from '#lib/crypto/keyring';
+import { cursorSigningKeys } from '#lib/crypto/config';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '#lib/errors';
 import { log } from '#lib/log';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { StorageQuotas } from '#lib/tenancy/storage-quotas';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
-import { sealCredential } from './credentials.ts';
+import type { CredentialSealer } from './credentials.ts';
 import { type CursorScope, decodeCursor, encodeCursor, filterHashOf } from './cursor.ts';
 import {
   normalizeSearchText,
@@ -125,7 +124,8 @@ export interface PortalAccountDependencies {
   tenants: Pick<TenantStore, 'getClientUser'>;
   /** The portal accounts per organization quota: counted on create and move, given back on delete and move. */
   quotas: Pick<StorageQuotas, 'reservePortalAccount' | 'releasePortalAccount'>;
-  keyring?: () => Keyring;
+  /** Seals secrets; only create and replace need it (service.ts). */
+  sealer?: CredentialSealer;
   cursorKeys?: () => Buffer[] | Promise<Buffer[]>;
   now?: () => Date;
   maxEvaluatedPerPage?: number;
@@ -141,11 +141,15 @@ const describedBy = (input: PortalAccountInput) => ({
   status: input.status ?? ('active' as const),
 });
 
+const noSealer: CredentialSealer = () => {
+  throw new Error('This portal-account service was built without a sealer (see service.ts)');
+};
+
 export const portalAccountService = ({
   store,
   tenants,
   quotas,
-  keyring = secretsKeyring,
+  sealer = noSealer,
   cursorKeys = cursorSigningKeys,
   now = () => new Date(),
   maxEvaluatedPerPage = MAX_EVALUATED_PER_PAGE,
@@ -216,12 +220,12 @@ export const portalAccountService = ({
         ...ref,
         ...describedBy(input),
         lastLogin: null,
-        password: await sealCredential(keyring(), ref, 'password', input.password),
+        password: await sealer(ref, 'password', input.password),
         passwordChangedAt: at,
         totpSecret:
           input.totpSecret === undefined
             ? null
-            : await sealCredential(keyring(), ref, 'totpSecret', normalizeTotpSecret(input.totpSecret)),
+            : await sealer(ref, 'totpSecret', normalizeTotpSecret(input.totpSecret)),
         totpSecretChangedAt: input.totpSecret === undefined ? null : at,
         version: 1,
         createdAt: at,
@@ -275,17 +279,14 @@ export const portalAccountService = ({
           ...ref,
           ...describedBy(input),
           lastLogin: current.lastLogin,
-          password:
-            input.password === undefined
-              ? current.password
-              : await sealCredential(keyring(), ref, 'password', input.password),
+          password: input.password === undefined ? current.password : await sealer(ref, 'password', input.password),
           passwordChangedAt: input.password === undefined ? current.passwordChangedAt : at,
           totpSecret:
             input.totpSecret === undefined
               ? current.totpSecret
               : input.totpSecret === null
                 ? null
-                : await sealCredential(keyring(), ref, 'totpSecret', normalizeTotpSecret(input.totpSecret)),
+                : await sealer(ref, 'totpSecret', normalizeTotpSecret(input.totpSecret)),
           totpSecretChangedAt: totpChanged ? at : current.totpSecretChangedAt,
           version: current.version + 1,
           createdAt: current.createdAt,

@@ -4,8 +4,10 @@ import { dynamoPortalAccountStore } from './dynamo-portal-account-store.ts';
 import { portalAccountService } from './portal-accounts.ts';
 
 /**
- * The portal-account service on DynamoDB, with the configured keyring and cursor keys, built once
- * per cold start. Tests with other stores or limits use portalAccountService.
+ * The portal-account service on DynamoDB, with the configured cursor keys, built once per cold
+ * start: for the functions that read, list and delete. The ones that write secrets (create,
+ * replace) use service-with-secrets.ts, so that only they bundle the Encryption SDK. Tests with
+ * other stores or limits use portalAccountService.
  */
 export const portalAccounts = portalAccountService({
   store: dynamoPortalAccountStore,

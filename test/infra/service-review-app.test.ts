@@ -208,7 +208,7 @@ describe('least privilege', () => {
       }
       expect(onSecretsKey).toEqual([
         {
-          actions: ['kms:Encrypt', 'kms:GenerateDataKey'],
+          actions: ['kms:GenerateDataKey'],
           resources: expect.any(String),
           condition: { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } },
         },

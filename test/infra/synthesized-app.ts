@@ -187,10 +187,7 @@ export const expectedGrants = (
     }
   }
   if (access.secrets === 'encrypt') {
-    grants.push(
-      'kms:GenerateDataKey on secretsKey with clientId context',
-      'kms:Encrypt on secretsKey with clientId context',
-    );
+    grants.push('kms:GenerateDataKey on secretsKey with clientId context');
   }
   if (access.secrets === 'decrypt') grants.push('kms:Decrypt on secretsKey with clientId context');
   const secretReader = (secret: string) => {

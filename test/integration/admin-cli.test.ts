@@ -4,9 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
+import { localKeyFile } from '#lib/crypto/config';
+import { encryptionContextOf, openPortalCredentials, type SecretField } from '#lib/portal-accounts/credentials';
+import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { hashApiKey } from '#lib/tenancy/api-keys';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
-import { call } from '#test/support/api';
+import { call, newTenant, uniqueId } from '#test/support/api';
+import { sealV1WithLocalKey } from '#test/support/legacy-envelope';
 
 const run = promisify(execFile);
 
@@ -325,5 +329,63 @@ describe('admin CLI (npm run admin -- …)', () => {
       },
     });
     expect(await dynamoTenantStore.getClient(clientId)).not.toHaveProperty('usageIdentifierKey');
+  });
+});
+
+describe('reencrypt-portal-secrets', () => {
+  it('re-seals v1 envelopes of one client as v2, leaves others and their versions alone, and is idempotent', async () => {
+    const [tenant, other] = await Promise.all([newTenant('reseal'), newTenant('reseal-other')]);
+    /** An account created through the API (v2), then given v1 envelopes as items of before the migration hold. */
+    const accountWithV1 = async (owner: typeof tenant, secrets: { password: string; totpSecret: string }) => {
+      const externalId = uniqueId('acct');
+      const res = await call('POST', '/api/external/v1.1/Portals/accounts', {
+        apiKey: owner.apiKey,
+        body: { externalId, clientUserId: owner.clientUserId, portalId: 'sandbox', username: 'front.desk', ...secrets },
+      });
+      expect(res.status, res.text).toBe(201);
+      const stored = (await dynamoPortalAccountStore.get(owner.clientId, externalId))!;
+      const keyFile = localKeyFile(process.env, 'LOCAL_SECRETS_KEY_FILE', 'secrets.key')!;
+      const seal = (field: SecretField) =>
+        sealV1WithLocalKey(keyFile, secrets[field], encryptionContextOf(stored, field));
+      await dynamoPortalAccountStore.update(
+        { ...stored, password: seal('password'), totpSecret: seal('totpSecret') },
+        stored.version,
+      );
+      return (await dynamoPortalAccountStore.get(owner.clientId, externalId))!;
+    };
+    const secrets = { password: `pw-${uniqueId()}`, totpSecret: 'JBSWY3DPEHPK3PXP' };
+    const before = await accountWithV1(tenant, secrets);
+    const untouched = await accountWithV1(other, secrets);
+    expect(before.password.v).toBe(1);
+
+    expect(await admin('reencrypt-portal-secrets', '--client', tenant.clientId)).toEqual({
+      found: 1,
+      resealed: 1,
+      changedConcurrently: 0,
+      failed: 0,
+    });
+    const after = (await dynamoPortalAccountStore.get(tenant.clientId, before.externalId))!;
+    expect(after.password).toMatchObject({ v: 2, keyring: 'local' });
+    expect(after.totpSecret).toMatchObject({ v: 2, keyring: 'local' });
+    expect({ version: after.version, updatedAt: after.updatedAt }).toEqual({
+      version: before.version,
+      updatedAt: before.updatedAt,
+    });
+    expect(await openPortalCredentials(after)).toEqual({ username: 'front.desk', ...secrets });
+    // The other client's account was not in scope.
+    expect((await dynamoPortalAccountStore.get(other.clientId, untouched.externalId))!.password.v).toBe(1);
+
+    expect(await admin('reencrypt-portal-secrets', '--client', tenant.clientId)).toEqual({
+      found: 0,
+      resealed: 0,
+      changedConcurrently: 0,
+      failed: 0,
+    });
+    expect((await failureOf('reencrypt-portal-secrets', '--client', 'no-such-client')).error).toEqual({
+      error: 'Unknown client no-such-client',
+    });
+    expect((await failureOf('list-api-keys', tenant.clientId, '--client', tenant.clientId)).error.error).toMatch(
+      /takes no --client/,
+    );
   });
 });

@@ -5,8 +5,8 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
-import { secretsKeyring } from '#lib/crypto/config';
 import { SecretDecryptionError } from '#lib/crypto/keyring';
+import { secretsKeyring } from '#lib/crypto/secrets-keyring';
 import { openPortalCredentials } from '#lib/portal-accounts/credentials';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { routes } from '#lib/routes';
@@ -194,8 +194,11 @@ describe('portal-account secrets at rest and in logs', () => {
     expect(item).toBeDefined();
     expect(Object.keys(item)).not.toContain('password');
     expect(Object.keys(item)).not.toContain('totpSecret');
-    expect(item.passwordEnvelope).toMatchObject({ v: 1, alg: 'AES-256-GCM', keyring: 'local' });
-    expect(item.totpSecretEnvelope).toMatchObject({ v: 1, alg: 'AES-256-GCM', keyring: 'local' });
+    // Sealed by the Encryption SDK: the envelope is its message and nothing else.
+    for (const envelope of [item.passwordEnvelope, item.totpSecretEnvelope]) {
+      expect(Object.keys(envelope as object)).toEqual(['v', 'keyring', 'message']);
+      expect(envelope).toMatchObject({ v: 2, keyring: 'local', message: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/) });
+    }
 
     // The sealed values are the secrets: the RPA worker's decrypt path opens them with the stored context...
     const stored = (await dynamoPortalAccountStore.get(clientId, externalId))!;

@@ -5,9 +5,10 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { s3 } from '#lib/aws/s3';
 import { bucketName, tableName } from '#lib/config';
+import { localKeyFile } from '#lib/crypto/config';
 import { rpaRunEntity } from '#lib/entities/rpa';
 import { keys } from '#lib/keys';
-import { openPortalCredentials, type PortalCredentials } from '#lib/portal-accounts/credentials';
+import { encryptionContextOf, openPortalCredentials, type PortalCredentials } from '#lib/portal-accounts/credentials';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import {
@@ -28,6 +29,7 @@ import { uuidv7 } from '#lib/rpa/runs';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
 import { InvalidTaskInput, PortalUnavailable, RunNotFound, rpaWorker, type WorkerDependencies } from '#lib/rpa/worker';
 import { call, newTenant, uniqueId } from '#test/support/api';
+import { sealV1WithLocalKey } from '#test/support/legacy-envelope';
 import { newRequest, png } from './rpa-support.ts';
 
 /*
@@ -560,5 +562,34 @@ describe('RecordRunFailure and FinishBatch', () => {
     // Twice is once.
     expect(await worker.finishBatch({ clientId: tenant.clientId, batchId })).toEqual({ batchId, status: 'done' });
     expect((await dynamoRunStore.getBatch(tenant.clientId, batchId))!.version).toBe(2);
+  });
+});
+
+describe('portal secrets sealed before the Encryption SDK (v1) and by it (v2)', () => {
+  it('both open in the worker: the same login with either envelope, as the migration leaves items', async () => {
+    const v2 = testWorker({});
+    const stored = (await dynamoPortalAccountStore.get(tenant.clientId, accountId))!;
+    expect(stored.password).toMatchObject({ v: 2, keyring: 'local' });
+    await v2.worker.fillPortalForm((await queuedRun('view-on-page')).input);
+    expect(v2.seen.credentials).toEqual([{ username, password, totpSecret: null }]);
+
+    // An item written before the migration: v1 envelopes under the stack's own local key.
+    const current = (await dynamoPortalAccountStore.get(tenant.clientId, accountId))!;
+    const keyFile = localKeyFile(process.env, 'LOCAL_SECRETS_KEY_FILE', 'secrets.key')!;
+    const totpSecret = 'JBSWY3DPEHPK3PXP';
+    await dynamoPortalAccountStore.update(
+      {
+        ...current,
+        password: sealV1WithLocalKey(keyFile, password, encryptionContextOf(current, 'password')),
+        totpSecret: sealV1WithLocalKey(keyFile, totpSecret, encryptionContextOf(current, 'totpSecret')),
+        version: current.version + 1,
+      },
+      current.version,
+    );
+    expect((await dynamoPortalAccountStore.get(tenant.clientId, accountId))!.password).toMatchObject({ v: 1 });
+    const v1 = testWorker({});
+    const result = await v1.worker.fillPortalForm((await queuedRun('view-on-page')).input);
+    expect(result.outcome).toBe('form_filled');
+    expect(v1.seen.credentials).toEqual([{ username, password, totpSecret }]);
   });
 });

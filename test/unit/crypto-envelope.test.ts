@@ -1,16 +1,22 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildDecrypt } from '@aws-crypto/decrypt-node';
+import { buildEncrypt } from '@aws-crypto/encrypt-node';
+import { AlgorithmSuiteIdentifier, CommitmentPolicy } from '@aws-crypto/material-management-node';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cursorKeysFromEnvironment, KeyConfigurationError, keyringFromEnvironment } from '#lib/crypto/config';
-import { openSecret, sealSecret } from '#lib/crypto/envelope';
+import { cursorKeysFromEnvironment, KeyConfigurationError } from '#lib/crypto/config';
+import { openSecret, type SealedSecretV1, type SealedSecretV2, sealSecret } from '#lib/crypto/envelope';
 import { loadOrCreateKeyFile } from '#lib/crypto/key-file';
-import { SecretDecryptionError } from '#lib/crypto/keyring';
+import { canonicalContext, type Keyring, SecretDecryptionError } from '#lib/crypto/keyring';
 import { kmsKeyring } from '#lib/crypto/kms-keyring';
 import { localKeyring } from '#lib/crypto/local-keyring';
+import { keyringFromEnvironment } from '#lib/crypto/secrets-keyring';
 import { encryptionContextOf, openPortalCredentials, sealCredential } from '#lib/portal-accounts/credentials';
 import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import { sealV1WithLocalKey } from '#test/support/legacy-envelope';
 
 const dir = mkdtempSync(join(tmpdir(), 'crypto-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,25 +43,77 @@ describe('local key file', () => {
   });
 });
 
-describe('envelope encryption with the local keyring', () => {
+/** Envelopes written by the v1 code itself (before the Encryption SDK), under a fixed key. */
+const V1_KEY = 'AwoRGB8mLTQ7QklQV15lbHN6gYiPlp2kq7K5wMfO1dw=';
+const V1_LOCAL = {
+  password: {
+    v: 1,
+    alg: 'AES-256-GCM',
+    keyring: 'local',
+    keyId: 'local:feb34538ad4a3feb',
+    edk: 'sdvGXkmIGmdknBTL/pVPYKf9KHpihTWigjgpArOnCB9fXrD7zWu4UmcyWdgFo4/QLhFbNj6RSQSzkYBC',
+    iv: 'ZgWNJkDPuf3brzan',
+    ct: 'csmWgOGeed8=',
+    tag: '0ZxXkQsWnu2TsbnNIJCPLA==',
+  },
+  totpSecret: {
+    v: 1,
+    alg: 'AES-256-GCM',
+    keyring: 'local',
+    keyId: 'local:feb34538ad4a3feb',
+    edk: '83teNTuZVUiCO58dqEfKCHMk7y1wS+dlzoYyXMMavhkAPh/VRBqwXsJFp9S7NIj2J4XL1SxZzPsv4D55',
+    iv: 'yLplNJxu8CpN0AHW',
+    ct: 'npubDZ7Ty5oEyMo4Iu8qUg==',
+    tag: 'eG8zaaiFKCFuhgcGG3wDbQ==',
+  },
+} as const satisfies Record<string, SealedSecretV1>;
+const v1Ref = { clientId: 'c1', organizationId: 'o1', externalId: 'acc-1' };
+const v1KeyFile = () => {
+  const path = join(dir, 'v1-fixture.key');
+  writeFileSync(path, `${V1_KEY}\n`, { mode: 0o600 });
+  return path;
+};
+
+/** The SDK message's header: its encryption context, to check what is bound and stored in clear. */
+const headerContextOf = async (keyring: Keyring, sealed: SealedSecretV2) => {
+  const { decrypt } = buildDecrypt(CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT);
+  const { messageHeader } = await decrypt(
+    keyring.encryptionSdkKeyring().keyring,
+    Buffer.from(sealed.message, 'base64'),
+  );
+  return messageHeader;
+};
+
+describe('envelope encryption with the local keyring (AWS Encryption SDK)', () => {
   const keyring = localKeyring(join(dir, 'envelope.key'));
 
-  it('round-trips a secret; the sealed form holds neither the secret nor the data key in clear', async () => {
+  it('round-trips a secret as a v2 envelope holding neither the secret nor the data key in clear', async () => {
     const sealed = await sealSecret(keyring, secret, context);
-    expect(sealed).toMatchObject({ v: 1, alg: 'AES-256-GCM', keyring: 'local' });
-    expect(sealed.keyId).toMatch(/^local:[0-9a-f]{16}$/);
-    expect(JSON.stringify(sealed)).not.toContain(Buffer.from(secret).toString('base64'));
+    expect(Object.keys(sealed)).toEqual(['v', 'keyring', 'message']);
+    expect(sealed).toMatchObject({ v: 2, keyring: 'local' });
+    const message = Buffer.from(sealed.message, 'base64');
+    expect(message.includes(Buffer.from(secret))).toBe(false);
     expect(await openSecret(keyring, sealed, context)).toBe(secret);
   });
 
-  it('uses a fresh data key and IV for every secret', async () => {
-    const [a, b] = await Promise.all([sealSecret(keyring, secret, context), sealSecret(keyring, secret, context)]);
-    expect(a.edk).not.toBe(b.edk);
-    expect(a.iv).not.toBe(b.iv);
-    expect(a.ct).not.toBe(b.ct);
+  it('commits to the key (pinned suite, one data key); the stored context is exactly ours', async () => {
+    const header = await headerContextOf(keyring, await sealSecret(keyring, secret, context));
+    expect(header.suiteId).toBe(AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY);
+    expect(header.encryptionContext).toEqual(context);
+    expect(header.encryptedDataKeys).toHaveLength(1);
+    expect(header.encryptedDataKeys[0]!.providerId).toBe('service-review/local-secrets-key');
   });
 
-  it('fails with any other encryption context', async () => {
+  it('uses a fresh data key for every secret', async () => {
+    const [a, b] = await Promise.all([sealSecret(keyring, secret, context), sealSecret(keyring, secret, context)]);
+    const [ha, hb] = await Promise.all([headerContextOf(keyring, a), headerContextOf(keyring, b)]);
+    expect(Buffer.from(ha.encryptedDataKeys[0]!.encryptedDataKey)).not.toEqual(
+      Buffer.from(hb.encryptedDataKeys[0]!.encryptedDataKey),
+    );
+    expect(a.message).not.toBe(b.message);
+  });
+
+  it('fails with any other expected encryption context', async () => {
     const sealed = await sealSecret(keyring, secret, context);
     for (const other of [
       { ...context, clientId: 'c2' },
@@ -68,23 +126,45 @@ describe('envelope encryption with the local keyring', () => {
     }
   });
 
-  it('fails when any part of the sealed secret is altered or the tag is truncated', async () => {
+  it('refuses a valid message whose stored context holds more than was expected', async () => {
+    // Sealed with an extra entry, opened expecting the subset: the SDK alone would accept it.
+    const sealed = await sealSecret(keyring, secret, { ...context, portalAccountId: 'acc-9' });
+    await expect(openSecret(keyring, sealed, context)).rejects.toBeInstanceOf(SecretDecryptionError);
+  });
+
+  it('refuses an SDK message of another suite: the signing suite adds its own context key', async () => {
+    const { encrypt } = buildEncrypt(CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT);
+    const { result, messageHeader } = await encrypt(keyring.encryptionSdkKeyring().keyring, secret, {
+      encryptionContext: context,
+      suiteId: AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY_ECDSA_P384,
+    });
+    expect(Object.keys(messageHeader.encryptionContext)).toContain('aws-crypto-public-key');
+    const signed = { v: 2 as const, keyring: 'local' as const, message: result.toString('base64') };
+    await expect(openSecret(keyring, signed, context)).rejects.toBeInstanceOf(SecretDecryptionError);
+  });
+
+  it('fails when any byte of the message is altered, or it is cut short', async () => {
     const sealed = await sealSecret(keyring, secret, context);
-    const flip = (b64: string) => {
-      const bytes = Buffer.from(b64, 'base64');
-      bytes[0]! ^= 1;
-      return bytes.toString('base64');
-    };
-    for (const altered of [
-      { ...sealed, ct: flip(sealed.ct) },
-      { ...sealed, iv: flip(sealed.iv) },
-      { ...sealed, tag: flip(sealed.tag) },
-      { ...sealed, tag: Buffer.from(sealed.tag, 'base64').subarray(0, 4).toString('base64') },
-      { ...sealed, edk: flip(sealed.edk) },
-      { ...sealed, keyId: 'local:0000000000000000' },
+    const bytes = Buffer.from(sealed.message, 'base64');
+    for (const at of [0, 1, 20, Math.floor(bytes.length / 2), bytes.length - 1]) {
+      const altered = Buffer.from(bytes);
+      altered[at]! ^= 1;
+      await expect(
+        openSecret(keyring, { ...sealed, message: altered.toString('base64') }, context),
+      ).rejects.toBeInstanceOf(SecretDecryptionError);
+    }
+    const short = bytes.subarray(0, bytes.length - 10).toString('base64');
+    await expect(openSecret(keyring, { ...sealed, message: short }, context)).rejects.toBeInstanceOf(
+      SecretDecryptionError,
+    );
+    for (const wrongShape of [
       { ...sealed, keyring: 'kms' as const },
+      { ...sealed, v: 3 },
+      { v: 2, keyring: 'local' },
     ]) {
-      await expect(openSecret(keyring, altered, context)).rejects.toBeInstanceOf(SecretDecryptionError);
+      await expect(openSecret(keyring, wrongShape as SealedSecretV2, context)).rejects.toBeInstanceOf(
+        SecretDecryptionError,
+      );
     }
   });
 
@@ -95,25 +175,70 @@ describe('envelope encryption with the local keyring', () => {
   });
 });
 
+describe('v1 envelopes (sealed before the Encryption SDK)', () => {
+  it('still open: envelopes written by the v1 code, and ones sealed as it did', async () => {
+    const keyring = localKeyring(v1KeyFile());
+    expect(await openSecret(keyring, V1_LOCAL.password, encryptionContextOf(v1Ref, 'password'))).toBe('pw-1 ✓');
+    expect(await openSecret(keyring, V1_LOCAL.totpSecret, encryptionContextOf(v1Ref, 'totpSecret'))).toBe(
+      'JBSWY3DPEHPK3PXP',
+    );
+    const sealed = sealV1WithLocalKey(v1KeyFile(), secret, context);
+    expect(await openSecret(keyring, sealed, context)).toBe(secret);
+  });
+
+  it('refuse another context, an altered part, a truncated tag, another key or keyring', async () => {
+    const keyring = localKeyring(v1KeyFile());
+    const sealed = V1_LOCAL.password;
+    const own = encryptionContextOf(v1Ref, 'password');
+    const flip = (b64: string) => {
+      const bytes = Buffer.from(b64, 'base64');
+      bytes[0]! ^= 1;
+      return bytes.toString('base64');
+    };
+    for (const other of [encryptionContextOf(v1Ref, 'totpSecret'), { ...own, organizationId: 'o2' }]) {
+      await expect(openSecret(keyring, sealed, other)).rejects.toBeInstanceOf(SecretDecryptionError);
+    }
+    for (const altered of [
+      { ...sealed, ct: flip(sealed.ct) },
+      { ...sealed, iv: flip(sealed.iv) },
+      { ...sealed, tag: flip(sealed.tag) },
+      { ...sealed, tag: Buffer.from(sealed.tag, 'base64').subarray(0, 4).toString('base64') },
+      { ...sealed, edk: flip(sealed.edk) },
+      { ...sealed, keyId: 'local:0000000000000000' },
+      { ...sealed, keyring: 'kms' as const },
+    ]) {
+      await expect(openSecret(keyring, altered, own)).rejects.toBeInstanceOf(SecretDecryptionError);
+    }
+    await expect(openSecret(localKeyring(join(dir, 'other.key')), sealed, own)).rejects.toBeInstanceOf(
+      SecretDecryptionError,
+    );
+  });
+});
+
 describe('envelope encryption with the KMS keyring', () => {
   const keyArn = 'arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+  /** KMS compares contexts as sets of entries, in any order. */
+  const sameContext = (entries: Record<string, string> | undefined) => canonicalContext(entries ?? {}).toString();
   /** A stand-in for KMS that checks what KMS checks: the same key and the same context. */
-  const fakeKms = () => {
+  const fakeKms = (issued = new Map<string, { plaintext: Buffer; context: string }>()) => {
     const sent: unknown[] = [];
-    const issued = new Map<string, { plaintext: Buffer; context: string }>();
     return {
       sent,
       send: async (command: unknown) => {
         sent.push(command);
         if (command instanceof GenerateDataKeyCommand) {
-          const plaintext = Buffer.alloc(32, issued.size + 1);
+          const plaintext = randomBytes(command.input.NumberOfBytes ?? 32);
           const blob = Buffer.from(`blob-${issued.size}`);
-          issued.set(blob.toString(), { plaintext, context: JSON.stringify(command.input.EncryptionContext) });
+          issued.set(blob.toString(), { plaintext, context: sameContext(command.input.EncryptionContext) });
           return { Plaintext: new Uint8Array(plaintext), CiphertextBlob: new Uint8Array(blob), KeyId: keyArn };
         }
         if (command instanceof DecryptCommand) {
           const found = issued.get(Buffer.from(command.input.CiphertextBlob!).toString());
-          if (!found || found.context !== JSON.stringify(command.input.EncryptionContext)) {
+          if (
+            !found ||
+            command.input.KeyId !== keyArn ||
+            found.context !== sameContext(command.input.EncryptionContext)
+          ) {
             throw Object.assign(new Error('invalid'), { name: 'InvalidCiphertextException' });
           }
           return { Plaintext: new Uint8Array(found.plaintext), KeyId: keyArn };
@@ -123,19 +248,24 @@ describe('envelope encryption with the KMS keyring', () => {
     };
   };
 
-  it('asks KMS for an AES-256 data key with the encryption context, and decrypts with the same context and key', async () => {
+  it('asks KMS for a 256-bit data key with the context, and decrypts with the same context and key', async () => {
     const kms = fakeKms();
-    const keyring = kmsKeyring(kms as never, 'alias/portal-secrets');
+    const keyring = kmsKeyring(kms as never, keyArn);
     const sealed = await sealSecret(keyring, secret, context);
-    expect(sealed).toMatchObject({ keyring: 'kms', keyId: keyArn });
+    expect(sealed).toMatchObject({ v: 2, keyring: 'kms' });
     const generate = kms.sent[0] as GenerateDataKeyCommand;
-    expect(generate.input).toEqual({ KeyId: 'alias/portal-secrets', KeySpec: 'AES_256', EncryptionContext: context });
+    expect(generate.input).toMatchObject({ KeyId: keyArn, NumberOfBytes: 32, EncryptionContext: context });
+    expect(generate.input.EncryptionContext).toEqual(context);
     expect(await openSecret(keyring, sealed, context)).toBe(secret);
     const decrypt = kms.sent[1] as DecryptCommand;
     expect(decrypt.input).toMatchObject({ KeyId: keyArn, EncryptionContext: context });
+    expect(kms.sent.map((command) => (command as object).constructor.name)).toEqual([
+      'GenerateDataKeyCommand',
+      'DecryptCommand',
+    ]);
   });
 
-  it('turns a KMS refusal (wrong context) into SecretDecryptionError and passes other errors on', async () => {
+  it('turns a KMS refusal (wrong context) into SecretDecryptionError and passes transient errors on', async () => {
     const kms = fakeKms();
     const keyring = kmsKeyring(kms as never, keyArn);
     const sealed = await sealSecret(keyring, secret, context);
@@ -147,6 +277,29 @@ describe('envelope encryption with the KMS keyring', () => {
       keyArn,
     );
     await expect(openSecret(throttled, sealed, context)).rejects.toMatchObject({ name: 'ThrottlingException' });
+  });
+
+  it('still opens a v1 envelope sealed through GenerateDataKey before the Encryption SDK', async () => {
+    // Written by the v1 code with KMS answering this data key for this wrapped blob.
+    const v1 = {
+      v: 1,
+      alg: 'AES-256-GCM',
+      keyring: 'kms',
+      keyId: keyArn,
+      edk: 'a21zLXdyYXBwZWQtdjEtZGF0YS1rZXk=',
+      iv: 'RxK0rWaQAWbjp58s',
+      ct: '+ucvPIka22w=',
+      tag: 'cYsVCXKMBNP3Qzzz91w3kQ==',
+    } as const;
+    const own = encryptionContextOf(v1Ref, 'password');
+    const kms = fakeKms(
+      new Map([['kms-wrapped-v1-data-key', { plaintext: Buffer.alloc(32, 0x5a), context: sameContext(own) }]]),
+    );
+    const keyring = kmsKeyring(kms as never, keyArn);
+    expect(await openSecret(keyring, v1, own)).toBe('pw-1 ✓');
+    await expect(openSecret(keyring, v1, { ...own, field: 'totpSecret' })).rejects.toBeInstanceOf(
+      SecretDecryptionError,
+    );
   });
 });
 

@@ -1,0 +1,16 @@
+import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
+import { credentialSealer } from './credentials.ts';
+import { dynamoPortalAccountStore } from './dynamo-portal-account-store.ts';
+import { portalAccountService } from './portal-accounts.ts';
+
+/**
+ * The portal-account service of the functions that seal secrets (create and replace): service.ts
+ * plus the configured secrets keyring, and with it the AWS Encryption SDK (docs/security.md).
+ */
+export const portalAccountsWithSecrets = portalAccountService({
+  store: dynamoPortalAccountStore,
+  tenants: dynamoTenantStore,
+  quotas: dynamoStorageQuotas,
+  sealer: credentialSealer(),
+});
