@@ -17,6 +17,7 @@ const handlers = [
   'schemas/validate-payload',
   'authorizer',
   'requests/create-request',
+  'requests/get-request',
   'portal-accounts/filter-portal-accounts',
   'attachments/create-attachment',
 ];

@@ -9,7 +9,7 @@ import {
 import { cursorSigningKeys, secretsKeyring } from '#lib/crypto/config';
 import type { Keyring } from '#lib/crypto/keyring';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '#lib/errors';
-import { log } from '#lib/log';
+import { log } from '#lib/observability/logger';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import { sealCredential } from './credentials.ts';
