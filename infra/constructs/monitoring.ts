@@ -146,7 +146,7 @@ export class Monitoring extends Construct {
 
   private buildDashboard(props: MonitoringProps, name: string): Dashboard {
     const perRoute = (metric: string, statistic: string) =>
-      props.routeNames.map((route) => requestMetric(metric, route, statistic));
+      props.routeNames.map((route) => requestMetric(metric, route, statistic, route));
     const search = (dimensions: string, metric: string, label: string) =>
       new MathExpression({
         expression: `SEARCH('{${METRICS_NAMESPACE},service,${dimensions}} MetricName="${metric}"', 'Sum', 300)`,
@@ -189,12 +189,13 @@ export class Monitoring extends Construct {
 }
 
 /** A request metric of lib/observability/metrics.ts: Powertools adds the `service` dimension. */
-export const requestMetric = (metricName: string, route: string, statistic: string) =>
+export const requestMetric = (metricName: string, route: string, statistic: string, label?: string) =>
   new Metric({
     namespace: METRICS_NAMESPACE,
     metricName,
     dimensionsMap: { service: SERVICE_NAME, route },
     statistic,
     period: PERIOD,
-    label: route,
+    // An alarm's metric goes without: a label would turn it into a metric-math query.
+    ...(label ? { label } : {}),
   });

@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { functionNameOf, type Route } from '#lib/routes';
-import { logger } from './logger.ts';
+import { log, logger } from './logger.ts';
 import { recordRequest } from './metrics.ts';
 
 /*
@@ -55,11 +55,13 @@ export const observeRequests = (routeOf: RouteOf) => ({
       try {
         await next(request);
       } finally {
-        recordRequest({
+        const outcome = {
           route: routeNameOf(request as ApiRequest, routeOf),
           status: (request.response as { statusCode?: number } | undefined)?.statusCode,
-          latencyMs: started === undefined ? 0 : performance.now() - started,
-        });
+          latencyMs: started === undefined ? 0 : Math.round(performance.now() - started),
+        };
+        recordRequest(outcome);
+        log.debug('Request handled', { status: outcome.status, latencyMs: outcome.latencyMs });
         logger.resetKeys();
       }
     },

@@ -17,6 +17,7 @@ export const LOG_FIELDS = [
   'clientId',
   'route',
   'keyId',
+  'latencyMs',
   // Ids and outcomes
   'organizationId',
   'portalAccountId',
@@ -82,16 +83,16 @@ export class AllowListFormatter extends LogFormatter {
 export const logger = new Logger({ serviceName: SERVICE_NAME, logFormatter: new AllowListFormatter() });
 
 /*
- * The level: POWERTOOLS_LOG_LEVEL (set by CDK from context), else LOG_LEVEL, read again on every
- * line (a string comparison) so that a process can change it at run time, as the tests do.
- * Lambda's own log level (AWS_LAMBDA_LOG_LEVEL), when set, wins inside Powertools.
+ * The level, as Powertools ranks the variables: Lambda's own (AWS_LAMBDA_LOG_LEVEL), then
+ * POWERTOOLS_LOG_LEVEL (set by CDK from context), then LOG_LEVEL (the local stack and the tests).
+ * Checked on every line (a string comparison): a process may change it at run time, as the tests
+ * do, and Powertools puts its initial level back at the start of every invocation.
  */
-let level: string | undefined;
+const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
 const syncLevel = () => {
-  const wanted = (process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'INFO').toUpperCase();
-  if (wanted === level) return;
-  level = wanted;
-  if (['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'].includes(wanted)) {
+  const { AWS_LAMBDA_LOG_LEVEL, POWERTOOLS_LOG_LEVEL, LOG_LEVEL } = process.env;
+  const wanted = (AWS_LAMBDA_LOG_LEVEL ?? POWERTOOLS_LOG_LEVEL ?? LOG_LEVEL ?? 'INFO').toUpperCase();
+  if (wanted !== logger.getLevelName() && LEVELS.includes(wanted)) {
     logger.setLogLevel(wanted as Parameters<Logger['setLogLevel']>[0]);
   }
 };
