@@ -205,3 +205,29 @@ describe('logs of a full request cycle', () => {
     expect(emf.find((line) => line[METRIC.attachmentVerdicts] === 1)).toMatchObject({ verdict: expect.any(String) });
   });
 });
+
+describe('the log allow-list', () => {
+  it('drops every field it does not know, and values that are not scalars, naming only the keys', async () => {
+    const { log } = await import('#lib/observability/logger');
+    const before = output.length;
+    const smuggled = {
+      attachmentId: 'att-1',
+      patient: { firstName: phi.firstName },
+      firstName: phi.firstName,
+      errorName: { message: phi.lastName },
+      error: new Error(`No such member ${phi.memberId}`),
+    } as unknown as Parameters<typeof log.info>[1];
+    log.warn('Allow-list probe', smuggled);
+    const line = output
+      .slice(before)
+      .split('\n')
+      .find((candidate) => candidate.includes('Allow-list probe'));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line!)).toMatchObject({
+      level: 'warn',
+      attachmentId: 'att-1',
+      droppedKeys: 'patient,firstName,errorName,error',
+    });
+    for (const value of [phi.firstName, phi.lastName, phi.memberId]) expect(line).not.toContain(value);
+  });
+});
