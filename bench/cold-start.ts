@@ -18,6 +18,7 @@ const handlers = [
   'schemas/validate-payload',
   'authorizer',
   'requests/create-request',
+  'requests/get-request',
   'portal-accounts/filter-portal-accounts',
   'attachments/create-attachment',
   // Their assets (the OpenAPI document, Scalar's 4.3 MB script) are read at import, from beside the bundle.

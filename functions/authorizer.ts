@@ -1,4 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { observed } from '#lib/observability/invocation';
 import { authenticate } from '#lib/tenancy/authentication';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 
@@ -11,23 +12,26 @@ import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
  * API key (usageIdentifierKey on its Client item), it is returned so that the usage plan throttles
  * and meters the client (docs/security.md, "Throttling and quotas").
  */
-export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-  const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
-  const key = await authenticate(dynamoTenantStore, header);
-  if (!key) throw new Error('Unauthorized');
-  const [arnPrefix, stage] = event.methodArn.split('/');
-  const usageIdentifierKey = await dynamoTenantStore.getUsageIdentifierKey(key.clientId);
-  return {
-    principalId: key.clientId,
-    ...(usageIdentifierKey ? { usageIdentifierKey } : {}),
-    policyDocument: {
-      Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${arnPrefix}/${stage}/*/*` }],
-    },
-    context: {
-      clientId: key.clientId,
-      keyId: key.keyId,
-      ...(key.organizationId ? { organizationId: key.organizationId } : {}),
-    },
-  };
-};
+export const handler = observed(
+  'Authorizer',
+  async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+    const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
+    const key = await authenticate(dynamoTenantStore, header);
+    if (!key) throw new Error('Unauthorized');
+    const [arnPrefix, stage] = event.methodArn.split('/');
+    const usageIdentifierKey = await dynamoTenantStore.getUsageIdentifierKey(key.clientId);
+    return {
+      principalId: key.clientId,
+      ...(usageIdentifierKey ? { usageIdentifierKey } : {}),
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${arnPrefix}/${stage}/*/*` }],
+      },
+      context: {
+        clientId: key.clientId,
+        keyId: key.keyId,
+        ...(key.organizationId ? { organizationId: key.organizationId } : {}),
+      },
+    };
+  },
+);

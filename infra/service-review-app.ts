@@ -1,9 +1,12 @@
-import { App, type Environment, type Stage, Validations } from 'aws-cdk-lib';
+import { App, Aspects, type Environment, RemovalPolicies, type Stage, Tags, Validations } from 'aws-cdk-lib';
+import { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks, HIPAASecurityChecks } from 'cdk-nag';
 import { ApiStack } from '#infra/api-stack';
 import { AutomationStack } from '#infra/automation-stack';
+import { serviceConfigOf } from '#infra/config';
 import { secretsReaderRoleName } from '#infra/constructs/encryption-keys';
 import { DataStack } from '#infra/data-stack';
+import { MonitoringStack } from '#infra/monitoring-stack';
 import {
   type AutomationTask,
   automationTasks,
@@ -17,6 +20,8 @@ import cdkJson from '../cdk.json' with { type: 'json' };
 export interface ServiceReviewAppOptions {
   /** Where the cloud assembly goes; by default the CLI's directory, or a temporary one. */
   outdir?: string;
+  /** Context over cdk.json's (what `-c key=value` does on the CLI): infra/config.ts. */
+  context?: Record<string, unknown>;
   env?: Environment;
   /** The route table, event functions and automation tasks; the real ones unless a test substitutes its own. */
   routes?: readonly Route[];
@@ -40,8 +45,9 @@ export const addComplianceChecks = (app: Stage) => {
  * from cdk.json in both cases.
  */
 export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => {
-  const app = new App({ context: cdkJson.context, outdir: options.outdir });
+  const app = new App({ context: { ...cdkJson.context, ...options.context }, outdir: options.outdir });
   addComplianceChecks(app);
+  const config = serviceConfigOf(app);
   const env = options.env;
   const tasks = options.automationTasks ?? automationTasks;
   const data = new DataStack(app, 'ServiceReviewData', {
@@ -66,5 +72,29 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     routes: options.routes ?? routes,
     eventFunctions: options.eventFunctions ?? eventFunctions,
   });
-  return { app, data, automation, api };
+  const monitoring = new MonitoringStack(app, 'ServiceReviewMonitoring', {
+    env,
+    description: 'Service review: alarms, their topic, the dashboard',
+    api,
+    automation,
+    routes: options.routes ?? routes,
+  });
+  Tags.of(app).add('stage', config.stage);
+  if (config.removalPolicy === 'destroy') destroyWithStacks(app, data);
+  return { app, data, automation, api, monitoring, config };
+};
+
+/**
+ * `-c removalPolicy=destroy` (refused for production stages, infra/config.ts): a throwaway stack's
+ * resources go when it is deleted, the table's deletion protection and the data stack's
+ * termination protection included. Buckets must be emptied first (S3 refuses to delete others).
+ */
+const destroyWithStacks = (app: App, data: DataStack) => {
+  RemovalPolicies.of(app).destroy();
+  data.terminationProtection = false;
+  Aspects.of(data).add({
+    visit: (node) => {
+      if (node instanceof CfnTable) node.deletionProtectionEnabled = false;
+    },
+  });
 };

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { observed } from '#lib/observability/invocation';
 import { worker } from '#lib/rpa/worker-service';
 
 /**
@@ -6,4 +7,6 @@ import { worker } from '#lib/rpa/worker-service';
  * status on the portal and updates the request. Invoked by a state machine's Task with ids only;
  * returns ids and the outcome (docs/rpa.md).
  */
-export const handler = (input: unknown, context?: Context) => worker.checkPortalStatus(input, context);
+export const handler = observed('CheckPortalStatus', (input: unknown, context: Context) =>
+  worker.checkPortalStatus(input, context),
+);

@@ -1,9 +1,10 @@
 import { Aws, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { serviceConfigOf } from '#infra/config';
 import type { RouteAccess } from '#lib/routes';
 import type { AslDefinition, StateMachineKey } from '#lib/rpa/state-machines';
 import { type ServiceFunction, ServiceRole, type UnscopedActions } from './service-function.ts';
@@ -63,7 +64,7 @@ export class AutomationStateMachine extends Construct {
     this.logGroup = new LogGroup(this, 'Logs', {
       logGroupName: `/aws/vendedlogs/states/${props.stateMachineName}`,
       encryptionKey: props.logKey,
-      retention: RetentionDays.ONE_YEAR,
+      retention: serviceConfigOf(this).logRetention,
     });
     this.stateMachine = new StateMachine(this, 'StateMachine', {
       stateMachineName: props.stateMachineName,

@@ -14,9 +14,10 @@ import {
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, type CfnFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { type ServiceConfig, serviceConfigOf } from '#infra/config';
 import { copyInstalledModules } from './installed-modules.ts';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -132,10 +133,21 @@ export class ServiceRole extends Role {
 export const functionLogicalId = (name: string) => `${name}Function`;
 
 /**
+ * Powertools' settings (lib/observability/): the level from context; X-Ray never records a
+ * function's response or error as metadata, both of which can quote stored data.
+ */
+export const powertoolsEnvironment = (config: ServiceConfig): Record<string, string> => ({
+  POWERTOOLS_LOG_LEVEL: config.logLevel,
+  POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+  POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
+});
+
+/**
  * One Lambda function of the service with the house defaults: Node.js 22 on arm64, an ESM bundle
  * built by the local esbuild (no Docker) from the TypeScript sources, AWS SDK included so the
  * deployed clients are the ones tested, its own role (no AWS managed policy) and its own
- * KMS-encrypted log group, X-Ray tracing. Grants are added with the bind helpers of the resources.
+ * KMS-encrypted log group (retention from context, infra/config.ts), X-Ray tracing, Powertools'
+ * settings. Grants are added with the bind helpers of the resources.
  * `id` is the function's PascalCase name (a route's `functionNameOf`, an event function's or an
  * automation task's `name`), created at the top of its stack: the function's logical id is
  * `<id>Function` (e.g. `CreateRequestFunction`), the name `sam local invoke` and `npm run invoke` take.
@@ -143,13 +155,16 @@ export const functionLogicalId = (name: string) => `${name}Function`;
 export class ServiceFunction extends Construct implements IGrantable {
   readonly function: NodejsFunction;
   readonly role: ServiceRole;
+  /** Event functions' failed events (the monitoring stack alarms on its depth). */
+  readonly deadLetterQueue?: Queue;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     this.role = new ServiceRole(this, 'Role', { unscoped: TRACING, roleName: props.roleName });
-    const logGroup = new LogGroup(this, 'Logs', { encryptionKey: props.logKey, retention: RetentionDays.ONE_YEAR });
+    const config = serviceConfigOf(this);
+    const logGroup = new LogGroup(this, 'Logs', { encryptionKey: props.logKey, retention: config.logRetention });
     logGroup.grantWrite(this.role);
-    const deadLetterQueue =
+    this.deadLetterQueue =
       props.invocation === 'event'
         ? new Queue(this, 'DeadLetters', {
             // Holds S3 event notifications (bucket, key, size), never file contents.
@@ -171,8 +186,8 @@ export class ServiceFunction extends Construct implements IGrantable {
       tracing: Tracing.ACTIVE,
       role: this.role,
       logGroup,
-      deadLetterQueue,
-      environment: { NODE_OPTIONS: '--enable-source-maps' },
+      deadLetterQueue: this.deadLetterQueue,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...powertoolsEnvironment(config) },
       bundling: {
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { retryOnConflict, VersionConflict } from '#lib/concurrency';
 import { Conflict, Invalid, LimitReached, NotFound } from '#lib/errors';
 import { keys } from '#lib/keys';
-import { log } from '#lib/log';
+import { log } from '#lib/observability/logger';
 import type { RequestStore } from '#lib/requests/request-store';
 import type { StorageQuotas } from '#lib/tenancy/storage-quotas';
 import { type AttachmentRecord, isSweepable, isVisible, type UploadMethod } from './attachment.ts';

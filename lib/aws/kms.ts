@@ -1,4 +1,5 @@
 import { KMSClient } from '@aws-sdk/client-kms';
+import { traced } from '#lib/observability/tracer';
 
 /** Module-scope KMS client (envelope encryption of portal-account secrets). */
-export const kms = new KMSClient({});
+export const kms = traced(new KMSClient({}));

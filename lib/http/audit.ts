@@ -2,7 +2,7 @@ import type { Request } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { AuditEvent, AuditSink } from '#lib/audit/audit-sink';
 import { auditSinkFromEnvironment } from '#lib/audit/sink';
-import { log } from '#lib/log';
+import { log } from '#lib/observability/logger';
 import { type Route, type RouteAudit, routes } from '#lib/routes';
 import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
 import type { ApiResult } from './response.ts';

@@ -3,10 +3,11 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { ValidationFailed } from '#lib/errors';
 import { JsonBodyRefused, parseJsonBody } from '#lib/json/safe-json';
-import { log } from '#lib/log';
+import { observeRequests } from '#lib/observability/invocation';
+import { log } from '#lib/observability/logger';
 import type { Scope } from '#lib/tenancy/scope';
 import { assertValid, type SchemaName } from '#lib/validation/validate';
-import { auditTrail } from './audit.ts';
+import { auditTrail, routeOf } from './audit.ts';
 import { deprecationHeaders } from './deprecation.ts';
 import { asProblem } from './domain-errors.ts';
 import type { IdempotencyMiddleware } from './idempotency.ts';
@@ -62,8 +63,11 @@ export const endpoint = <TBody = undefined>(
   handler: ApiHandler<TBody>,
   options: { json?: JsonBodyOptions; multipart?: MultipartLimits; idempotency?: IdempotencyMiddleware } = {},
 ) => {
-  // The audit trail runs once the response is final, whichever way it was made (audit.ts).
-  const stack = middy<ApiEvent<TBody>, ApiResult>({ requestEnd: auditTrail() });
+  // The audit trail and the request's metrics run once the response is final, whichever way it was
+  // made (audit.ts); the logger's context is set before anything else (lib/observability/invocation.ts).
+  const observability = observeRequests(routeOf);
+  const stack = middy<ApiEvent<TBody>, ApiResult>({ requestEnd: observability.requestEnd(auditTrail()) });
+  stack.use(observability.middlewares);
   if (options.idempotency) stack.use(options.idempotency.store);
   stack.use(deprecationHeaders<ApiEvent<TBody>>()).use(problemDetails()).use(httpHeaderNormalizer());
   // With both, the Content-Type picks the parser; the body is then a MultipartForm or parsed JSON.
@@ -179,7 +183,6 @@ const problemDetails = (): MiddlewareObj<ApiEvent<unknown>, ApiResult> => ({
         log.error('Unhandled error', {
           errorName: (error as Error | undefined)?.name,
           stack: (error as Error | undefined)?.stack?.split('\n').slice(1, 6).join(' | '),
-          requestId: request.context.awsRequestId,
         });
       }
       problem ??= new HttpProblem(500, UNEXPECTED_ERROR);

@@ -5,7 +5,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { MiddlewareObj, Request } from '@middy/core';
 import { dynamoClient } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
-import { log } from '#lib/log';
+import { log } from '#lib/observability/logger';
 import { TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
 import type { Scope } from '#lib/tenancy/scope';
 import { type ApiEvent, scopeOf } from './endpoint.ts';
@@ -149,10 +149,7 @@ export const idempotentRequests = (options: IdempotencyOptions = {}): Idempotenc
           await run('onError', request);
         } catch (error) {
           // The record then blocks the key (409) until its in-progress expiry: the function's timeout.
-          log.warn('Idempotency record not released', {
-            errorName: (error as Error).name,
-            requestId: request.context.awsRequestId,
-          });
+          log.warn('Idempotency record not released', { errorName: (error as Error).name });
         }
       },
     },

@@ -8,7 +8,7 @@ import {
 } from '#lib/concurrency';
 import { cursorSigningKeys } from '#lib/crypto/config';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '#lib/errors';
-import { log } from '#lib/log';
+import { log } from '#lib/observability/logger';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { StorageQuotas } from '#lib/tenancy/storage-quotas';
 import type { TenantStore } from '#lib/tenancy/tenant-store';

@@ -1,7 +1,7 @@
 import { VersionConflict } from '#lib/concurrency';
 import { CURRENT_ENVELOPE_VERSION, openSecret, type SealedSecret } from '#lib/crypto/envelope';
 import type { Keyring } from '#lib/crypto/keyring';
-import { log } from '#lib/log';
+import { log } from '#lib/observability/logger';
 import { encryptionContextOf, type SecretField, sealCredential } from './credentials.ts';
 import type { PortalAccountStore, StoredPortalAccount } from './portal-account-store.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError, Invalid, NotFound } from '#lib/errors';
-import { log } from '#lib/log';
+import { log } from '#lib/observability/logger';
 import type { Authorization, RequestStore } from '#lib/requests/request-store';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { TenantStore } from '#lib/tenancy/tenant-store';

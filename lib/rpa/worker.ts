@@ -1,5 +1,6 @@
 import { keys } from '#lib/keys';
-import { log } from '#lib/log';
+import { log } from '#lib/observability/logger';
+import { recordAutomationRun } from '#lib/observability/metrics';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type { LastLogin, PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
@@ -231,6 +232,7 @@ export const rpaWorker = (deps: WorkerDependencies) => {
       now,
     );
     log.info('Automation run ended', { runId: ref.runId, kind: run?.kind, outcome: run?.outcome });
+    if (run?.outcome) recordAutomationRun(run.kind, run.outcome);
     return resultOf(run, ref.runId);
   };
 

@@ -1,4 +1,4 @@
-import { log } from '#lib/log';
+import { log } from '#lib/observability/logger';
 import { apiKeyState, hashApiKey, LAST_USED_RESOLUTION_MS, looksLikeApiKey } from './api-keys.ts';
 import type { ApiKeyRecord, TenantStore } from './tenant-store.ts';
 
@@ -13,7 +13,7 @@ const recordUse = async (store: TenantStore, key: ApiKeyRecord, now: Date) => {
   try {
     await store.recordApiKeyUse(key.keyHash, now.toISOString(), staleBefore);
   } catch (error) {
-    log.warn('api key use not recorded', { keyId: key.keyId, error: (error as Error).name });
+    log.warn('api key use not recorded', { keyId: key.keyId, errorName: (error as Error).name });
   }
 };
 

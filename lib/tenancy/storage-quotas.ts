@@ -1,6 +1,6 @@
 import { storageQuotaDefaults } from '#lib/config';
 import { LimitReached } from '#lib/errors';
-import { log } from '#lib/log';
+import { log } from '#lib/observability/logger';
 import type { StorageUsageStore } from './storage-usage.ts';
 import type { TenantStore } from './tenant-store.ts';
 
@@ -53,7 +53,7 @@ export const storageQuotas = ({
       await usage
         .releaseAttachmentBytes(clientId, bytes, now().toISOString())
         .then((released) => {
-          if (!released) log.warn('Attachment bytes released beyond the count', { bytes });
+          if (!released) log.warn('Attachment bytes released beyond the count', { size: bytes });
         })
         .catch(logged('Attachment bytes', {}));
     },

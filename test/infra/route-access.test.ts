@@ -3,8 +3,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '#infra/config';
 import { grantSecretsDecrypt } from '#infra/constructs/encryption-keys';
-import type { ServiceFunction } from '#infra/constructs/service-function';
+import { powertoolsEnvironment, type ServiceFunction } from '#infra/constructs/service-function';
 import { type EventFunction, functionNameOf, type Route } from '#lib/routes';
 import {
   actionsOf,
@@ -64,6 +65,8 @@ beforeAll(() => {
 afterAll(() => synthesized?.cleanUp());
 
 const functionNamed = (name: string) => synthesized.api.node.findChild(name) as ServiceFunction;
+/** Every function's Powertools settings (service-function.ts), besides what its access binds. */
+const POWERTOOLS_VARIABLES = Object.keys(powertoolsEnvironment(DEFAULT_CONFIG)).sort();
 const envOf = (fn: ServiceFunction) =>
   synthesized.apiTemplate.toJSON().Resources[logicalIdOf(fn.function)].Properties.Environment.Variables;
 
@@ -94,6 +97,7 @@ describe('route access binders', () => {
     expect(Object.keys(envOf(functionNamed('GetSchema'))).sort()).toEqual([
       'CHECK_AUTH_STATUS_STATE_MACHINE_ARN',
       'NODE_OPTIONS',
+      ...POWERTOOLS_VARIABLES,
       'TABLE_NAME',
       'VIEW_ON_PAGE_STATE_MACHINE_ARN',
     ]);
@@ -102,6 +106,7 @@ describe('route access binders', () => {
       'CHECK_AUTH_STATUS_STATE_MACHINE_ARN',
       'CURSOR_SIGNING_SECRET_ARN',
       'NODE_OPTIONS',
+      ...POWERTOOLS_VARIABLES,
       'RPA_TOKEN_SECRET_ARN',
       'SECRETS_KEY_ID',
       'TABLE_NAME',

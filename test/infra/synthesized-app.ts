@@ -33,6 +33,7 @@ export const synthesize = (options: Omit<ServiceReviewAppOptions, 'outdir'> = {}
     dataTemplate: Template.fromStack(built.data),
     automationTemplate: Template.fromStack(built.automation),
     apiTemplate: Template.fromStack(built.api),
+    monitoringTemplate: Template.fromStack(built.monitoring),
     cleanUp: () => rmSync(outdir, { recursive: true, force: true }),
   };
 };

@@ -1,0 +1,99 @@
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IConstruct } from 'constructs';
+
+/**
+ * Deployment settings, from CDK context (`cdk deploy -c stage=dev -c logLevel=DEBUG`, or cdk.json's
+ * `context`), each with a default safe for production: docs/observability.md, "Configuration".
+ */
+export interface ServiceConfig {
+  /** Names the dashboard and prefixes alarm names; `prod` (the default) forbids `removalPolicy=destroy`. */
+  stage: string;
+  /** The functions' log level (POWERTOOLS_LOG_LEVEL): DEBUG, INFO (default), WARN or ERROR. */
+  logLevel: LogLevelName;
+  /** Retention of the functions' and state machines' log groups, in days (default 365). */
+  logRetention: RetentionDays;
+  /** Alarms go to this existing SNS topic; otherwise to a topic of the monitoring stack. */
+  alarmTopicArn?: string;
+  /** Subscribed by email to the monitoring stack's topic (ignored with alarmTopicArn). */
+  alarmEmail?: string;
+  /** p99 latency per route above which its alarm fires (default 5000 ms; the gateway gives up at 29 s). */
+  latencyP99Ms: number;
+  /**
+   * `retain` (default): every stateful resource is kept when its stack is deleted. `destroy`, for
+   * throwaway dev stacks only: log groups, keys, queues, topics and the table go with the stack.
+   */
+  removalPolicy: 'retain' | 'destroy';
+}
+
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+type LogLevelName = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_CONFIG: ServiceConfig = {
+  stage: 'prod',
+  logLevel: 'INFO',
+  logRetention: RetentionDays.ONE_YEAR,
+  latencyP99Ms: 5000,
+  removalPolicy: 'retain',
+};
+
+const PRODUCTION_STAGES = ['prod', 'production'];
+export const isProduction = (config: ServiceConfig) => PRODUCTION_STAGES.includes(config.stage);
+
+const invalid = (key: string, value: unknown, expected: string) =>
+  new Error(`CDK context ${key}=${JSON.stringify(value)}: expected ${expected}.`);
+
+/** The settings of the app `scope` belongs to; a value that makes no sense fails synthesis. */
+export const serviceConfigOf = (scope: IConstruct): ServiceConfig => {
+  const context = (key: string): unknown => scope.node.tryGetContext(key);
+  const text = (key: string) => {
+    const value = context(key);
+    if (value === undefined || value === '') return undefined;
+    if (typeof value !== 'string') throw invalid(key, value, 'a string');
+    return value;
+  };
+
+  const stage = text('stage') ?? DEFAULT_CONFIG.stage;
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw invalid('stage', stage, 'lower-case letters, digits and dashes');
+
+  const logLevel = (text('logLevel')?.toUpperCase() ?? DEFAULT_CONFIG.logLevel) as LogLevelName;
+  if (!LOG_LEVELS.includes(logLevel)) throw invalid('logLevel', logLevel, LOG_LEVELS.join(', '));
+
+  const days = Number(context('logRetentionDays') ?? DEFAULT_CONFIG.logRetention);
+  // CloudWatch Logs accepts a fixed set of periods; RetentionDays lists them (INFINITE aside).
+  const retentions = Object.values(RetentionDays).filter((value) => typeof value === 'number') as number[];
+  if (!retentions.includes(days) || days === RetentionDays.INFINITE) {
+    throw invalid('logRetentionDays', context('logRetentionDays'), `one of ${retentions.filter(Boolean).join(', ')}`);
+  }
+
+  const latencyP99Ms = Number(context('latencyP99Ms') ?? DEFAULT_CONFIG.latencyP99Ms);
+  if (!Number.isFinite(latencyP99Ms) || latencyP99Ms <= 0) {
+    throw invalid('latencyP99Ms', context('latencyP99Ms'), 'a positive number');
+  }
+
+  const alarmTopicArn = text('alarmTopicArn');
+  if (alarmTopicArn && !/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/.test(alarmTopicArn)) {
+    throw invalid('alarmTopicArn', alarmTopicArn, 'an SNS topic ARN');
+  }
+  const alarmEmail = text('alarmEmail');
+  if (alarmEmail && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
+    throw invalid('alarmEmail', alarmEmail, 'an email address');
+  }
+
+  const removalPolicy = text('removalPolicy') ?? DEFAULT_CONFIG.removalPolicy;
+  if (removalPolicy !== 'retain' && removalPolicy !== 'destroy') {
+    throw invalid('removalPolicy', removalPolicy, 'retain or destroy');
+  }
+  const config: ServiceConfig = {
+    stage,
+    logLevel,
+    logRetention: days as RetentionDays,
+    latencyP99Ms,
+    removalPolicy,
+    ...(alarmTopicArn ? { alarmTopicArn } : {}),
+    ...(alarmEmail ? { alarmEmail } : {}),
+  };
+  if (removalPolicy === 'destroy' && isProduction(config)) {
+    throw new Error(`CDK context removalPolicy=destroy is refused for stage ${stage}: production data is retained.`);
+  }
+  return config;
+};

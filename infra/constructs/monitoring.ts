@@ -1,0 +1,201 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import type { ServiceConfig } from '#infra/config';
+import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability/names';
+import type { ServiceFunction } from './service-function.ts';
+
+export interface MonitoringProps {
+  config: ServiceConfig;
+  /** The routes' names (lib/routes.ts functionNameOf): the `route` dimension of the request metrics. */
+  routeNames: readonly string[];
+  /** Every function of the service: an alarm on its throttles. */
+  functions: ReadonlyArray<{ name: string; fn: ServiceFunction }>;
+  /** Dead-letter queues: an alarm as soon as one holds a message. */
+  deadLetterQueues: ReadonlyArray<{ name: string; queue: IQueue }>;
+  stateMachines: ReadonlyArray<{ name: string; stateMachine: IStateMachine }>;
+}
+
+const PERIOD = Duration.minutes(5);
+/** 5xx answers over all answers of a route, in a 5-minute period. */
+export const SERVER_ERROR_RATE_THRESHOLD = 0.05;
+
+/**
+ * Alarms to one SNS topic and one dashboard (docs/observability.md): per route, its 5xx rate and
+ * its p99 latency (the EMF metrics of lib/observability/metrics.ts); per function, throttles; per
+ * dead-letter queue, any message; per state machine, failed or timed-out executions. Missing data
+ * is not breaching: a quiet route is not an incident.
+ */
+export class Monitoring extends Construct {
+  readonly topic: ITopic;
+  readonly alarms: Alarm[] = [];
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const { config } = props;
+    this.topic = props.config.alarmTopicArn
+      ? Topic.fromTopicArn(this, 'AlarmTopic', props.config.alarmTopicArn)
+      : this.ownTopic(config);
+    const action = new SnsAction(this.topic);
+    const alarmName = (...parts: string[]) => ['ServiceReview', config.stage, ...parts].join('-');
+    const alarm = (id: string, name: string, metric: IMetric, threshold: number, description: string, periods = 1) => {
+      const created = new Alarm(this, id, {
+        alarmName: name,
+        alarmDescription: description,
+        metric,
+        threshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: periods,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      created.addAlarmAction(action);
+      created.addOkAction(action);
+      this.alarms.push(created);
+      return created;
+    };
+
+    for (const route of props.routeNames) {
+      alarm(
+        `${route}ServerErrors`,
+        alarmName(route, '5xx'),
+        requestMetric(METRIC.serverErrors, route, 'Average'),
+        SERVER_ERROR_RATE_THRESHOLD,
+        `${route}: 5xx answers are ${SERVER_ERROR_RATE_THRESHOLD * 100}% or more of its calls in 5 minutes.`,
+      );
+      alarm(
+        `${route}LatencyP99`,
+        alarmName(route, 'p99'),
+        requestMetric(METRIC.latency, route, 'p99'),
+        config.latencyP99Ms,
+        `${route}: p99 latency at or above ${config.latencyP99Ms} ms for 15 minutes.`,
+        3,
+      );
+    }
+    for (const { name, fn } of props.functions) {
+      alarm(
+        `${name}Throttles`,
+        alarmName(name, 'throttles'),
+        fn.function.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+        1,
+        `${name}: Lambda throttled an invocation (account or reserved concurrency exhausted).`,
+      );
+    }
+    for (const { name, queue } of props.deadLetterQueues) {
+      alarm(
+        `${name}DeadLetters`,
+        alarmName(name, 'dead-letters'),
+        queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
+        1,
+        `${name}: an event failed every attempt and waits in the dead-letter queue.`,
+      );
+    }
+    for (const { name, stateMachine } of props.stateMachines) {
+      alarm(
+        `${name}Failures`,
+        alarmName(name, 'failures'),
+        new MathExpression({
+          expression: 'failed + timedOut',
+          usingMetrics: {
+            failed: stateMachine.metricFailed({ period: PERIOD, statistic: 'Sum' }),
+            timedOut: stateMachine.metricTimedOut({ period: PERIOD, statistic: 'Sum' }),
+          },
+          period: PERIOD,
+          label: `${name} failed or timed out`,
+        }),
+        1,
+        `${name}: an execution failed or timed out.`,
+      );
+    }
+
+    this.dashboard = this.buildDashboard(props, alarmName());
+  }
+
+  /** KMS-encrypted (a key CloudWatch may use: the AWS managed SNS key does not let it publish), TLS only. */
+  private ownTopic(config: ServiceConfig): Topic {
+    const key = new Key(this, 'AlarmTopicKey', {
+      description: 'Encrypts the alarm topic (alarm names and states only)',
+      enableKeyRotation: true,
+    });
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    const topic = new Topic(this, 'AlarmTopic', {
+      displayName: `Service review ${config.stage} alarms`,
+      masterKey: key,
+      enforceSSL: true,
+    });
+    if (config.alarmEmail) topic.addSubscription(new EmailSubscription(config.alarmEmail));
+    return topic;
+  }
+
+  private buildDashboard(props: MonitoringProps, name: string): Dashboard {
+    const perRoute = (metric: string, statistic: string) =>
+      props.routeNames.map((route) => requestMetric(metric, route, statistic, route));
+    const search = (dimensions: string, metric: string, label: string) =>
+      new MathExpression({
+        expression: `SEARCH('{${METRICS_NAMESPACE},service,${dimensions}} MetricName="${metric}"', 'Sum', 300)`,
+        label,
+        period: PERIOD,
+      });
+    const graph = (title: string, left: IMetric[]) => new GraphWidget({ title, left, width: 12, height: 6 });
+    const dashboard = new Dashboard(this, 'Dashboard', { dashboardName: name, defaultInterval: Duration.hours(3) });
+    dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 4 }));
+    dashboard.addWidgets(
+      graph('Requests per route', perRoute(METRIC.requests, 'Sum')),
+      graph('p99 latency per route (ms)', perRoute(METRIC.latency, 'p99')),
+    );
+    dashboard.addWidgets(
+      graph('5xx per route', perRoute(METRIC.serverErrors, 'Sum')),
+      graph('4xx per route', perRoute(METRIC.clientErrors, 'Sum')),
+    );
+    dashboard.addWidgets(
+      graph('Attachment verdicts', [search('verdict', METRIC.attachmentVerdicts, '')]),
+      graph('Automation runs by kind and outcome', [search('kind,outcome', METRIC.automationRuns, '')]),
+    );
+    dashboard.addWidgets(
+      graph(
+        'Lambda throttles',
+        props.functions.map(({ name, fn }) =>
+          fn.function.metricThrottles({ period: PERIOD, statistic: 'Sum', label: name }),
+        ),
+      ),
+      graph('Dead letters and automation failures', [
+        ...props.deadLetterQueues.map(({ name, queue }) =>
+          queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum', label: name }),
+        ),
+        ...props.stateMachines.map(({ name, stateMachine }) =>
+          stateMachine.metricFailed({ period: PERIOD, statistic: 'Sum', label: `${name} failed` }),
+        ),
+      ]),
+    );
+    return dashboard;
+  }
+}
+
+/** A request metric of lib/observability/metrics.ts: Powertools adds the `service` dimension. */
+export const requestMetric = (metricName: string, route: string, statistic: string, label?: string) =>
+  new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: SERVICE_NAME, route },
+    statistic,
+    period: PERIOD,
+    // An alarm's metric goes without: a label would turn it into a metric-math query.
+    ...(label ? { label } : {}),
+  });

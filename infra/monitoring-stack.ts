@@ -1,0 +1,46 @@
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { ApiStack } from '#infra/api-stack';
+import type { AutomationStack } from '#infra/automation-stack';
+import { serviceConfigOf } from '#infra/config';
+import { Monitoring } from '#infra/constructs/monitoring';
+import { ServiceFunction } from '#infra/constructs/service-function';
+import { functionNameOf, type Route } from '#lib/routes';
+
+export interface MonitoringStackProps extends StackProps {
+  api: ApiStack;
+  automation: AutomationStack;
+  routes: readonly Route[];
+}
+
+/**
+ * Alarms, their topic and the dashboard (infra/constructs/monitoring.ts), apart so that the other
+ * stacks know nothing of them: every ServiceFunction of the API and automation stacks is found in
+ * the construct tree, with its dead-letter queue, and every state machine of the automation.
+ */
+export class MonitoringStack extends Stack {
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: MonitoringStackProps) {
+    super(scope, id, props);
+    this.addStackDependency(props.api);
+    const functions = [props.api, props.automation].flatMap((stack) =>
+      stack.node
+        .findAll()
+        .filter((construct): construct is ServiceFunction => construct instanceof ServiceFunction)
+        .map((fn) => ({ name: fn.node.id, fn })),
+    );
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      config: serviceConfigOf(this),
+      routeNames: props.routes.map(functionNameOf),
+      functions,
+      deadLetterQueues: functions.flatMap(({ name, fn }) =>
+        fn.deadLetterQueue ? [{ name, queue: fn.deadLetterQueue }] : [],
+      ),
+      stateMachines: Object.values(props.automation.stateMachines).map((machine) => ({
+        name: machine.node.id,
+        stateMachine: machine.stateMachine,
+      })),
+    });
+  }
+}

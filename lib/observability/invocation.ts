@@ -1,0 +1,84 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { functionNameOf, type Route } from '#lib/routes';
+import { log, logger } from './logger.ts';
+import { recordRequest } from './metrics.ts';
+
+/*
+ * What every invocation adds to the logs and metrics: Powertools' Lambda context (function, its
+ * request id, cold start); the API Gateway request id, the client and the route's name from the
+ * route table (lib/routes.ts functionNameOf: the CDK function's id, e.g. `CreateRequest`); and, for
+ * API calls, one EMF line per call (requests, 4xx, 5xx, latency) once the response is final. The
+ * keys are reset when the invocation ends, so nothing of one invocation leaks into the next.
+ */
+
+type ApiRequest = Request<Pick<APIGatewayProxyEvent, 'httpMethod' | 'resource' | 'requestContext'>, unknown>;
+type RouteOf = (event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'resource'>) => Route | undefined;
+
+const startedAt = new WeakMap<object, number>();
+const stringOr = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** The route's name, or the Lambda function's for a handler invoked outside the gateway. */
+const routeNameOf = (request: ApiRequest, routeOf: RouteOf) => {
+  const route = request.event && routeOf(request.event);
+  return route ? functionNameOf(route) : (request.context?.functionName ?? 'unknown');
+};
+
+/**
+ * endpoint()'s observability (lib/http/endpoint.ts): `middlewares` go first in its stack (their
+ * `before` runs before any other), `requestEnd` wraps its requestEnd hook (the audit trail), which
+ * runs once per invocation after everything, replays and problem details included. The keys are
+ * reset there rather than by the middleware's `resetKeys` (in its `after`), so that the audit
+ * trail's own log lines still carry them.
+ */
+export const observeRequests = (routeOf: RouteOf) => ({
+  middlewares: [
+    injectLambdaContext(logger),
+    {
+      before: (request) => {
+        startedAt.set(request, performance.now());
+        const { requestContext } = request.event;
+        logger.appendKeys({
+          requestId: stringOr(requestContext?.requestId),
+          clientId: stringOr(requestContext?.authorizer?.clientId),
+          keyId: stringOr(requestContext?.authorizer?.keyId),
+          route: routeNameOf(request, routeOf),
+        });
+      },
+    } satisfies MiddlewareObj<ApiRequest['event'], unknown>,
+  ] as MiddlewareObj[],
+  requestEnd:
+    (next: (request: Request) => Promise<void>) =>
+    async (request: Request): Promise<void> => {
+      const started = startedAt.get(request);
+      try {
+        await next(request);
+      } finally {
+        const outcome = {
+          route: routeNameOf(request as ApiRequest, routeOf),
+          status: (request.response as { statusCode?: number } | undefined)?.statusCode,
+          latencyMs: started === undefined ? 0 : Math.round(performance.now() - started),
+        };
+        recordRequest(outcome);
+        log.debug('Request handled', { status: outcome.status, latencyMs: outcome.latencyMs });
+        logger.resetKeys();
+      }
+    },
+});
+
+/**
+ * A function outside the API (the authorizer, the S3 verifier, the automation tasks), in Middy with
+ * the logger's context and its name from the route table (`EventFunction.name`,
+ * `AutomationTask.name`, `Authorizer`) as its `route`.
+ */
+export const observed = <TEvent, TResult>(
+  name: string,
+  handler: (event: TEvent, context: Context) => Promise<TResult>,
+): ((event: TEvent, context?: Context) => Promise<TResult>) => {
+  const wrapped = middy<TEvent, TResult>(handler)
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use({ before: () => logger.appendKeys({ route: name }) });
+  // Lambda always passes a context; tests and scripts may not, and Middy then makes an empty one.
+  return (event, context) => wrapped(event, context as Context);
+};

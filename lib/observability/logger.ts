@@ -1,0 +1,117 @@
+import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
+import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
+import { SERVICE_NAME } from './names.ts';
+
+/*
+ * The service's structured logs: a Powertools Logger whose formatter writes an allow-list of
+ * fields, so PHI stays out by construction. Callers pass ids and outcomes under the names below;
+ * the formatter drops any other key (naming it in `droppedKeys`, never its value), and any value
+ * that is not a string, number or boolean. Messages are string literals (the type refuses a
+ * template with interpolations), so a value cannot ride in the message either.
+ */
+
+/** Every field a log line may carry besides the formatter's own (docs/observability.md). */
+export const LOG_FIELDS = [
+  // Per invocation (lib/observability/invocation.ts)
+  'requestId',
+  'clientId',
+  'route',
+  'keyId',
+  'latencyMs',
+  // Ids and outcomes
+  'organizationId',
+  'portalAccountId',
+  'portalId',
+  'attachmentId',
+  'runId',
+  'batchId',
+  'kind',
+  'outcome',
+  'method',
+  'status',
+  'context',
+  'size',
+  'taken',
+  'records',
+  'total',
+  'version',
+  'keyring',
+  'totpSecretSet',
+  'passwordChanged',
+  'totpSecretChanged',
+  'movedOrganization',
+  // Errors: name and stack frames only, never a message (SDK and parser messages can quote data)
+  'errorName',
+  'stack',
+  // The audit event a failed sink could not store: ids only (lib/http/audit.ts)
+  'auditEvent',
+] as const;
+export type LogField = (typeof LOG_FIELDS)[number];
+export type LogFields = Partial<Record<LogField, string | number | boolean | undefined>>;
+
+const allowed: ReadonlySet<string> = new Set(LOG_FIELDS);
+const isScalar = (value: unknown) => ['string', 'number', 'boolean'].includes(typeof value);
+
+/**
+ * Lambda's own fields (function name, its request id, cold start, X-Ray trace) plus the allowed
+ * ones. `level` comes first and in lower case: the test stack's output filter reads it there.
+ */
+export class AllowListFormatter extends LogFormatter {
+  override formatAttributes(attributes: UnformattedAttributes, additional: LogAttributes): LogItem {
+    const line: LogAttributes = {
+      level: attributes.logLevel.toLowerCase(),
+      message: attributes.message,
+      timestamp: this.formatTimestamp(attributes.timestamp),
+      service: attributes.serviceName,
+      function_name: attributes.lambdaContext?.functionName,
+      function_request_id: attributes.lambdaContext?.awsRequestId,
+      cold_start: attributes.lambdaContext?.coldStart,
+      xray_trace_id: attributes.xRayTraceId,
+    };
+    const dropped: string[] = [];
+    for (const [key, value] of Object.entries(additional)) {
+      if (value === undefined) continue;
+      if (allowed.has(key) && isScalar(value)) line[key] = value;
+      else dropped.push(key);
+    }
+    if (dropped.length > 0) line.droppedKeys = dropped.join(',');
+    return new LogItem({ attributes: line });
+  }
+}
+
+/** The one Logger of a function: Powertools' middleware injects the Lambda context into it. */
+export const logger = new Logger({ serviceName: SERVICE_NAME, logFormatter: new AllowListFormatter() });
+
+/*
+ * The level, as Powertools ranks the variables: Lambda's own (AWS_LAMBDA_LOG_LEVEL), then
+ * POWERTOOLS_LOG_LEVEL (set by CDK from context), then LOG_LEVEL (the local stack and the tests).
+ * Checked on every line (a string comparison): a process may change it at run time, as the tests
+ * do, and Powertools puts its initial level back at the start of every invocation.
+ */
+const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+const syncLevel = () => {
+  const { AWS_LAMBDA_LOG_LEVEL, POWERTOOLS_LOG_LEVEL, LOG_LEVEL } = process.env;
+  const wanted = (AWS_LAMBDA_LOG_LEVEL ?? POWERTOOLS_LOG_LEVEL ?? LOG_LEVEL ?? 'INFO').toUpperCase();
+  if (wanted !== logger.getLevelName() && LEVELS.includes(wanted)) {
+    logger.setLogLevel(wanted as Parameters<Logger['setLogLevel']>[0]);
+  }
+};
+
+/** A string literal: `string` itself (a template with interpolations, a variable) is refused. */
+type Literal<M extends string> = string extends M ? never : M;
+type Write = <M extends string>(message: Literal<M>, fields?: LogFields) => void;
+
+const writer =
+  (write: (message: string, fields: LogAttributes) => void): Write =>
+  (message, fields = {}) => {
+    syncLevel();
+    write(message, fields);
+  };
+
+/** The service's log: a literal message and allow-listed fields (ids and outcomes, never PHI). */
+export const log = {
+  debug: writer((message, fields) => logger.debug(message, fields)),
+  info: writer((message, fields) => logger.info(message, fields)),
+  warn: writer((message, fields) => logger.warn(message, fields)),
+  error: writer((message, fields) => logger.error(message, fields)),
+};

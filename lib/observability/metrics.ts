@@ -1,0 +1,55 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './names.ts';
+
+/*
+ * Application metrics in CloudWatch's embedded metric format (EMF): lines on stdout that
+ * CloudWatch Logs turns into metrics, no API call. One namespace; names and dimensions are
+ * contracts of the alarms and the dashboard (names.ts, infra/constructs/monitoring.ts).
+ */
+
+/**
+ * Inside Lambda by default; outside it (vitest, the local stack) EMF lines would only flood stdout.
+ * POWERTOOLS_METRICS_DISABLED decides when set, either way (`false` turns them on locally).
+ */
+const enabled = () => {
+  const disabled = process.env.POWERTOOLS_METRICS_DISABLED?.toLowerCase();
+  if (disabled !== undefined) return !['true', '1', 'yes', 'on'].includes(disabled);
+  return Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+};
+
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+
+export interface RequestOutcome {
+  /** The route's function name (lib/routes.ts functionNameOf). */
+  route: string;
+  /** The status sent; none when the function failed (API Gateway then answers 502). */
+  status: number | undefined;
+  latencyMs: number;
+}
+
+/** One API call: flushed at once, as one EMF line with the `route` dimension. */
+export const recordRequest = ({ route, status, latencyMs }: RequestOutcome) => {
+  if (!enabled()) return;
+  metrics.addDimension('route', route);
+  metrics.addMetric(METRIC.requests, MetricUnit.Count, 1);
+  metrics.addMetric(
+    METRIC.clientErrors,
+    MetricUnit.Count,
+    status !== undefined && status >= 400 && status < 500 ? 1 : 0,
+  );
+  metrics.addMetric(METRIC.serverErrors, MetricUnit.Count, status === undefined || status >= 500 ? 1 : 0);
+  metrics.addMetric(METRIC.latency, MetricUnit.Milliseconds, latencyMs);
+  metrics.publishStoredMetrics();
+};
+
+/** A count under its own dimensions, flushed at once. */
+const count = (name: string, dimensions: Record<string, string>) => {
+  if (!enabled()) return;
+  const single = metrics.singleMetric();
+  single.addDimensions(dimensions);
+  single.addMetric(name, MetricUnit.Count, 1);
+};
+
+export const recordAttachmentVerdict = (verdict: string) => count(METRIC.attachmentVerdicts, { verdict });
+
+export const recordAutomationRun = (kind: string, outcome: string) => count(METRIC.automationRuns, { kind, outcome });
