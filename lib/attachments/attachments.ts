@@ -401,7 +401,11 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
             });
             return 'discarded';
           }
-          if (alreadyVerified(record)) return 'available';
+          if (alreadyVerified(record)) {
+            // Nothing read: its bytes were checked at upload, or by a store that verifies checksums.
+            log.info('Attachment already verified', { attachmentId: ids.attachmentId, method: record.uploadMethod });
+            return 'available';
+          }
           const measured = await measure(objectKey, record);
           if (!measured) return 'missing';
           const reason = mismatchOf(record, measured);
