@@ -10,6 +10,8 @@
  * the same URL segment) and under Portals/accounts (where the list route's segment is the
  * clientUserId). Names are internal; the URLs are exactly the spec's.
  */
+import type { IndexName } from '#lib/table';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
@@ -25,8 +27,8 @@ export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'Up
 export interface TableAccess {
   /** On the table's own items. */
   actions: readonly TableAction[];
-  /** Query on gsi1 (portal accounts by organization): the only use of the index. */
-  queryIndex?: true;
+  /** Query on these indexes (portal accounts: by organization, portal, status; docs/data-model.md). */
+  queryIndexes?: readonly IndexName[];
   /** Only items whose partition key matches one of these patterns (`dynamodb:LeadingKeys`). */
   leadingKeys?: readonly string[];
 }
@@ -113,6 +115,9 @@ const tableActions = (...lists: ReadonlyArray<readonly TableAction[]>): TableAct
   );
 };
 
+/** The filter's key conditions: by organization, portal, status, portal and status (dynamo-portal-account-store.ts). */
+const PORTAL_ACCOUNT_FILTER_INDEXES: readonly IndexName[] = ['gsi1', 'gsi2', 'gsi3', 'gsi4'];
+
 const v1 = '/api/external/v1';
 const v11 = '/api/external/v1.1';
 
@@ -137,7 +142,7 @@ const portalAccountRoutes: Route[] = [
     method: 'GET',
     path: `${v11}/Portals/accounts/{externalId}/list`,
     handler: 'portal-accounts/list-portal-accounts',
-    access: { table: { actions: ['GetItem'], queryIndex: true }, cursors: 'sign' },
+    access: { table: { actions: ['GetItem'], queryIndexes: ['gsi1'] }, cursors: 'sign' },
     audit: { action: 'portalAccount.list', resource: 'portalAccount', clientUserId: { path: 'externalId' } },
   },
   {
@@ -174,7 +179,7 @@ const portalAccountRoutes: Route[] = [
     method: 'POST',
     path: `${v11}/Portals/accounts/filter`,
     handler: 'portal-accounts/filter-portal-accounts',
-    access: { table: { actions: ['GetItem'], queryIndex: true }, cursors: 'sign' },
+    access: { table: { actions: ['GetItem'], queryIndexes: PORTAL_ACCOUNT_FILTER_INDEXES }, cursors: 'sign' },
     audit: { action: 'portalAccount.filter', resource: 'portalAccount', clientUserId: 'body' },
   },
 ];
@@ -414,7 +419,7 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/fill-portal-form',
     worker: 'browser',
     access: {
-      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'], queryIndex: true },
+      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'], queryIndexes: ['gsi3'] },
       secrets: 'decrypt',
       screenshots: ['write'],
     },
@@ -424,7 +429,7 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/check-portal-status',
     worker: 'browser',
     access: {
-      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'], queryIndex: true },
+      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'], queryIndexes: ['gsi3'] },
       secrets: 'decrypt',
       screenshots: ['write'],
     },

@@ -12,7 +12,7 @@ import {
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import type { S3Event } from 'aws-lambda';
-import { GSI1, TABLE_KEY } from '#lib/table';
+import { TABLE_KEY, tableIndexes } from '#lib/table';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
 import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
 import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from './step-functions.ts';
@@ -75,21 +75,23 @@ export const ensureTable = async (endpoint: string, tableName: string) => {
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [TABLE_KEY.partition, TABLE_KEY.sort, GSI1.partition, GSI1.sort].map(string),
+        AttributeDefinitions: [
+          TABLE_KEY.partition,
+          TABLE_KEY.sort,
+          ...tableIndexes.flatMap((index) => [index.partition, index.sort]),
+        ].map(string),
         KeySchema: [
           { AttributeName: TABLE_KEY.partition, KeyType: 'HASH' },
           { AttributeName: TABLE_KEY.sort, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: GSI1.name,
-            KeySchema: [
-              { AttributeName: GSI1.partition, KeyType: 'HASH' },
-              { AttributeName: GSI1.sort, KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
+        GlobalSecondaryIndexes: tableIndexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partition, KeyType: 'HASH' as const },
+            { AttributeName: index.sort, KeyType: 'RANGE' as const },
+          ],
+          Projection: { ProjectionType: 'ALL' as const },
+        })),
       }),
     );
   } catch (error) {

@@ -10,6 +10,8 @@ import { attr, defineEntity } from './define-entity.ts';
 /**
  * A portal account, keyed by its own id (a read needs no organization) and indexed by organization
  * in a stable order: `<createdAt>#<externalId>` is unique and never changes (docs/portal-accounts.md).
+ * gsi2–gsi4 hold the same order within one portal, one status, one portal and status: a filter on
+ * them is a key condition, so its cost does not grow with the organization (docs/data-model.md).
  */
 export const portalAccountEntity = defineEntity<StoredPortalAccount>()({
   name: 'PortalAccount',
@@ -18,6 +20,12 @@ export const portalAccountEntity = defineEntity<StoredPortalAccount>()({
     sk: 'PACC',
     gsi1pk: 'CLIENT#<clientId>#ORG#<organizationId>#PACC',
     gsi1sk: '<createdAt>#<externalId>',
+    gsi2pk: 'CLIENT#<clientId>#ORG#<organizationId>#PACC#PORTAL#<portalId>',
+    gsi2sk: '<createdAt>#<externalId>',
+    gsi3pk: 'CLIENT#<clientId>#ORG#<organizationId>#PACC#STATUS#<status>',
+    gsi3sk: '<createdAt>#<externalId>',
+    gsi4pk: 'CLIENT#<clientId>#ORG#<organizationId>#PACC#PORTAL#<portalId>#STATUS#<status>',
+    gsi4sk: '<createdAt>#<externalId>',
   },
   attributes: {
     clientId: attr.string(),

@@ -4,38 +4,50 @@ import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config';
 import { portalAccountEntity } from '#lib/entities/portal-account';
-import { GSI1 } from '#lib/table';
+import { GSI1, GSI2, GSI3, GSI4 } from '#lib/table';
 import type { Page, PageQuery, PortalAccountStore } from './portal-account-store.ts';
 
 /*
- * Items and keys are declared in lib/entities/portal-account.ts. GSI1 pages an organization's
- * accounts in their stable order; filters match the normalized displayNameSearch/usernameSearch.
+ * Items and keys are declared in lib/entities/portal-account.ts. Every index pages accounts in the
+ * same stable order (sort key `<createdAt>#<externalId>`), so a position is valid on any of them.
  */
 const { toItem, fromItem } = portalAccountEntity;
+const { keys } = portalAccountEntity;
 
-/** FilterExpression for the criteria (applied by DynamoDB after Limit: see page()). */
-const filterOf = (criteria: PageQuery['criteria']) => {
-  const clauses: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (criteria.portalId !== undefined) {
-    clauses.push('portalId = :portalId');
-    values[':portalId'] = criteria.portalId;
+type Criteria = PageQuery['criteria'];
+
+/**
+ * The index and partition whose key condition covers the most criteria: portal and status
+ * together, either one, or the whole organization (docs/data-model.md, patterns 10 and 19–21).
+ * What the key condition does not cover is left to the FilterExpression.
+ */
+const keyConditionOf = (clientId: string, organizationId: string, criteria: Criteria) => {
+  const { portalId, status, ...rest } = criteria;
+  if (portalId !== undefined && status !== undefined) {
+    return { index: GSI4, partition: keys.gsi4pk.render({ clientId, organizationId, portalId, status }), rest };
   }
+  if (portalId !== undefined) {
+    return { index: GSI2, partition: keys.gsi2pk.render({ clientId, organizationId, portalId }), rest };
+  }
+  if (status !== undefined) {
+    return { index: GSI3, partition: keys.gsi3pk.render({ clientId, organizationId, status }), rest };
+  }
+  return { index: GSI1, partition: keys.gsi1pk.render({ clientId, organizationId }), rest };
+};
+
+/** FilterExpression for the criteria no key condition covers (applied by DynamoDB after Limit: see page()). */
+const filterOf = (criteria: Pick<Criteria, 'payerId' | 'search'>) => {
+  const clauses: string[] = [];
+  const values: Record<string, unknown> = {};
   if (criteria.payerId !== undefined) {
     clauses.push('contains(payerIds, :payerId)');
     values[':payerId'] = criteria.payerId;
-  }
-  if (criteria.status !== undefined) {
-    clauses.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = criteria.status;
   }
   if (criteria.search !== undefined) {
     clauses.push('(contains(displayNameSearch, :search) OR contains(usernameSearch, :search))');
     values[':search'] = criteria.search;
   }
-  return { expression: clauses.join(' AND '), names, values };
+  return { expression: clauses.join(' AND '), values };
 };
 
 export interface DynamoStoreOptions {
@@ -105,13 +117,16 @@ export const createDynamoPortalAccountStore = ({
   },
 
   /*
-   * DynamoDB applies Limit before FilterExpression, so one query can return fewer matches than
-   * asked (even none) while more remain. Keep querying from the last evaluated position until the
-   * page is full (one extra match tells whether another page exists), the partition is exhausted,
-   * or the evaluation budget is spent (then the page is short and `next` is the last position read).
+   * The key condition narrows the read to the accounts of the criteria it covers (portal, status);
+   * the rest (payer, text) is a FilterExpression, which DynamoDB applies after Limit, so one query
+   * can return fewer matches than asked (even none) while more remain. Keep querying from the last
+   * evaluated position until the page is full (one extra match tells whether another page exists),
+   * the partition is exhausted, or the read bound is reached: then the page is `partial`, and `next`
+   * is the last position read.
    */
   page: async ({ clientId, organizationId, criteria, after, limit, maxEvaluated }): Promise<Page> => {
-    const filter = filterOf(criteria);
+    const { index, partition, rest } = keyConditionOf(clientId, organizationId, criteria);
+    const filter = filterOf(rest);
     const filtered = filter.expression !== '';
     const wanted = limit + 1;
     const found: Record<string, unknown>[] = [];
@@ -123,16 +138,12 @@ export const createDynamoPortalAccountStore = ({
       const out = await dynamo.send(
         new QueryCommand({
           TableName: tableName(),
-          IndexName: GSI1.name,
+          IndexName: index.name,
           KeyConditionExpression: position ? '#pk = :pk AND #sk > :after' : '#pk = :pk',
           ...(filtered ? { FilterExpression: filter.expression } : {}),
-          ExpressionAttributeNames: {
-            '#pk': GSI1.partition,
-            ...(position ? { '#sk': GSI1.sort } : {}),
-            ...filter.names,
-          },
+          ExpressionAttributeNames: { '#pk': index.partition, ...(position ? { '#sk': index.sort } : {}) },
           ExpressionAttributeValues: {
-            ':pk': portalAccountEntity.keys.gsi1pk.render({ clientId, organizationId }),
+            ':pk': partition,
             ...(position ? { ':after': position } : {}),
             ...filter.values,
           },
@@ -145,13 +156,15 @@ export const createDynamoPortalAccountStore = ({
         exhausted = true;
         break;
       }
-      position = String(out.LastEvaluatedKey[GSI1.sort]);
+      position = String(out.LastEvaluatedKey[index.sort]);
     }
     if (found.length > limit) {
       const items = found.slice(0, limit);
-      return { items: items.map(fromItem), next: String(items.at(-1)![GSI1.sort]) };
+      return { items: items.map(fromItem), next: String(items.at(-1)![index.sort]), partial: false };
     }
-    return exhausted ? { items: found.map(fromItem) } : { items: found.map(fromItem), next: position };
+    return exhausted
+      ? { items: found.map(fromItem), partial: false }
+      : { items: found.map(fromItem), next: position!, partial: true };
   },
 
   setLastLogin: async (clientId, externalId, lastLogin) => {
