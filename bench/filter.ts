@@ -22,7 +22,7 @@ const stack = await startLocalStack({ port: 0 });
 const { dynamoPortalAccountStore } = await import('#lib/portal-accounts/dynamo-portal-account-store');
 const { portalAccountService } = await import('#lib/portal-accounts/portal-accounts');
 const { recordDynamoCalls } = await import('#test/support/dynamo-recorder');
-type StoredPortalAccount = import('#lib/portal-accounts/portal-account-store').StoredPortalAccount;
+const { storedPortalAccount } = await import('#test/support/fixtures');
 type Filter = Omit<import('#lib/portal-accounts/portal-accounts').FilterRequest, 'clientUserId'>;
 
 const clientId = `bench-${Date.now().toString(36)}`;
@@ -42,41 +42,24 @@ const service = portalAccountService({
   cursorKeys: () => [Buffer.alloc(32, 7)],
 });
 
-/** A sealed secret of the size the local keyring writes (the bytes are not a real envelope). */
-const sealed = (bytes: number) => ({
-  v: 1 as const,
-  alg: 'AES-256-GCM' as const,
-  keyring: 'local' as const,
-  keyId: 'local:bench',
-  edk: Buffer.alloc(60, 1).toString('base64'),
-  iv: Buffer.alloc(12, 2).toString('base64'),
-  ct: Buffer.alloc(bytes, 3).toString('base64'),
-  tag: Buffer.alloc(16, 4).toString('base64'),
-});
-
-/** Each sparse criterion matches 2 accounts, the organization's 2 newest (and one matches them all). */
-const accountOf = (size: number, i: number): StoredPortalAccount => {
+/** Each sparse criterion matches the organization's 2 newest accounts (status: the newest alone). */
+const accountOf = (size: number, i: number) => {
   const rare = i >= size - 2;
-  const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-  return {
-    clientId,
-    organizationId: organizationOf(size),
-    externalId: `acct-${size}-${String(i).padStart(4, '0')}`,
-    clientUserId: clientUserOf(size),
-    portalId: rare ? 'evicore' : 'availity',
-    payerIds: rare ? ['RARE', 'P2'] : ['COMMON', 'P2'],
-    displayName: rare ? `Needle office ${i}` : `Clinic office ${i}`,
-    username: `frontdesk-${i}@clinic.example`,
-    status: rare && i === size - 1 ? 'disabled' : 'active',
-    lastLogin: null,
-    password: sealed(16),
-    passwordChangedAt: at,
-    totpSecret: null,
-    totpSecretChangedAt: null,
-    version: 1,
-    createdAt: at,
-    updatedAt: at,
-  };
+  return storedPortalAccount(
+    {
+      clientId,
+      organizationId: organizationOf(size),
+      clientUserId: clientUserOf(size),
+      externalId: `acct-${size}-${String(i).padStart(4, '0')}`,
+    },
+    i,
+    {
+      portalId: rare ? 'evicore' : 'availity',
+      payerIds: rare ? ['RARE', 'P2'] : ['COMMON', 'P2'],
+      displayName: rare ? `Needle office ${i}` : `Clinic office ${i}`,
+      status: rare && i === size - 1 ? 'disabled' : 'active',
+    },
+  );
 };
 
 for (const size of SIZES) {

@@ -17,7 +17,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * DynamoDB actions on the service table. Each row lists exactly the calls its handler's stores make
  * (the table of docs/infrastructure.md derives every row): GetItem (every `get`), BatchGetItem (the
- * RPA runs of a batch), Query (a key's items: attachments of a request, runs of a request), PutItem
+ * RPA runs of a batch, the portal accounts of a payer), Query (a key's items: attachments of a request, runs of a request), PutItem
  * (conditional puts: creates and versioned updates), UpdateItem (in-place updates, attachment slots),
  * DeleteItem (attachments, portal accounts). Idempotent POSTs add Powertools' record calls: GetItem,
  * PutItem, UpdateItem, DeleteItem.
@@ -27,7 +27,7 @@ export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'Up
 export interface TableAccess {
   /** On the table's own items. */
   actions: readonly TableAction[];
-  /** Query on these indexes (portal accounts: by organization, portal, status; docs/data-model.md). */
+  /** Query on these indexes (portal accounts: by organization, portal, payer, status; docs/data-model.md). */
   queryIndexes?: readonly IndexName[];
   /** Only items whose partition key matches one of these patterns (`dynamodb:LeadingKeys`). */
   leadingKeys?: readonly string[];
@@ -115,7 +115,7 @@ const tableActions = (...lists: ReadonlyArray<readonly TableAction[]>): TableAct
   );
 };
 
-/** The filter's key conditions: by organization, portal, status, portal and status (dynamo-portal-account-store.ts). */
+/** The filter's key conditions: organization, portal or payer, status, portal and status (dynamo-portal-account-store.ts). */
 const PORTAL_ACCOUNT_FILTER_INDEXES: readonly IndexName[] = ['gsi1', 'gsi2', 'gsi3', 'gsi4'];
 
 const v1 = '/api/external/v1';
@@ -156,7 +156,8 @@ const portalAccountRoutes: Route[] = [
     method: 'PUT',
     path: `${v11}/Portals/accounts/{externalId}`,
     handler: 'portal-accounts/replace-portal-account',
-    access: { table: { actions: ['GetItem', 'PutItem'] }, secrets: 'encrypt' },
+    // DeleteItem: the payer index entries of payers the replacement drops.
+    access: { table: { actions: ['GetItem', 'PutItem', 'DeleteItem'] }, secrets: 'encrypt' },
     audit: {
       action: 'portalAccount.replace',
       resource: 'portalAccount',
@@ -179,7 +180,11 @@ const portalAccountRoutes: Route[] = [
     method: 'POST',
     path: `${v11}/Portals/accounts/filter`,
     handler: 'portal-accounts/filter-portal-accounts',
-    access: { table: { actions: ['GetItem'], queryIndexes: PORTAL_ACCOUNT_FILTER_INDEXES }, cursors: 'sign' },
+    // BatchGetItem: a filter by payer reads the accounts its payer index entries name.
+    access: {
+      table: { actions: ['GetItem', 'BatchGetItem'], queryIndexes: PORTAL_ACCOUNT_FILTER_INDEXES },
+      cursors: 'sign',
+    },
     audit: { action: 'portalAccount.filter', resource: 'portalAccount', clientUserId: 'body' },
   },
 ];
@@ -419,7 +424,8 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/fill-portal-form',
     worker: 'browser',
     access: {
-      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'], queryIndexes: ['gsi3'] },
+      // The payer's active account: its payer index entries (gsi2), then the accounts (BatchGetItem).
+      table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], queryIndexes: ['gsi2'] },
       secrets: 'decrypt',
       screenshots: ['write'],
     },
@@ -429,7 +435,8 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/check-portal-status',
     worker: 'browser',
     access: {
-      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'], queryIndexes: ['gsi3'] },
+      // The payer's active account: its payer index entries (gsi2), then the accounts (BatchGetItem).
+      table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], queryIndexes: ['gsi2'] },
       secrets: 'decrypt',
       screenshots: ['write'],
     },

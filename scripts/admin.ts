@@ -24,6 +24,8 @@ const usage = `Usage: npm run admin -- <command>
   revoke-api-key <apiKey>                                (a leaked key whose id is not at hand)
   create-organization <clientId> <name>                  → {"organizationId"}
   create-client-user <clientId> <organizationId> <clientUserId>
+  backfill-portal-account-indexes                        → {"scanned","rewritten"} (once, after deploying the
+                                                         filter indexes: docs/data-model.md; scans the table)
 <duration>: whole hours or days, 1h to 365d (e.g. 12h, 90d); keys do not expire without it.
 --organization: the key reaches only that organization of the client (docs/security.md); the whole client without it.
 --rate, --burst: the client's own requests per second (1 to 10000) and burst (1 to 5000), both or neither;
@@ -180,6 +182,11 @@ const commands: Record<string, () => Promise<unknown>> = {
   'create-client-user': async () => {
     const [clientId, organizationId, clientUserId] = need(3);
     return admin.createClientUser(clientId!, organizationId!, clientUserId!);
+  },
+  'backfill-portal-account-indexes': async () => {
+    need(0);
+    const { backfillPortalAccountIndexes } = await import('#lib/portal-accounts/dynamo-portal-account-store');
+    return backfillPortalAccountIndexes();
   },
 };
 

@@ -53,3 +53,40 @@ export const portalAccountEntity = defineEntity<StoredPortalAccount>()({
     usernameSearch: (account) => normalizeSearchText(account.username),
   },
 });
+
+/** One payer a portal account serves: the account's entry in the payer index (below). */
+export interface PortalAccountPayer {
+  clientId: string;
+  organizationId: string;
+  externalId: string;
+  payerId: string;
+  /** The account's, when this entry was last written. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * A portal account serves many payers, and an index keys an item by one value: so each payer of an
+ * account has an item of its own, in the account's item collection, indexed in gsi2 beside the
+ * portal partitions (`…#PAYER#<payerId>`, the account's order). A filter by payer reads these, then
+ * the accounts (BatchGetItem), and skips an entry its account no longer agrees with.
+ */
+export const portalAccountPayerEntity = defineEntity<PortalAccountPayer>()({
+  name: 'PortalAccountPayer',
+  keys: {
+    pk: 'CLIENT#<clientId>#PACC#<externalId>',
+    sk: 'PAYER#<payerId>',
+    gsi2pk: 'CLIENT#<clientId>#ORG#<organizationId>#PACC#PAYER#<payerId>',
+    gsi2sk: '<createdAt>#<externalId>',
+  },
+  attributes: {
+    clientId: attr.string(),
+    organizationId: attr.string(),
+    externalId: attr.string(),
+    payerId: attr.string(),
+    version: attr.number(),
+    createdAt: attr.string(),
+    updatedAt: attr.string(),
+  },
+});

@@ -4,6 +4,8 @@ import { dynamo } from '#lib/aws/dynamodb';
 export interface DynamoCall {
   command: string;
   index?: string;
+  /** The ProjectionExpression, when the call read only some attributes. */
+  projection?: string;
   scanned: number;
   capacityUnits: number;
 }
@@ -22,7 +24,10 @@ export const recordDynamoCalls = () => {
       const input = args.input as Record<string, unknown>;
       input.ReturnConsumedCapacity = 'TOTAL';
       const command = context.commandName ?? 'unknown';
-      const index = typeof input.IndexName === 'string' ? { index: input.IndexName } : {};
+      const index = {
+        ...(typeof input.IndexName === 'string' ? { index: input.IndexName } : {}),
+        ...(typeof input.ProjectionExpression === 'string' ? { projection: input.ProjectionExpression } : {}),
+      };
       let result: Awaited<ReturnType<typeof next>>;
       try {
         result = await next(args);
@@ -61,5 +66,5 @@ export const recordDynamoCalls = () => {
   };
 };
 
-/** The commands of `calls`, in order (e.g. `['GetCommand', 'PutCommand']`). */
+/** The commands of `calls`, in order (e.g. `['GetItemCommand', 'PutItemCommand']`). */
 export const commandsOf = (calls: readonly DynamoCall[]) => calls.map((call) => call.command);
