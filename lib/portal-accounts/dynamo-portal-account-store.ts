@@ -34,9 +34,9 @@ const { keys } = portalAccountEntity;
 type Criteria = PageQuery['criteria'];
 
 /**
- * The index and partition whose key condition covers the most criteria: portal and status
- * together, either one, or the whole organization (docs/data-model.md, patterns 10 and 19–21).
- * What the key condition does not cover is left to the FilterExpression.
+ * Without a payer (readByPayer): the index and partition whose key condition covers the most
+ * criteria: portal and status together, either one, or the whole organization (docs/data-model.md,
+ * patterns 10 and 19–21). What the key condition does not cover (text) is left to the FilterExpression.
  */
 const keyConditionOf = (clientId: string, organizationId: string, criteria: Criteria) => {
   const { portalId, status, ...rest } = criteria;
@@ -52,20 +52,14 @@ const keyConditionOf = (clientId: string, organizationId: string, criteria: Crit
   return { index: GSI1, partition: keys.gsi1pk.render({ clientId, organizationId }), rest };
 };
 
-/** FilterExpression for the criteria no key condition covers (applied by DynamoDB after Limit: see page()). */
-const filterOf = (criteria: Pick<Criteria, 'payerId' | 'search'>) => {
-  const clauses: string[] = [];
-  const values: Record<string, unknown> = {};
-  if (criteria.payerId !== undefined) {
-    clauses.push('contains(payerIds, :payerId)');
-    values[':payerId'] = criteria.payerId;
-  }
-  if (criteria.search !== undefined) {
-    clauses.push('(contains(displayNameSearch, :search) OR contains(usernameSearch, :search))');
-    values[':search'] = criteria.search;
-  }
-  return { expression: clauses.join(' AND '), values };
-};
+/** FilterExpression for the text no key condition covers (applied by DynamoDB after Limit: see page()). */
+const filterOf = ({ search }: Pick<Criteria, 'search'>) =>
+  search === undefined
+    ? { expression: '', values: {} }
+    : {
+        expression: '(contains(displayNameSearch, :search) OR contains(usernameSearch, :search))',
+        values: { ':search': search },
+      };
 
 /*
  * The payer index (docs/data-model.md, pattern 13): one entry per payer of an account, written after
