@@ -10,12 +10,14 @@
  * the same URL segment) and under Portals/accounts (where the list route's segment is the
  * clientUserId). Names are internal; the URLs are exactly the spec's.
  */
+import type { IndexName } from '#lib/table';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * DynamoDB actions on the service table. Each row lists exactly the calls its handler's stores make
  * (the table of docs/infrastructure.md derives every row): GetItem (every `get`), BatchGetItem (the
- * RPA runs of a batch), Query (a key's items: attachments of a request, runs of a request), PutItem
+ * RPA runs of a batch, the portal accounts of a payer), Query (a key's items: attachments of a request, runs of a request), PutItem
  * (conditional puts: creates and versioned updates), UpdateItem (in-place updates, attachment slots),
  * DeleteItem (attachments, portal accounts). Idempotent POSTs add Powertools' record calls: GetItem,
  * PutItem, UpdateItem, DeleteItem.
@@ -25,8 +27,8 @@ export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'Up
 export interface TableAccess {
   /** On the table's own items. */
   actions: readonly TableAction[];
-  /** Query on gsi1 (portal accounts by organization): the only use of the index. */
-  queryIndex?: true;
+  /** Query on these indexes (portal accounts: by organization, portal, payer, status; docs/data-model.md). */
+  queryIndexes?: readonly IndexName[];
   /** Only items whose partition key matches one of these patterns (`dynamodb:LeadingKeys`). */
   leadingKeys?: readonly string[];
 }
@@ -120,6 +122,9 @@ const tableActions = (...lists: ReadonlyArray<readonly TableAction[]>): TableAct
   );
 };
 
+/** The filter's key conditions: organization, portal or payer, status, portal and status (dynamo-portal-account-store.ts). */
+const PORTAL_ACCOUNT_FILTER_INDEXES: readonly IndexName[] = ['gsi1', 'gsi2', 'gsi3', 'gsi4'];
+
 const api = '/api/external';
 const v1 = `${api}/v1`;
 const v11 = `${api}/v1.1`;
@@ -150,7 +155,7 @@ const portalAccountRoutes: Route[] = [
     method: 'GET',
     path: `${v11}/Portals/accounts/{externalId}/list`,
     handler: 'portal-accounts/list-portal-accounts',
-    access: { table: { actions: ['GetItem'], queryIndex: true }, cursors: 'sign' },
+    access: { table: { actions: ['GetItem'], queryIndexes: ['gsi1'] }, cursors: 'sign' },
     audit: { action: 'portalAccount.list', resource: 'portalAccount', clientUserId: { path: 'externalId' } },
   },
   {
@@ -165,7 +170,8 @@ const portalAccountRoutes: Route[] = [
     path: `${v11}/Portals/accounts/{externalId}`,
     handler: 'portal-accounts/replace-portal-account',
     // UpdateItem: the organizations' portal-account counts, when an account moves (storage quotas).
-    access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] }, secrets: 'encrypt' },
+    // DeleteItem: the payer index entries of payers the replacement drops.
+    access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] }, secrets: 'encrypt' },
     audit: {
       action: 'portalAccount.replace',
       resource: 'portalAccount',
@@ -188,7 +194,11 @@ const portalAccountRoutes: Route[] = [
     method: 'POST',
     path: `${v11}/Portals/accounts/filter`,
     handler: 'portal-accounts/filter-portal-accounts',
-    access: { table: { actions: ['GetItem'], queryIndex: true }, cursors: 'sign' },
+    // BatchGetItem: a filter by payer reads the accounts its payer index entries name.
+    access: {
+      table: { actions: ['GetItem', 'BatchGetItem'], queryIndexes: PORTAL_ACCOUNT_FILTER_INDEXES },
+      cursors: 'sign',
+    },
     audit: { action: 'portalAccount.filter', resource: 'portalAccount', clientUserId: 'body' },
   },
 ];
@@ -449,7 +459,8 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/fill-portal-form',
     worker: 'browser',
     access: {
-      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'], queryIndex: true },
+      // The payer's active account: its payer index entries (gsi2), then the accounts (BatchGetItem).
+      table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], queryIndexes: ['gsi2'] },
       secrets: 'decrypt',
       screenshots: ['write'],
     },
@@ -459,7 +470,8 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/check-portal-status',
     worker: 'browser',
     access: {
-      table: { actions: ['GetItem', 'PutItem', 'UpdateItem'], queryIndex: true },
+      // The payer's active account: its payer index entries (gsi2), then the accounts (BatchGetItem).
+      table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], queryIndexes: ['gsi2'] },
       secrets: 'decrypt',
       screenshots: ['write'],
     },

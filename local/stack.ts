@@ -3,16 +3,21 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
+  type AttributeValue,
+  BatchWriteItemCommand,
   CreateTableCommand,
   DeleteTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
   ResourceNotFoundException,
+  ScanCommand,
+  type ScanCommandOutput,
   waitUntilTableExists,
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import type { S3Event } from 'aws-lambda';
-import { GSI1, TABLE_KEY } from '#lib/table';
+import { TABLE_KEY, tableIndexes } from '#lib/table';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
 import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
 import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from './step-functions.ts';
@@ -67,36 +72,83 @@ const tableClient = (endpoint: string) =>
     },
   });
 
-export const ensureTable = async (endpoint: string, tableName: string) => {
-  const client = tableClient(endpoint);
+/** Creates the table with the keys and indexes of lib/table.ts; false if it already exists. */
+const createTable = async (client: DynamoDBClient, tableName: string) => {
   const string = (name: string) => ({ AttributeName: name, AttributeType: 'S' as const });
   try {
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [TABLE_KEY.partition, TABLE_KEY.sort, GSI1.partition, GSI1.sort].map(string),
+        AttributeDefinitions: [
+          TABLE_KEY.partition,
+          TABLE_KEY.sort,
+          ...tableIndexes.flatMap((index) => [index.partition, index.sort]),
+        ].map(string),
         KeySchema: [
           { AttributeName: TABLE_KEY.partition, KeyType: 'HASH' },
           { AttributeName: TABLE_KEY.sort, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: GSI1.name,
-            KeySchema: [
-              { AttributeName: GSI1.partition, KeyType: 'HASH' },
-              { AttributeName: GSI1.sort, KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
+        GlobalSecondaryIndexes: tableIndexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partition, KeyType: 'HASH' as const },
+            { AttributeName: index.sort, KeyType: 'RANGE' as const },
+          ],
+          Projection: { ProjectionType: 'ALL' as const },
+        })),
       }),
     );
   } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
+    if (error instanceof ResourceInUseException) return false;
+    throw error;
   }
   await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 0.1, maxDelay: 1 }, { TableName: tableName });
-  client.destroy();
+  return true;
+};
+
+/** Every item of the table, as stored. */
+const scanAll = async (client: DynamoDBClient, tableName: string) => {
+  const items: Record<string, AttributeValue>[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page: ScanCommandOutput = await client.send(
+      new ScanCommand({ TableName: tableName, ...(start ? { ExclusiveStartKey: start } : {}) }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+};
+
+/**
+ * Creates the table unless it exists. A table kept in a state directory from before an index of
+ * lib/table.ts existed is re-created with its items (dynalite cannot add an index to a table), and
+ * `recreated` tells the caller to backfill the index attributes (docs/data-model.md).
+ */
+export const ensureTable = async (endpoint: string, tableName: string) => {
+  const client = tableClient(endpoint);
+  try {
+    if (await createTable(client, tableName)) return { recreated: false };
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    if (tableIndexes.every((index) => present.has(index.name))) return { recreated: false };
+    const items = await scanAll(client, tableName);
+    await dropTable(endpoint, tableName);
+    await createTable(client, tableName);
+    for (let i = 0; i < items.length; i += 25) {
+      let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+      while (requests.length > 0) {
+        const { UnprocessedItems } = await client.send(
+          new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
+        );
+        requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+      }
+    }
+    return { recreated: true };
+  } finally {
+    client.destroy();
+  }
 };
 
 /** Deletes the table if it exists and waits until it is gone. */
@@ -153,7 +205,11 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   Object.assign(process.env, env);
   // The embedded dynalite starts empty with stateDir; an external DynamoDB keeps the table, so empty it there.
   if (options.clean && options.dynamoEndpoint) await dropTable(dynamoEndpoint, tableName);
-  await ensureTable(dynamoEndpoint, tableName);
+  const { recreated } = await ensureTable(dynamoEndpoint, tableName);
+  if (recreated) {
+    const { backfillPortalAccountIndexes } = await import('#lib/portal-accounts/dynamo-portal-account-store');
+    await backfillPortalAccountIndexes();
+  }
 
   const { routes, eventFunctions } = await import('#lib/routes');
   const { createGateway, lambdaContext } = await import('./gateway.ts');

@@ -4,11 +4,11 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { TABLE_WRITE_ACTIONS, type TableAccess } from '#lib/routes';
-import { GSI1, TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
+import { TABLE_KEY, TTL_ATTRIBUTE, tableIndexes } from '#lib/table';
 import type { ServiceFunction } from './service-function.ts';
 
 /**
- * The single table, with the keys and index of lib/table.ts (the local stack creates the same), and
+ * The single table, with the keys and indexes of lib/table.ts (the local stack creates the same), and
  * time to live on TTL_ATTRIBUTE: idempotency records go away after their 24 hours (readers check
  * the expiry themselves, since DynamoDB deletes late and dynalite never does).
  */
@@ -30,12 +30,14 @@ export class ServiceTable extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       timeToLiveAttribute: TTL_ATTRIBUTE,
     });
-    this.table.addGlobalSecondaryIndex({
-      indexName: GSI1.name,
-      partitionKey: { name: GSI1.partition, type: AttributeType.STRING },
-      sortKey: { name: GSI1.sort, type: AttributeType.STRING },
-      projectionType: ProjectionType.ALL,
-    });
+    for (const index of tableIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partition, type: AttributeType.STRING },
+        sortKey: { name: index.sort, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
     Validations.of(this.table).acknowledge({
       id: 'HIPAA.Security-DynamoDBInBackupPlan',
       reason:
@@ -51,7 +53,7 @@ const WRITE_KEY_ACTIONS = ['kms:Encrypt', 'kms:GenerateDataKey'];
 /**
  * Tells a function which table to use (TABLE_NAME) and grants exactly the declared actions: on the
  * table's items (only those whose partition key matches `leadingKeys`, if given), Query on gsi1 only
- * with `queryIndex`, and the data key through DynamoDB, to encrypt only for a function that writes.
+ * on the indexes of `queryIndexes`, and the data key through DynamoDB, to encrypt only for a function that writes.
  */
 export const bindTable = (fn: ServiceFunction, { table, encryptionKey }: ServiceTable, access: TableAccess) => {
   fn.addEnvironment('TABLE_NAME', table.tableName);
@@ -66,9 +68,12 @@ export const bindTable = (fn: ServiceFunction, { table, encryptionKey }: Service
       }),
     );
   }
-  if (access.queryIndex) {
+  if (access.queryIndexes?.length) {
     fn.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/${GSI1.name}`] }),
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: access.queryIndexes.map((index) => `${table.tableArn}/index/${index}`),
+      }),
     );
   }
   const writes = access.actions.some((action) => TABLE_WRITE_ACTIONS.includes(action));

@@ -48,7 +48,10 @@ export interface PageQuery {
   after?: string;
   /** Most items to return. */
   limit: number;
-  /** Most items to evaluate (read) before returning a short page; bounds a sparse filter's cost. */
+  /**
+   * Most items to evaluate (read) before returning a short page; bounds what a filter the key
+   * condition does not cover (payer, text) reads.
+   */
   maxEvaluated: number;
 }
 
@@ -56,6 +59,8 @@ export interface Page {
   items: StoredPortalAccount[];
   /** Where the next page starts, or undefined when the organization's accounts are exhausted. */
   next?: string;
+  /** The read bound (`maxEvaluated`) ended the page before it was full: more may match after `next`. */
+  partial: boolean;
 }
 
 /** Lower case, Unicode-normalized: what search matches against. */

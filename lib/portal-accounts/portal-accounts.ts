@@ -64,8 +64,12 @@ export interface FilterRequest extends PageRequest {
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
-/** Items one page request may read before answering with a short page (sparse filters). */
-export const MAX_EVALUATED_PER_PAGE = 1000;
+/**
+ * Items one page request may read before answering with a short, `partial` page: what a payer or
+ * text filter (no key condition covers them) reads at most, whatever the organization's size.
+ * Twice the largest page, so a page of 100 whose filter matches one account in two still fills.
+ */
+export const MAX_EVALUATED_PER_PAGE = 200;
 const MAX_ATTEMPTS = 3;
 const SUBJECT = 'portal account';
 
@@ -203,6 +207,8 @@ export const portalAccountService = ({
       nextCursor: result.next
         ? encodeCursor(await cursorKeys(), cursorScope, { after: result.next, filterHash, pageSize })
         : null,
+      // True when the read bound, not the end of the matches, ended a short (even empty) page.
+      partial: result.partial,
     };
   };
 
@@ -212,8 +218,8 @@ export const portalAccountService = ({
     create: async (scope: Scope, input: NewPortalAccount): Promise<StoredPortalAccount> => {
       const { clientId } = scope;
       const organizationId = await organizationOf(scope, input.clientUserId);
+      // No read first: the conditional put refuses an existing externalId (409 below).
       const { externalId } = input;
-      if (await store.get(clientId, externalId)) throw new AlreadyExists(`Portal account ${externalId}`);
       const at = now().toISOString();
       const ref = { clientId, organizationId, externalId };
       const account: StoredPortalAccount = {

@@ -1,4 +1,10 @@
-import { changedByAnotherWrite, changedConcurrently, checkIfMatch, retryOnConflict } from '#lib/concurrency';
+import {
+  changedByAnotherWrite,
+  changedConcurrently,
+  checkIfMatch,
+  retryOnConflict,
+  VersionConflict,
+} from '#lib/concurrency';
 import { AlreadyExists, Invalid, NotFound } from '#lib/errors';
 import { assertValid } from '#lib/validation/validate';
 import { applyMergePatch } from './merge-patch.ts';
@@ -54,13 +60,12 @@ export const requestService = (store: RequestStore) => {
     clientId: string,
     externalId: string,
     next: (current: StoredRequest | undefined) => Record<string, unknown>,
-    options: { ifMatch?: string; mustExist?: boolean; mustNotExist?: boolean },
+    options: { ifMatch?: string; mustExist?: boolean },
   ): Promise<{ request: StoredRequest; created: boolean }> =>
     retryOnConflict(
       async () => {
         const current = await store.get(clientId, externalId);
         if (options.mustExist && !current) throw new NotFound(`Request ${externalId}`);
-        if (options.mustNotExist && current) throw new AlreadyExists(`Request ${externalId}`);
         checkIfMatch(options.ifMatch, current && etagOf(current), 'request');
         const now = new Date().toISOString();
         const request: StoredRequest = {
@@ -76,15 +81,11 @@ export const requestService = (store: RequestStore) => {
         else await store.create(request);
         return { request, created: !current };
       },
-      // Another writer won the race: with If-Match that is a stale write, for a create an existing
-      // request; otherwise read again and retry.
+      // Another writer won the race: with If-Match that is a stale write; otherwise read again and retry.
       {
-        ...(options.ifMatch !== undefined || options.mustNotExist ? { attempts: 1 } : UNGUARDED_WRITE_RETRIES),
-        onExhausted: () => {
-          if (options.ifMatch !== undefined) return changedByAnotherWrite('request');
-          if (options.mustNotExist) return new AlreadyExists(`Request ${externalId}`);
-          return changedConcurrently('request');
-        },
+        ...(options.ifMatch !== undefined ? { attempts: 1 } : UNGUARDED_WRITE_RETRIES),
+        onExhausted: () =>
+          options.ifMatch !== undefined ? changedByAnotherWrite('request') : changedConcurrently('request'),
       },
     );
 
@@ -117,9 +118,27 @@ export const requestService = (store: RequestStore) => {
         ? putDocument(clientId, externalId, withoutExternalId(externalId, body), false)
         : write(clientId, externalId, () => withoutExternalId(externalId, body), { ifMatch }),
 
-    /** v1.1 POST. */
-    create: (clientId: string, body: RequestDocument & { externalId: string }) =>
-      write(clientId, body.externalId, () => withoutExternalId(body.externalId, body), { mustNotExist: true }),
+    /** v1.1 POST: one conditional put, no read first; its refusal is the 409 (the request exists). */
+    create: async (clientId: string, body: RequestDocument & { externalId: string }) => {
+      const { externalId } = body;
+      const now = new Date().toISOString();
+      const request: StoredRequest = {
+        clientId,
+        externalId,
+        document: withoutExternalId(externalId, body),
+        authorization: initialAuthorization(),
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await store.create(request);
+      } catch (error) {
+        if (error instanceof VersionConflict) throw new AlreadyExists(`Request ${externalId}`);
+        throw error;
+      }
+      return { request, created: true };
+    },
 
     /** v1.1 PUT. */
     replace: (clientId: string, externalId: string, body: RequestDocument, ifMatch?: string) =>

@@ -70,6 +70,13 @@ const replaceClientFields = async <F extends string>(
   }
 };
 
+/** ProjectionExpression of an API key's record fields (names by placeholder: some are reserved words). */
+const recordFields = Object.entries(apiKeyEntity.attributes).map(([field, attribute]) => attribute.storedAs ?? field);
+const API_KEY_PROJECTION = {
+  ProjectionExpression: recordFields.map((_, i) => `#f${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(recordFields.map((name, i) => [`#f${i}`, name])),
+};
+
 const put = (item: Record<string, unknown>) => dynamo.send(new PutCommand({ TableName: tableName(), Item: item }));
 
 export const dynamoTenantStore: TenantStore = {
@@ -113,7 +120,18 @@ export const dynamoTenantStore: TenantStore = {
   putApiKey: async (key) => {
     await put(apiKeyEntity.toItem(key));
   },
-  findApiKey: (keyHash) => get(apiKeyEntity, { keyHash }),
+  // The authorizer's read, on every uncached call: the record's attributes only, not keys or bookkeeping.
+  findApiKey: async (keyHash) => {
+    const { Item } = await dynamo.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: apiKeyEntity.key({ keyHash }),
+        ConsistentRead: true,
+        ...API_KEY_PROJECTION,
+      }),
+    );
+    return Item ? apiKeyEntity.fromItem(Item) : undefined;
+  },
   listApiKeys,
   revokeApiKey: async (keyHash, revokedAt) => {
     try {

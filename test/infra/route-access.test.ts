@@ -33,7 +33,7 @@ const route = (name: string, access: Route['access']): Route => ({
 });
 const syntheticRoutes = [
   {
-    ...route('table-read', { table: { actions: ['GetItem'], queryIndex: true }, automation: 'read' }),
+    ...route('table-read', { table: { actions: ['GetItem'], queryIndexes: ['gsi1', 'gsi3'] }, automation: 'read' }),
     handler: 'schemas/get-schema',
   },
   {
@@ -85,7 +85,8 @@ describe('route access binders', () => {
     ).toEqual(
       expect.arrayContaining([
         'dynamodb:GetItem on table',
-        'dynamodb:Query on index',
+        'dynamodb:Query on index gsi1',
+        'dynamodb:Query on index gsi3',
         'kms:Decrypt on dataKey via dynamodb',
       ]),
     );

@@ -17,7 +17,7 @@ import {
   routes,
 } from '#lib/routes';
 import { stateMachineDefinitions, type TaskResources, taskStatesOf } from '#lib/rpa/state-machines';
-import { GSI1, TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
+import { TABLE_KEY, TTL_ATTRIBUTE, tableIndexes } from '#lib/table';
 import {
   actionsOf,
   expectedActions,
@@ -157,12 +157,24 @@ describe('least privilege', () => {
     ];
     const holding = (grant: string) => rows.filter(({ name }) => grantsOfFunction(name).includes(grant));
     expect(holding('dynamodb:BatchWriteItem on table')).toEqual([]);
-    expect(holding('dynamodb:BatchGetItem on table').map(({ name }) => name)).toEqual(['GetCheckAuthStatus']);
     expect(
-      holding('dynamodb:Query on index')
+      holding('dynamodb:BatchGetItem on table')
         .map(({ name }) => name)
         .sort(),
-    ).toEqual(['FilterPortalAccounts', 'FilterPortalAccountsV1', 'ListPortalAccounts', 'ListPortalAccountsV1']);
+    ).toEqual(['FilterPortalAccounts', 'FilterPortalAccountsV1', 'GetCheckAuthStatus']);
+    const queryingIndex = (index: string) =>
+      holding(`dynamodb:Query on index ${index}`)
+        .map(({ name }) => name)
+        .sort();
+    expect(queryingIndex('gsi1')).toEqual([
+      'FilterPortalAccounts',
+      'FilterPortalAccountsV1',
+      'ListPortalAccounts',
+      'ListPortalAccountsV1',
+    ]);
+    for (const index of ['gsi2', 'gsi3', 'gsi4']) {
+      expect(queryingIndex(index), index).toEqual(['FilterPortalAccounts', 'FilterPortalAccountsV1']);
+    }
     for (const { name, access } of rows) {
       const writes = access.table?.actions.some((action) => ['PutItem', 'UpdateItem', 'DeleteItem'].includes(action));
       expect({ name, encrypts: grantsOfFunction(name).includes('kms:Encrypt on dataKey via dynamodb') }).toEqual({
@@ -444,16 +456,14 @@ describe('data', () => {
           { AttributeName: TABLE_KEY.partition, KeyType: 'HASH' },
           { AttributeName: TABLE_KEY.sort, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: GSI1.name,
-            KeySchema: [
-              { AttributeName: GSI1.partition, KeyType: 'HASH' },
-              { AttributeName: GSI1.sort, KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
+        GlobalSecondaryIndexes: tableIndexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partition, KeyType: 'HASH' },
+            { AttributeName: index.sort, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
       },
     });
   });

@@ -80,11 +80,14 @@ export const resourceIdsOf = (synthesized: ReturnType<typeof synthesize>): Resou
   rpaTokenSecret: logicalIdOf(synthesized.data.rpaTokens.secret),
 });
 
-/** What one resource of a statement is, e.g. `table`, `index`, `attachments` (objects), `bucket`. */
+/** What one resource of a statement is, e.g. `table`, `index gsi1`, `attachments` (objects), `bucket`. */
 const labelOf = (resource: unknown, ids: ResourceIds): string => {
   const text = JSON.stringify(resource);
   if (resource === '*') return '*';
-  if (text.includes(ids.table)) return text.includes('/index/') ? 'index' : 'table';
+  if (text.includes(ids.table)) {
+    const index = /\/index\/([\w-]+)/.exec(text);
+    return index ? `index ${index[1]}` : 'table';
+  }
   for (const name of ['dataKey', 'secretsKey', 'cursorSecret', 'rpaTokenSecret'] as const) {
     if (text.includes(ids[name])) return name;
   }
@@ -160,10 +163,10 @@ export const expectedGrants = (
   const dataKeyVia = (service: string, ...actions: string[]) =>
     grants.push(...actions.map((action) => `kms:${action} on dataKey via ${service}`));
   if (access.table) {
-    const { actions, queryIndex, leadingKeys } = access.table;
+    const { actions, queryIndexes = [], leadingKeys } = access.table;
     const onItems = leadingKeys ? ` if dynamodb:LeadingKeys ${leadingKeys.join(',')}` : '';
     grants.push(...actions.map((action) => `dynamodb:${action} on table${onItems}`));
-    if (queryIndex) grants.push('dynamodb:Query on index');
+    grants.push(...queryIndexes.map((index) => `dynamodb:Query on index ${index}`));
     dataKeyVia('dynamodb', 'Decrypt', 'DescribeKey');
     if (actions.some((action) => ['PutItem', 'UpdateItem', 'DeleteItem'].includes(action))) {
       dataKeyVia('dynamodb', 'Encrypt', 'GenerateDataKey');

@@ -181,8 +181,9 @@ describe('paging a sparse filter (DynamoDB applies Limit before FilterExpression
   const rare: string[] = [];
   beforeAll(async () => {
     t = await newTenant('portal-accounts-sparse');
+    // Free text is the one criterion no key condition covers: a FilterExpression, applied after Limit.
     for (let i = 0; i < 20; i++) {
-      const account = await create(t, { payerIds: i % 4 === 3 ? ['RARE'] : ['COMMON'] });
+      const account = await create(t, { displayName: i % 4 === 3 ? `Rare ${i}` : `Common ${i}` });
       if (i % 4 === 3) rare.push(account.externalId);
     }
   });
@@ -197,31 +198,39 @@ describe('paging a sparse filter (DynamoDB applies Limit before FilterExpression
 
   const pagesOf = async (accounts: ReturnType<typeof service>, pageSize: number) => {
     const pages: string[][] = [];
+    const partial: boolean[] = [];
     let cursor: string | undefined;
     do {
       const page = await accounts.filter(
         { clientId: t.clientId },
         {
           clientUserId: t.clientUserId,
-          payerId: 'RARE',
+          search: 'RARE',
           pageSize,
           ...(cursor ? { cursor } : {}),
         },
       );
       pages.push(page.items.map((a) => a.externalId));
+      partial.push(page.partial);
       cursor = page.nextCursor ?? undefined;
     } while (cursor && pages.length < 50);
-    return pages;
+    return { pages, partial };
   };
 
   it('keeps querying until the page is full, even when each query reads only 3 items', async () => {
-    const pages = await pagesOf(service({ filteredBatch: 3 }), 2);
+    const { pages } = await pagesOf(service({ filteredBatch: 3 }), 2);
     expect(pages).toEqual([rare.slice(0, 2), rare.slice(2, 4), rare.slice(4)]);
   });
 
-  it('returns a short page with a cursor when the evaluation budget is spent, and still misses nothing', async () => {
-    const pages = await pagesOf(service({ filteredBatch: 3, maxEvaluatedPerPage: 6 }), 2);
+  it('returns a short page with a cursor when the evaluation budget is spent, says so, and still misses nothing', async () => {
+    const { pages, partial } = await pagesOf(service({ filteredBatch: 3, maxEvaluatedPerPage: 3 }), 2);
     expect(pages.flat()).toEqual(rare);
-    expect(pages.some((page) => page.length < 2)).toBe(true);
+    // Each short page but the last was cut by the budget and says so; a full or last page does not.
+    pages.forEach((page, i) => {
+      const last = i === pages.length - 1;
+      expect({ page: i, partial: partial[i] }).toEqual({ page: i, partial: page.length < 2 && !last });
+    });
+    expect(partial.some(Boolean)).toBe(true);
+    expect(pages.slice(0, -1).some((page) => page.length === 0)).toBe(true); // even empty, with a cursor
   });
 });

@@ -1,3 +1,5 @@
+import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+
 /** A complete, valid request body (fictional patient; NPI 1234567893 has a valid check digit). */
 export const validRequest = (externalId: string) => ({
   externalId,
@@ -46,3 +48,43 @@ export const portalAccountReplacementOf = (account: Record<string, any>, overrid
   status: account.status,
   ...overrides,
 });
+
+/**
+ * A stored portal account to seed many through the store directly (no HTTP, no keyring): its
+ * password is a stand-in of a local envelope's size, not a real envelope, so nothing can open it.
+ * `n` orders the accounts: account n is created n seconds after 2026-01-01.
+ */
+export const storedPortalAccount = (
+  ids: Pick<StoredPortalAccount, 'clientId' | 'organizationId' | 'clientUserId' | 'externalId'>,
+  n: number,
+  fields: Partial<StoredPortalAccount> = {},
+): StoredPortalAccount => {
+  const at = new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
+  const bytes = (size: number, fill: number) => Buffer.alloc(size, fill).toString('base64');
+  return {
+    ...ids,
+    portalId: 'availity',
+    payerIds: ['COMMON'],
+    displayName: `Clinic office ${n}`,
+    username: `frontdesk-${n}@clinic.example`,
+    status: 'active',
+    lastLogin: null,
+    password: {
+      v: 1,
+      alg: 'AES-256-GCM',
+      keyring: 'local',
+      keyId: 'local:stand-in',
+      edk: bytes(60, 1),
+      iv: bytes(12, 2),
+      ct: bytes(16, 3),
+      tag: bytes(16, 4),
+    },
+    passwordChangedAt: at,
+    totpSecret: null,
+    totpSecretChangedAt: null,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    ...fields,
+  };
+};

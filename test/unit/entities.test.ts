@@ -136,12 +136,18 @@ describe('Attachment', () => {
 });
 
 describe('PortalAccount', () => {
-  it('stores secrets only as envelopes, unset fields not at all, and search copies', () => {
+  it('stores secrets only as envelopes, unset fields not at all, search copies, and its filter index keys', () => {
     expect(portalAccountEntity.toItem(account)).toStrictEqual({
       pk: 'CLIENT#c1#PACC#P-1',
       sk: 'PACC',
       gsi1pk: 'CLIENT#c1#ORG#org-1#PACC',
       gsi1sk: `${t0}#P-1`,
+      gsi2pk: 'CLIENT#c1#ORG#org-1#PACC#PORTAL#availity',
+      gsi2sk: `${t0}#P-1`,
+      gsi3pk: 'CLIENT#c1#ORG#org-1#PACC#STATUS#active',
+      gsi3sk: `${t0}#P-1`,
+      gsi4pk: 'CLIENT#c1#ORG#org-1#PACC#PORTAL#availity#STATUS#active',
+      gsi4sk: `${t0}#P-1`,
       entity: 'PortalAccount',
       clientId: 'c1',
       organizationId: 'org-1',
