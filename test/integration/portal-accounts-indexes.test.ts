@@ -10,7 +10,6 @@ import {
 import { type FilterRequest, MAX_EVALUATED_PER_PAGE } from '#lib/portal-accounts/portal-accounts';
 import { portalAccountsWithSecrets } from '#lib/portal-accounts/service-with-secrets';
 import { TABLE_KEY } from '#lib/table';
-import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { recordDynamoCalls } from '#test/support/dynamo-recorder';
 import { portalAccountReplacementOf, storedPortalAccount } from '#test/support/fixtures';

@@ -38,7 +38,7 @@ describe('create request', () => {
 describe('create portal account', () => {
   const accounts = portalAccountsWithSecrets;
 
-  it('reads the client user, then puts the account conditionally (no read of it), then its payer entries', async () => {
+  it('reads the client user, takes the organization’s quota, puts the account conditionally (no read of it), then its payer entries', async () => {
     const t = await newTenant('round-trips-portal-account');
     const input = {
       externalId: uniqueId('pacc'),
@@ -51,7 +51,9 @@ describe('create portal account', () => {
     recorder.reset();
     await accounts.create({ clientId: t.clientId }, input);
     expect(commandsOf(recorder.calls)).toEqual([
-      'GetItemCommand',
+      'GetItemCommand', // the client user: its organization
+      'GetItemCommand', // the client's own storage quotas (docs/security.md, "Quotas")
+      'UpdateItemCommand', // the organization's count, taken atomically
       'PutItemCommand',
       'PutItemCommand',
       'PutItemCommand',
@@ -59,7 +61,14 @@ describe('create portal account', () => {
 
     recorder.reset();
     await expect(accounts.create({ clientId: t.clientId }, input)).rejects.toBeInstanceOf(AlreadyExists);
-    expect(commandsOf(recorder.calls)).toEqual(['GetItemCommand', 'PutItemCommand']);
+    // The refused put gives the count back.
+    expect(commandsOf(recorder.calls)).toEqual([
+      'GetItemCommand',
+      'GetItemCommand',
+      'UpdateItemCommand',
+      'PutItemCommand',
+      'UpdateItemCommand',
+    ]);
   });
 });
 
