@@ -10,6 +10,7 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  Period,
   RequestAuthorizer,
   ResponseType,
   RestApi,
@@ -19,6 +20,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import { BINARY_MEDIA_TYPES, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import { baseHeaders } from '#lib/http/response';
 import type { Route } from '#lib/routes';
@@ -144,6 +146,8 @@ export class ServiceApi extends Construct {
     this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       description: 'Default throttle of each API client (its API Gateway key is the usageIdentifierKey)',
       throttle: CLIENT_THROTTLE,
+      // The same daily quota a client's own plan gets by default (docs/security.md, "Throttling and quotas").
+      quota: { limit: DEFAULT_QUOTA_PER_DAY, period: Period.DAY },
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
 

@@ -5,6 +5,7 @@ import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL, CLIENT_THROTTLE, WAF_RATE_LIMIT_PER_IP } from '#infra/constructs/service-api';
 import type { ServiceFunction } from '#infra/constructs/service-function';
+import { DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import { apiKeyEntity, clientEntity } from '#lib/entities/tenancy';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import {
@@ -611,6 +612,7 @@ describe('REST API', () => {
     });
     synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
       Throttle: { RateLimit: CLIENT_THROTTLE.rateLimit, BurstLimit: CLIENT_THROTTLE.burstLimit },
+      Quota: { Limit: DEFAULT_QUOTA_PER_DAY, Period: 'DAY' },
     });
   });
 
