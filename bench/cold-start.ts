@@ -147,14 +147,12 @@ const eventsOf = async (round: string) => {
   const events = new Map<string, unknown>();
   capture = (module, event) => events.set(module, event);
   await send('POST', '/v1.1/Requests', validRequest(`cold-${run}-${round}`));
-  const createRequest = events.get('requests/create-request');
   await send('GET', '/v1.1/Requests/cold-get');
   await send('POST', '/v1.1/Portals/accounts/filter', { clientUserId: 'bench-user' });
   await send('POST', '/v1.1/Portals/accounts', accountBody(`cold-${run}-${round}`));
   await send('POST', '/v1.1/Requests/cold-get/Attachments', { ...presigned, sha256 });
   await send('POST', '/v1.1/Schemas/Request/validate', validRequest('v'));
   capture = undefined;
-  events.set('requests/create-request', createRequest);
   return events;
 };
 
@@ -178,12 +176,8 @@ const uploadedEvent = async (createAttachmentAnswer: string) => {
   };
 };
 
-interface Measured {
-  name: string;
-  /** What the event leads to: `create-attachment` feeds `verify-uploaded-attachment`. */
-  handler: string;
-}
-const functions: Measured[] = [
+/** Modules under functions/; in this order, since create-attachment's answer feeds verify-uploaded-attachment. */
+const functions = [
   'authorizer',
   'requests/create-request',
   'requests/get-request',
@@ -192,7 +186,7 @@ const functions: Measured[] = [
   'attachments/create-attachment',
   'attachments/verify-uploaded-attachment',
   'schemas/validate-payload',
-].map((handler) => ({ name: handler, handler }));
+];
 
 // --- Bundles: the deployed build (service-function.ts), translated to esbuild's API as NodejsFunction does.
 const TRANSLATED = new Set(['format', 'mainFields', 'banner', 'minify', 'sourceMap', 'sourcesContent']);
@@ -370,7 +364,8 @@ const coldStart = async (file: string, event: unknown, label?: string): Promise<
   recording = label;
   try {
     const { stdout } = await exec(process.execPath, [runner, file, eventFile], {
-      env: { ...env, LOG_LEVEL: 'warn', NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
+      // As deployed: the function's environment and NODE_OPTIONS only (no LOG_LEVEL: info, the default).
+      env: { ...env, NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
       maxBuffer: 16 * 1024 * 1024,
     });
     const line = stdout.split('\n').find((candidate) => candidate.startsWith('@@result '));
@@ -393,40 +388,37 @@ const coldStart = async (file: string, event: unknown, label?: string): Promise<
 const roundEvents = async (round: string) => {
   const events = await eventsOf(round);
   return {
-    events,
-    eventOf: async (fn: Measured, answers: Map<string, string>) =>
-      fn.handler === 'attachments/verify-uploaded-attachment'
+    eventOf: async (fn: string, answers: Map<string, string>) =>
+      fn === 'attachments/verify-uploaded-attachment'
         ? uploadedEvent(answers.get('attachments/create-attachment')!)
-        : events.get(fn.handler),
+        : events.get(fn),
   };
 };
 
 process.stdout.write(`building ${functions.length} bundles and their floors (${BUNDLING.format}, ${target})…\n`);
 const bundles = new Map<string, Awaited<ReturnType<typeof bundle>>>();
 for (const fn of functions) {
-  bundles.set(fn.name, await bundle(`functions/${fn.handler}.ts`, join(workDir, 'functions', fn.name)));
+  bundles.set(fn, await bundle(`functions/${fn}.ts`, join(workDir, 'functions', fn)));
 }
 
 // Discovery (not counted): each function once, to record its storage calls and warm the file cache.
 const discovery = await roundEvents('discovery');
 const discoveryAnswers = new Map<string, string>();
 for (const fn of functions) {
-  const sample = await coldStart(bundles.get(fn.name)!.file, await discovery.eventOf(fn, discoveryAnswers), fn.name);
-  discoveryAnswers.set(fn.handler, sample.answer);
+  const sample = await coldStart(bundles.get(fn)!.file, await discovery.eventOf(fn, discoveryAnswers), fn);
+  discoveryAnswers.set(fn, sample.answer);
 }
 const floors = new Map<string, Awaited<ReturnType<typeof bundle>>>();
 for (const fn of functions) {
-  const entry = join(workDir, 'floors', `${fn.name.replaceAll('/', '-')}.mjs`);
+  const entry = join(workDir, 'floors', `${fn.replaceAll('/', '-')}.mjs`);
   mkdirSync(join(workDir, 'floors'), { recursive: true });
-  writeFileSync(entry, floorSource(packagesOf(accessOf(fn.handler)), recorded.get(fn.name)!));
-  const floor = await bundle(entry, join(workDir, 'floors', fn.name));
-  floors.set(fn.name, floor);
+  writeFileSync(entry, floorSource(packagesOf(accessOf(fn)), recorded.get(fn)!));
+  const floor = await bundle(entry, join(workDir, 'floors', fn));
+  floors.set(fn, floor);
   await coldStart(floor.file, {});
 }
 
-const samples = new Map<string, { fn: Sample[]; floor: Sample[] }>(
-  functions.map((fn) => [fn.name, { fn: [], floor: [] }]),
-);
+const samples = new Map<string, { fn: Sample[]; floor: Sample[] }>(functions.map((fn) => [fn, { fn: [], floor: [] }]));
 const empty: Sample[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   process.stdout.write(`round ${round + 1}/${ROUNDS}\n`);
@@ -434,14 +426,14 @@ for (let round = 0; round < ROUNDS; round++) {
   const answers = new Map<string, string>();
   empty.push(await coldStart(emptyModule, {}));
   for (const fn of functions) {
-    const slot = samples.get(fn.name)!;
+    const slot = samples.get(fn)!;
     // Alternate which goes first, so neither always runs right after the other's process.
     const floorFirst = round % 2 === 0;
-    if (floorFirst) slot.floor.push(await coldStart(floors.get(fn.name)!.file, {}));
-    const sample = await coldStart(bundles.get(fn.name)!.file, await eventOf(fn, answers));
-    answers.set(fn.handler, sample.answer);
+    if (floorFirst) slot.floor.push(await coldStart(floors.get(fn)!.file, {}));
+    const sample = await coldStart(bundles.get(fn)!.file, await eventOf(fn, answers));
+    answers.set(fn, sample.answer);
     slot.fn.push(sample);
-    if (!floorFirst) slot.floor.push(await coldStart(floors.get(fn.name)!.file, {}));
+    if (!floorFirst) slot.floor.push(await coldStart(floors.get(fn)!.file, {}));
   }
 }
 
@@ -459,21 +451,21 @@ const summary = (list: Sample[]) => ({
 });
 
 const rows = functions.map((fn) => {
-  const { fn: fnSamples, floor: floorSamples } = samples.get(fn.name)!;
+  const { fn: fnSamples, floor: floorSamples } = samples.get(fn)!;
   const measured = summary(fnSamples);
   const floor = summary(floorSamples);
   const ratio = measured.medianMs / floor.medianMs;
   // Per-round ratios show the spread of the ratio itself.
   const roundRatios = fnSamples.map((s, i) => s.totalMs / floorSamples[i]!.totalMs);
-  const bundleBytes = bundles.get(fn.name)!.bytes;
-  const goalRatio = GOALS.ratioOf[fn.name] ?? GOALS.ratio;
+  const bundleBytes = bundles.get(fn)!.bytes;
+  const goalRatio = GOALS.ratioOf[fn] ?? GOALS.ratio;
   return {
-    function: fn.name,
+    function: fn,
     bundleBytes,
-    floorBundleBytes: floors.get(fn.name)!.bytes,
-    sdkPackagesInBundle: [...bundles.get(fn.name)!.packages].sort(),
-    floorSdkPackages: [...packagesOf(accessOf(fn.handler))].sort(),
-    storageCalls: recorded.get(fn.name)!,
+    floorBundleBytes: floors.get(fn)!.bytes,
+    sdkPackagesInBundle: [...bundles.get(fn)!.packages].sort(),
+    floorSdkPackages: [...packagesOf(accessOf(fn))].sort(),
+    storageCalls: recorded.get(fn)!,
     measured,
     floor,
     ratio,
