@@ -288,23 +288,25 @@ const throughputOf = async (name: string, requests: number, send: (i: number) =>
   );
   return (performance.now() - start) / 1000;
 };
-/** Floor and gateway alternately (floor, gateway, gateway, floor), after a warmup of each. */
+/** Floor and gateway alternately (floor, gateway, gateway, floor, twice over), after a warmup of each. */
 const throughputPair = async (
   name: string,
   gateway: (i: number, round: string) => Promise<Response>,
   floorSend: (i: number, round: string) => Promise<Response>,
 ) => {
-  const half = Math.ceil(THROUGHPUT_REQUESTS / 2);
+  const chunk = Math.ceil(THROUGHPUT_REQUESTS / 4);
   await throughputOf(`${name} (warmup)`, 100, (i) => floorSend(i, 'warm-floor'));
   await throughputOf(`${name} (warmup)`, 100, (i) => gateway(i, 'warm'));
   const seconds = { gateway: 0, floor: 0 };
-  seconds.floor += await throughputOf(`${name} floor`, half, (i) => floorSend(i, 'floor-1'));
-  seconds.gateway += await throughputOf(name, half, (i) => gateway(i, '1'));
-  seconds.gateway += await throughputOf(name, half, (i) => gateway(i, '2'));
-  seconds.floor += await throughputOf(`${name} floor`, half, (i) => floorSend(i, 'floor-2'));
-  const gatewayRps = (2 * half) / seconds.gateway;
-  const floorRps = (2 * half) / seconds.floor;
-  return { name, connections: CONNECTIONS, requests: 2 * half, gatewayRps, floorRps, ratio: gatewayRps / floorRps };
+  for (const round of ['a', 'b']) {
+    seconds.floor += await throughputOf(`${name} floor`, chunk, (i) => floorSend(i, `floor-${round}1`));
+    seconds.gateway += await throughputOf(name, chunk, (i) => gateway(i, `${round}1`));
+    seconds.gateway += await throughputOf(name, chunk, (i) => gateway(i, `${round}2`));
+    seconds.floor += await throughputOf(`${name} floor`, chunk, (i) => floorSend(i, `floor-${round}2`));
+  }
+  const gatewayRps = (4 * chunk) / seconds.gateway;
+  const floorRps = (4 * chunk) / seconds.floor;
+  return { name, connections: CONNECTIONS, requests: 4 * chunk, gatewayRps, floorRps, ratio: gatewayRps / floorRps };
 };
 const existing = (i: number) => `b-${run}-${i % ITERATIONS}`;
 const throughput = [
