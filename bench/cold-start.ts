@@ -1,102 +1,511 @@
 /**
- * `npm run bench:cold-start`: what a Lambda cold start pays before the first request, measured as
- * the time to import each function's bundle (built as the CDK construct builds it) in a fresh Node
- * process, as ratios to a floor measured in the same run: importing an empty module the same way.
- * Also: compiling the Request schema with ajv at run time, the work the build-time compilation
- * (lib/validation/generated) takes off every cold start. Results: bench/results/cold-start.json.
+ * `npm run bench:cold-start`: what a Lambda cold start costs a user, per function: a fresh Node 22
+ * process imports the function's deployed bundle (built with the CDK construct's own esbuild options
+ * and NODE_OPTIONS, infra/constructs/service-function.ts) and invokes it once with a representative
+ * event against the embedded emulators, seeded with what the event needs.
+ *
+ * The floor of each function is a bundle built the same way that only imports and constructs the AWS
+ * SDK clients its route row's access needs (lib/routes.ts) and makes the same storage calls the
+ * function's first invocation made (recorded by a proxy in front of each emulator). Rounds interleave
+ * floor and function; each figure is a median over the rounds, with min–max. Importing an empty module
+ * is printed as context only. Goals (printed, not enforced): every function ≤ 1.0× its floor,
+ * create-attachment ≤ 1.1×, every bundle < 700 KB. Results: bench/results/cold-start.json.
  */
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { routes } from '#lib/routes';
-import { requestSchema } from '#lib/validation/schemas/request';
+import { BUNDLING, FUNCTION_NODE_OPTIONS, FUNCTION_RUNTIME } from '#infra/constructs/service-function';
+import type { RouteAccess } from '#lib/routes';
+import { startDynalite, startS3rver } from '#local/emulators';
+import { ensureTable, localCredentials } from '#local/stack';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const handlers = [
-  'schemas/validate-payload',
+const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 7));
+const GOALS = { ratio: 1.0, ratioOf: { 'attachments/create-attachment': 1.1 } as Record<string, number>, kb: 700 };
+const run = Date.now().toString(36);
+const exec = promisify(execFile);
+
+const workDir = resolve('node_modules/.cache/bench-cold-start');
+rmSync(workDir, { recursive: true, force: true });
+mkdirSync(workDir, { recursive: true });
+
+// --- Emulators, each behind a proxy that records the storage calls of the process being measured.
+const stateDir = join(workDir, 'state');
+const dynalite = await startDynalite({});
+const s3rver = await startS3rver({ directory: join(stateDir, 's3'), buckets: ['service-review-attachments'] });
+
+type Call = string;
+const recorded = new Map<string, Call[]>();
+let recording: string | undefined;
+const recordingProxy = async (target: string, describe: (req: IncomingMessage, url: URL, body: Buffer) => Call) => {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (recording) recorded.get(recording)?.push(describe(req, new URL(req.url!, target), body));
+      const upstream = request(new URL(req.url!, target), { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  return { server, endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+};
+const dynamoProxy = await recordingProxy(dynalite.endpoint, (req, _url, body) => {
+  const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
+  const indexed = operation === 'Query' && /"IndexName"/.test(body.toString('utf8'));
+  return `dynamodb:${indexed ? 'QueryIndex' : operation}`;
+});
+const s3Proxy = await recordingProxy(s3rver.endpoint, ({ method }, url) => {
+  const query = [...url.searchParams.keys()].filter((name) => !name.startsWith('X-Amz-') && name !== 'x-id');
+  return `s3:${method}${query.length ? `?${query.sort().join('&')}` : ''}`;
+});
+
+const env: Record<string, string> = {
+  ...localCredentials,
+  TABLE_NAME: 'service-review',
+  BUCKET_NAME: 'service-review-attachments',
+  AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy.endpoint,
+  AWS_ENDPOINT_URL_S3: s3Proxy.endpoint,
+  S3_FORCE_PATH_STYLE: 'true',
+  LOCAL_STATE_DIR: stateDir,
+};
+Object.assign(process.env, env);
+await ensureTable(dynalite.endpoint, env.TABLE_NAME!);
+
+// --- Seeding and events: the local gateway builds each event exactly as it hands it to a handler.
+const { authorizerAccess, automationTasks, eventFunctions, routes } = await import('#lib/routes');
+const { createGateway } = await import('#local/gateway');
+const { provisioning } = await import('#lib/tenancy/provisioning');
+const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
+const { keys } = await import('#lib/keys');
+const { s3 } = await import('#lib/aws/s3');
+const { PutObjectCommand } = await import('@aws-sdk/client-s3');
+const { validRequest } = await import('#test/support/fixtures');
+
+const admin = provisioning(dynamoTenantStore);
+const { clientId, apiKey } = await admin.createClient('cold-start bench');
+const { organizationId } = await admin.createOrganization(clientId, 'cold-start bench');
+await admin.createClientUser(clientId, organizationId, 'bench-user');
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+let capture: ((module: string, event: unknown) => void) | undefined;
+const realHandler = async (module: string): Promise<Handler> =>
+  (await import(new URL(`../functions/${module}.ts`, import.meta.url).href)).handler;
+const gateway = createGateway({
+  routes,
+  authorizerCacheTtlSeconds: 0,
+  loadHandler: async (module) => {
+    const real = await realHandler(module);
+    return async (event, context) => {
+      if (!capture) return real(event, context);
+      capture(module, event);
+      // The authorizer still answers, so the captured proxy event carries its context.
+      return module === 'authorizer' ? real(event, context) : { statusCode: 200, body: '' };
+    };
+  },
+});
+await new Promise<void>((ready) => gateway.listen(0, '127.0.0.1', ready));
+const gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/api/external`;
+const send = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${gatewayUrl}${path}`, {
+    method,
+    headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
+  return text;
+};
+const accountBody = (externalId: string) => ({
+  externalId,
+  clientUserId: 'bench-user',
+  portalId: 'sandbox',
+  payerIds: ['SBX01'],
+  displayName: 'Bench',
+  username: 'bench@clinic.example',
+  password: 'correct horse battery staple',
+});
+await send('POST', '/v1.1/Requests', validRequest('cold-get'));
+await send('POST', '/v1.1/Portals/accounts', accountBody('cold-seed'));
+await s3.send(new PutObjectCommand({ Bucket: env.BUCKET_NAME, Key: 'bench/floor', Body: 'floor' }));
+
+const pdf = Buffer.from('%PDF-1.4\n% cold-start bench\n%%EOF\n');
+const presigned = { fileName: 'note.pdf', contentType: 'application/pdf', size: pdf.length };
+const sha256 = createHash('sha256').update(pdf).digest('hex');
+
+/** The events of one round (unique ids where the function creates). */
+const eventsOf = async (round: string) => {
+  const events = new Map<string, unknown>();
+  capture = (module, event) => events.set(module, event);
+  await send('POST', '/v1.1/Requests', validRequest(`cold-${run}-${round}`));
+  await send('GET', '/v1.1/Requests/cold-get');
+  await send('POST', '/v1.1/Portals/accounts/filter', { clientUserId: 'bench-user' });
+  await send('POST', '/v1.1/Portals/accounts', accountBody(`cold-${run}-${round}`));
+  await send('POST', '/v1.1/Requests/cold-get/Attachments', { ...presigned, sha256 });
+  await send('POST', '/v1.1/Schemas/Request/validate', validRequest('v'));
+  capture = undefined;
+  return events;
+};
+
+/**
+ * The S3 notification for an uploaded file: the object of the attachment the same round's
+ * create-attachment declared (its answer names it), put where the presigned URL would have.
+ */
+const uploadedEvent = async (createAttachmentAnswer: string) => {
+  const { attachmentId } = JSON.parse(JSON.parse(createAttachmentAnswer).body) as { attachmentId: string };
+  const key = keys.attachmentObject(clientId, 'cold-get', attachmentId);
+  await s3.send(new PutObjectCommand({ Bucket: env.BUCKET_NAME, Key: key, Body: pdf, ContentType: 'application/pdf' }));
+  return {
+    Records: [
+      {
+        eventVersion: '2.1',
+        eventSource: 'aws:s3',
+        eventName: 'ObjectCreated:Put',
+        s3: { bucket: { name: env.BUCKET_NAME }, object: { key, size: pdf.length } },
+      },
+    ],
+  };
+};
+
+/** Modules under functions/; in this order, since create-attachment's answer feeds verify-uploaded-attachment. */
+const functions = [
   'authorizer',
   'requests/create-request',
   'requests/get-request',
   'portal-accounts/filter-portal-accounts',
+  'portal-accounts/create-portal-account',
   'attachments/create-attachment',
-  // Their assets (the OpenAPI document, Scalar's 4.3 MB script) are read at import, from beside the bundle.
-  'docs/get-openapi-document',
-  'docs/get-api-reference-script',
+  'attachments/verify-uploaded-attachment',
+  'schemas/validate-payload',
 ];
-const dir = mkdtempSync(join(tmpdir(), 'cold-start-'));
 
-const bundle = async (entry: string, outfile: string) => {
-  await build({
+// --- Bundles: the deployed build (service-function.ts), translated to esbuild's API as NodejsFunction does.
+const TRANSLATED = new Set(['format', 'mainFields', 'banner', 'minify', 'sourceMap', 'sourcesContent']);
+for (const option of Object.keys(BUNDLING)) {
+  if (!TRANSLATED.has(option)) throw new Error(`bench/cold-start.ts does not build with bundling.${option} yet`);
+}
+const target = FUNCTION_RUNTIME.name.replace('nodejs', 'node').replace('.x', '');
+const bundle = async (entry: string, outdir: string) => {
+  const outfile = join(outdir, BUNDLING.format === 'esm' ? 'index.mjs' : 'index.js');
+  const result = await build({
     entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    minify: true,
-    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    target,
+    format: BUNDLING.format,
+    mainFields: [...BUNDLING.mainFields],
+    banner: { js: BUNDLING.banner },
+    minify: BUNDLING.minify,
+    sourcemap: BUNDLING.sourceMap,
+    sourcesContent: BUNDLING.sourcesContent,
+    metafile: true,
     logLevel: 'error',
-    // The run-time-compilation entry is written outside the project: resolve packages from ours.
-    nodePaths: [join(process.cwd(), 'node_modules')],
   });
-  return outfile;
+  const packages = new Set(
+    Object.keys(result.metafile.inputs)
+      .map((input) => /node_modules\/(@aws-sdk\/(?:client-[^/]+|lib-dynamodb|s3-request-presigner))\//.exec(input)?.[1])
+      .filter((name): name is string => Boolean(name)),
+  );
+  return { file: outfile, bytes: statSync(outfile).size, packages };
 };
 
-/** Median import time, in a fresh process each run (what a new Lambda container does). */
-const importTime = (file: string) => {
-  const script = `const t = performance.now(); await import(${JSON.stringify(file)}); process.stdout.write(String(performance.now() - t));`;
-  const samples = Array.from({ length: RUNS }, () =>
-    Number(
-      execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-        env: { ...process.env, TABLE_NAME: 't', BUCKET_NAME: 'b', AWS_REGION: 'us-east-1' },
-      }),
-    ),
-  ).sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)]!;
+/** A floor's source: the same SDK clients constructed as lib/aws/ does, and the same calls, in order. */
+const CLIENTS: Record<string, { imports: string; construct: string }> = {
+  '@aws-sdk/client-dynamodb': {
+    imports: "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+    construct: 'const dynamoClient = new DynamoDBClient({});',
+  },
+  '@aws-sdk/lib-dynamodb': {
+    imports:
+      "import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';",
+    construct:
+      'const dynamo = DynamoDBDocumentClient.from(dynamoClient, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });',
+  },
+  '@aws-sdk/client-s3': {
+    imports:
+      "import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectVersionsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';",
+    construct: "const s3 = new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' });",
+  },
+  '@aws-sdk/s3-request-presigner': {
+    imports: "import { getSignedUrl } from '@aws-sdk/s3-request-presigner';",
+    construct: '',
+  },
+  '@aws-sdk/client-kms': {
+    imports: "import { KMSClient } from '@aws-sdk/client-kms';",
+    construct: 'globalThis.kms = new KMSClient({});',
+  },
+  '@aws-sdk/client-secrets-manager': {
+    imports: "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';",
+    construct: 'globalThis.secretsManager = new SecretsManagerClient({});',
+  },
+  '@aws-sdk/client-sfn': {
+    imports: "import { SFNClient } from '@aws-sdk/client-sfn';",
+    construct: 'globalThis.sfn = new SFNClient({});',
+  },
+  '@aws-sdk/client-cloudwatch-logs': {
+    imports: "import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';",
+    construct: 'globalThis.cloudWatchLogs = new CloudWatchLogsClient({});',
+  },
+};
+const { GSI1, TABLE_KEY } = await import('#lib/table');
+const floorKey = (n: number) => `{ ${TABLE_KEY.partition}: 'BENCH#floor', ${TABLE_KEY.sort}: 'n${n}' }`;
+const CALLS: Record<string, (n: number) => string> = {
+  'dynamodb:GetItem': (n) => `await dynamo.send(new GetCommand({ TableName, Key: ${floorKey(n)} }));`,
+  'dynamodb:PutItem': (n) =>
+    `await dynamo.send(new PutCommand({ TableName, Item: { ...${floorKey(n)}, at: new Date().toISOString() } }));`,
+  'dynamodb:UpdateItem': (n) =>
+    `await dynamo.send(new UpdateCommand({ TableName, Key: ${floorKey(n)}, UpdateExpression: 'SET #a = :a', ExpressionAttributeNames: { '#a': 'at' }, ExpressionAttributeValues: { ':a': 1 } }));`,
+  'dynamodb:DeleteItem': (n) => `await dynamo.send(new DeleteCommand({ TableName, Key: ${floorKey(n)} }));`,
+  'dynamodb:Query': () =>
+    `await dynamo.send(new QueryCommand({ TableName, KeyConditionExpression: '#p = :p', ExpressionAttributeNames: { '#p': '${TABLE_KEY.partition}' }, ExpressionAttributeValues: { ':p': 'BENCH#floor' } }));`,
+  'dynamodb:QueryIndex': () =>
+    `await dynamo.send(new QueryCommand({ TableName, IndexName: '${GSI1.name}', KeyConditionExpression: '#p = :p', ExpressionAttributeNames: { '#p': '${GSI1.partition}' }, ExpressionAttributeValues: { ':p': 'BENCH#floor' } }));`,
+  'dynamodb:BatchGetItem': (n) =>
+    `await dynamo.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [${floorKey(n)}] } } }));`,
+  'dynamodb:TransactWriteItems': (n) =>
+    `await dynamo.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName, Item: ${floorKey(n)} } }] }));`,
+  's3:GET': () =>
+    "await (await s3.send(new GetObjectCommand({ Bucket, Key: 'bench/floor' }))).Body.transformToByteArray();",
+  's3:HEAD': () => "await s3.send(new HeadObjectCommand({ Bucket, Key: 'bench/floor' }));",
+  's3:PUT': () => "await s3.send(new PutObjectCommand({ Bucket, Key: 'bench/floor-written', Body: 'floor' }));",
+  's3:DELETE': () => "await s3.send(new DeleteObjectCommand({ Bucket, Key: 'bench/floor-deleted' }));",
+  's3:GET?versions': () => "await s3.send(new ListObjectVersionsCommand({ Bucket, Prefix: 'bench/floor-deleted' }));",
+};
+/**
+ * The SDK packages a function needs by its access row (lib/routes.ts): what a bare function with the
+ * same permissions must load. (A bundle may hold more, loaded lazily: the CloudWatch audit sink, used
+ * on AWS only; locally audit events go to a file.)
+ */
+const packagesOf = (access: RouteAccess): Set<string> => {
+  const needed = new Set<string>();
+  if (access.table) needed.add('@aws-sdk/client-dynamodb').add('@aws-sdk/lib-dynamodb');
+  if (access.bucket?.length || access.screenshots?.length) needed.add('@aws-sdk/client-s3');
+  if (access.bucket?.includes('presign')) needed.add('@aws-sdk/s3-request-presigner');
+  if (access.secrets) needed.add('@aws-sdk/client-kms');
+  if (access.cursors || access.rpaTokens) needed.add('@aws-sdk/client-secrets-manager');
+  if (access.automation) needed.add('@aws-sdk/client-sfn');
+  return needed;
+};
+const accessOf = (handler: string): RouteAccess => {
+  if (handler === 'authorizer') return authorizerAccess;
+  const found = [...routes, ...eventFunctions, ...automationTasks].find((row) => row.handler === handler);
+  if (!found) throw new Error(`${handler} is in no route table row`);
+  return found.access;
 };
 
-const empty = join(dir, 'empty.mjs');
-writeFileSync(empty, 'export const handler = async () => ({});\n');
-const floor = importTime(empty);
+const floorSource = (packages: Set<string>, calls: Call[]) => {
+  const unknown = [...packages].filter((name) => !CLIENTS[name]);
+  if (unknown.length)
+    throw new Error(`floor: no construction of ${unknown.join(', ')} yet (bench/cold-start.ts, CLIENTS)`);
+  // In CLIENTS' order: the document client wraps the DynamoDB client.
+  const used = Object.entries(CLIENTS)
+    .filter(([name]) => packages.has(name))
+    .map(([, client]) => client);
+  const body = calls.map((call, n) => {
+    const translate = CALLS[call];
+    if (!translate) throw new Error(`floor: the call ${call} is not translated yet (bench/cold-start.ts, CALLS)`);
+    return translate(n);
+  });
+  const presign = packages.has('@aws-sdk/s3-request-presigner')
+    ? "await getSignedUrl(s3, new PutObjectCommand({ Bucket, Key: 'bench/floor-presigned' }), { expiresIn: 900 });"
+    : '';
+  return [
+    ...used.map((client) => client.imports),
+    ...used.map((client) => client.construct),
+    'const TableName = process.env.TABLE_NAME;',
+    'const Bucket = process.env.BUCKET_NAME;',
+    'export const handler = async () => {',
+    ...body,
+    presign,
+    "  return { statusCode: 200, body: '{}' };",
+    '};',
+  ].join('\n');
+};
 
-const rows = [];
-for (const handler of handlers) {
-  const file = await bundle(`functions/${handler}.ts`, join(dir, `${handler.replaceAll('/', '-')}.mjs`));
-  // As CDK ships them (the row's assets).
-  const assets = routes.find((route) => route.handler === handler)?.assets ?? {};
-  for (const [fileName, source] of Object.entries(assets)) copyFileSync(source, join(dir, fileName));
-  const ms = importTime(file);
-  rows.push({ handler, bytes: statSync(file).size, importMs: ms, ratio: ms / floor });
-}
-
-// The alternative to build-time compilation: ajv compiling the schema when the function starts.
-const compileEntry = join(dir, 'compile-at-start.ts');
+// --- Fresh processes: import, then one invocation, timed inside the process.
+const runner = join(workDir, 'runner.mjs');
 writeFileSync(
-  compileEntry,
-  `import { Ajv } from 'ajv';
-import formats from '${process.cwd()}/lib/validation/formats.ts';
-const requestSchema = ${JSON.stringify(requestSchema)};
-const ajv = new Ajv({ allErrors: true, verbose: true, strictRequired: false });
-for (const [name, check] of Object.entries(formats)) ajv.addFormat(name, check);
-export const validate = ajv.compile(requestSchema);
+  runner,
+  `import { readFileSync } from 'node:fs';
+const [file, eventFile] = process.argv.slice(2);
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const context = { functionName: 'bench', awsRequestId: 'cold-start', getRemainingTimeInMillis: () => 29000 };
+const started = performance.now();
+const { handler } = await import(file);
+const imported = performance.now();
+const result = await handler(event, context);
+const done = performance.now();
+process.stdout.write('\\n@@result ' + JSON.stringify({ importMs: imported - started, invokeMs: done - imported, result: result ?? null }) + '\\n');
 `,
 );
-const compiled = await bundle(compileEntry, join(dir, 'compile-at-start.mjs'));
-const runtimeCompile = { importMs: importTime(compiled), bytes: statSync(compiled).size };
-const standalone = await bundle('lib/validation/validate.ts', join(dir, 'standalone.mjs'));
-const buildTimeCompile = { importMs: importTime(standalone), bytes: statSync(standalone).size };
+const emptyModule = join(workDir, 'empty.mjs');
+writeFileSync(emptyModule, 'export const handler = async () => ({ statusCode: 200, body: "{}" });\n');
 
-process.stdout.write(`floor (import an empty module in a fresh process): ${floor.toFixed(2)} ms\n`);
+interface Sample {
+  importMs: number;
+  invokeMs: number;
+  totalMs: number;
+  answer: string;
+}
+const coldStart = async (file: string, event: unknown, label?: string): Promise<Sample> => {
+  const eventFile = join(workDir, 'event.json');
+  writeFileSync(eventFile, JSON.stringify(event));
+  if (label) recorded.set(label, []);
+  recording = label;
+  try {
+    const { stdout } = await exec(process.execPath, [runner, file, eventFile], {
+      // As deployed: the function's environment and NODE_OPTIONS only (no LOG_LEVEL: info, the default).
+      env: { ...env, NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const line = stdout.split('\n').find((candidate) => candidate.startsWith('@@result '));
+    if (!line) throw new Error(`${file}: no result`);
+    const { importMs, invokeMs, result } = JSON.parse(line.slice('@@result '.length)) as {
+      importMs: number;
+      invokeMs: number;
+      result: { statusCode?: number } | null;
+    };
+    if (result?.statusCode !== undefined && result.statusCode >= 400) {
+      throw new Error(`${file}: answered ${result.statusCode}: ${JSON.stringify(result)}`);
+    }
+    return { importMs, invokeMs, totalMs: importMs + invokeMs, answer: JSON.stringify(result) };
+  } finally {
+    recording = undefined;
+  }
+};
+
+/** Runs every function of one round in order; create-attachment's answer feeds verify-uploaded-attachment. */
+const roundEvents = async (round: string) => {
+  const events = await eventsOf(round);
+  return {
+    eventOf: async (fn: string, answers: Map<string, string>) =>
+      fn === 'attachments/verify-uploaded-attachment'
+        ? uploadedEvent(answers.get('attachments/create-attachment')!)
+        : events.get(fn),
+  };
+};
+
+process.stdout.write(`building ${functions.length} bundles and their floors (${BUNDLING.format}, ${target})…\n`);
+const bundles = new Map<string, Awaited<ReturnType<typeof bundle>>>();
+for (const fn of functions) {
+  bundles.set(fn, await bundle(`functions/${fn}.ts`, join(workDir, 'functions', fn)));
+}
+
+// Discovery (not counted): each function once, to record its storage calls and warm the file cache.
+const discovery = await roundEvents('discovery');
+const discoveryAnswers = new Map<string, string>();
+for (const fn of functions) {
+  const sample = await coldStart(bundles.get(fn)!.file, await discovery.eventOf(fn, discoveryAnswers), fn);
+  discoveryAnswers.set(fn, sample.answer);
+}
+const floors = new Map<string, Awaited<ReturnType<typeof bundle>>>();
+for (const fn of functions) {
+  const entry = join(workDir, 'floors', `${fn.replaceAll('/', '-')}.mjs`);
+  mkdirSync(join(workDir, 'floors'), { recursive: true });
+  writeFileSync(entry, floorSource(packagesOf(accessOf(fn)), recorded.get(fn)!));
+  const floor = await bundle(entry, join(workDir, 'floors', fn));
+  floors.set(fn, floor);
+  await coldStart(floor.file, {});
+}
+
+const samples = new Map<string, { fn: Sample[]; floor: Sample[] }>(functions.map((fn) => [fn, { fn: [], floor: [] }]));
+const empty: Sample[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  process.stdout.write(`round ${round + 1}/${ROUNDS}\n`);
+  const { eventOf } = await roundEvents(String(round));
+  const answers = new Map<string, string>();
+  empty.push(await coldStart(emptyModule, {}));
+  for (const fn of functions) {
+    const slot = samples.get(fn)!;
+    // Alternate which goes first, so neither always runs right after the other's process.
+    const floorFirst = round % 2 === 0;
+    if (floorFirst) slot.floor.push(await coldStart(floors.get(fn)!.file, {}));
+    const sample = await coldStart(bundles.get(fn)!.file, await eventOf(fn, answers));
+    answers.set(fn, sample.answer);
+    slot.fn.push(sample);
+    if (!floorFirst) slot.floor.push(await coldStart(floors.get(fn)!.file, {}));
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const summary = (list: Sample[]) => ({
+  medianMs: median(list.map((s) => s.totalMs)),
+  minMs: Math.min(...list.map((s) => s.totalMs)),
+  maxMs: Math.max(...list.map((s) => s.totalMs)),
+  importMedianMs: median(list.map((s) => s.importMs)),
+  invokeMedianMs: median(list.map((s) => s.invokeMs)),
+});
+
+const rows = functions.map((fn) => {
+  const { fn: fnSamples, floor: floorSamples } = samples.get(fn)!;
+  const measured = summary(fnSamples);
+  const floor = summary(floorSamples);
+  const ratio = measured.medianMs / floor.medianMs;
+  // Per-round ratios show the spread of the ratio itself.
+  const roundRatios = fnSamples.map((s, i) => s.totalMs / floorSamples[i]!.totalMs);
+  const bundleBytes = bundles.get(fn)!.bytes;
+  const goalRatio = GOALS.ratioOf[fn] ?? GOALS.ratio;
+  return {
+    function: fn,
+    bundleBytes,
+    floorBundleBytes: floors.get(fn)!.bytes,
+    sdkPackagesInBundle: [...bundles.get(fn)!.packages].sort(),
+    floorSdkPackages: [...packagesOf(accessOf(fn))].sort(),
+    storageCalls: recorded.get(fn)!,
+    measured,
+    floor,
+    ratio,
+    ratioMin: Math.min(...roundRatios),
+    ratioMax: Math.max(...roundRatios),
+    goals: {
+      ratio: goalRatio,
+      ratioMet: ratio <= goalRatio,
+      bundleKb: GOALS.kb,
+      bundleMet: bundleBytes < GOALS.kb * 1024,
+    },
+  };
+});
+const emptySummary = summary(empty);
+
+const ms = (value: number) => value.toFixed(1).padStart(6);
+process.stdout.write(
+  `\nimport + first invocation in a fresh Node ${process.version} process, NODE_OPTIONS=${FUNCTION_NODE_OPTIONS}; ` +
+    `median of ${ROUNDS} rounds [min–max]\ncontext: an empty module costs ${ms(emptySummary.medianMs)} ms\n\n`,
+);
+process.stdout.write(
+  `${'function'.padEnd(40)} ${'bundle'.padStart(8)} ${'function ms'.padStart(22)} ${'floor ms'.padStart(22)}  ratio [min–max]   goals\n`,
+);
 for (const r of rows) {
+  const goal = `${r.goals.ratioMet ? 'pass' : 'FAIL'} ≤ ${r.goals.ratio.toFixed(1)}×, ${r.goals.bundleMet ? 'pass' : 'FAIL'} < ${GOALS.kb} KB`;
   process.stdout.write(
-    `${r.handler.padEnd(42)} ${(r.bytes / 1024).toFixed(0).padStart(6)} KB  import ${r.importMs.toFixed(1).padStart(6)} ms (${r.ratio.toFixed(1)}× floor)\n`,
+    `${r.function.padEnd(40)} ${`${(r.bundleBytes / 1024).toFixed(0)} KB`.padStart(8)} ` +
+      `${ms(r.measured.medianMs)} [${ms(r.measured.minMs)}–${ms(r.measured.maxMs)}] ` +
+      `${ms(r.floor.medianMs)} [${ms(r.floor.minMs)}–${ms(r.floor.maxMs)}]  ` +
+      `${r.ratio.toFixed(2)}× [${r.ratioMin.toFixed(2)}–${r.ratioMax.toFixed(2)}]   ${goal}\n`,
   );
 }
-process.stdout.write(
-  `Request validator: compiled at build time ${buildTimeCompile.importMs.toFixed(1)} ms vs compiled at start ${runtimeCompile.importMs.toFixed(1)} ms (${(runtimeCompile.importMs / buildTimeCompile.importMs).toFixed(1)}×)\n`,
-);
+for (const r of rows) {
+  process.stdout.write(
+    `  ${r.function}: import ${ms(r.measured.importMedianMs)} ms + first call ${ms(r.measured.invokeMedianMs)} ms; ` +
+      `floor ${ms(r.floor.importMedianMs)} + ${ms(r.floor.invokeMedianMs)} ms; calls: ${r.storageCalls.join(', ') || 'none'}\n`,
+  );
+}
+const met = rows.filter((r) => r.goals.ratioMet && r.goals.bundleMet).length;
+process.stdout.write(`goals met by ${met} of ${rows.length} functions (reported, not enforced)\n`);
 
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(
@@ -105,14 +514,25 @@ writeFileSync(
     {
       at: new Date().toISOString(),
       node: process.version,
-      runs: RUNS,
-      floorMs: floor,
-      handlers: rows,
-      validator: { buildTimeCompile, runtimeCompile },
+      rounds: ROUNDS,
+      bundling: { ...BUNDLING, target, nodeOptions: FUNCTION_NODE_OPTIONS },
+      goals: GOALS,
+      emptyModule: emptySummary,
+      functions: rows,
     },
     null,
     2,
   ),
 );
 process.stdout.write('results: bench/results/cold-start.json\n');
-rmSync(dir, { recursive: true, force: true });
+
+gateway.closeAllConnections();
+await new Promise((done) => gateway.close(done));
+for (const proxy of [dynamoProxy, s3Proxy]) {
+  proxy.server.closeAllConnections();
+  await new Promise((done) => proxy.server.close(done));
+}
+s3.destroy();
+await s3rver.close();
+await dynalite.close();
+rmSync(workDir, { recursive: true, force: true });

@@ -1,8 +1,15 @@
 /**
- * `npm run bench`: latency of the request endpoints through the local stack (gateway → authorizer →
- * Middy → ajv → DynamoDB emulator), as ratios to a floor measured in the same run: an empty HTTP
- * server on the same loopback. Validation throughput is reported against JSON.parse of the same body.
- * Results go to bench/results/latest.json. Bounded: fixed iteration counts, loopback only.
+ * `npm run bench`: what a request costs, as ratios to floors measured in the same run.
+ * - Latency through the local stack (gateway → authorizer → Middy → ajv → DynamoDB emulator), one
+ *   request at a time, against an empty HTTP server on the same loopback.
+ * - In process: each handler against a bare handler making the same DynamoDB calls through the same
+ *   client to the same emulator (median per call after warmup; the calls are counted and must match).
+ * - Throughput: CONNECTIONS concurrent connections through the local gateway against a node:http floor
+ *   server making the same storage calls through the same client; req/s and ratio. Any error (a status
+ *   ≥ 400, a failed connection) fails the run.
+ * - Validation throughput against JSON.parse of the same body (the 250 KB error-laden bodies are
+ *   bench/validation.ts, which `npm run bench` runs next).
+ * Results: bench/results/bench.json. Bounded: fixed iteration counts, loopback only.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -12,13 +19,20 @@ import { startLocalStack } from '#local/stack';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 300);
 const WARMUP = 30;
+const IN_PROCESS_CALLS = Number(process.env.BENCH_IN_PROCESS_CALLS ?? 500);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const THROUGHPUT_REQUESTS = Number(process.env.BENCH_THROUGHPUT_REQUESTS ?? 2000);
 
+// The throughput runs go faster than the local default throttle would let one client: lift it, the
+// bucket arithmetic stays on the path. The authorizer cache keeps its deployed TTL (the default).
+process.env.LOCAL_RATE_LIMIT = '1000000';
+process.env.LOCAL_BURST_LIMIT = '1000000';
 const stack = await startLocalStack({ port: 0 });
 const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
 const { provisioning } = await import('#lib/tenancy/provisioning');
 const { validate } = await import('#lib/validation/validate');
 const { validRequest } = await import('#test/support/fixtures');
-const { apiKey } = await provisioning(dynamoTenantStore).createClient('bench');
+const { clientId, apiKey } = await provisioning(dynamoTenantStore).createClient('bench');
 
 const floorServer = createServer((_req, res) => res.end('{}'));
 await new Promise<void>((resolve) => floorServer.listen(0, '127.0.0.1', resolve));
@@ -76,6 +90,242 @@ const parseOps = opsPerSecond(() => JSON.parse(text));
 const parsed = JSON.parse(text);
 const validateOps = opsPerSecond(() => validate('Request', parsed));
 
+// In process: each handler against a bare handler making the same DynamoDB calls through the same client.
+const { dynamo, dynamoClient } = await import('#lib/aws/dynamodb');
+const { GetCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
+const { requestEntity } = await import('#lib/entities/request');
+const { TABLE_KEY } = await import('#lib/table');
+const { tableName } = await import('#lib/config');
+const { lambdaContext } = await import('#local/gateway');
+const { handler: getRequest } = await import('#functions/requests/get-request');
+const { handler: createRequest } = await import('#functions/requests/create-request');
+
+const errors: string[] = [];
+/** The DynamoDB commands sent while `counting` (the document client shares the low-level client's stack). */
+let counted: string[] | undefined;
+dynamoClient.middlewareStack.add(
+  (next, context) => async (args) => {
+    counted?.push(context.commandName ?? 'unknown');
+    return next(args);
+  },
+  { step: 'initialize', name: 'benchCallCounter' },
+);
+
+type BareEvent = { pathParameters: { externalId?: string } | null; body: string | null };
+type BareResult = { statusCode: number; headers: Record<string, string>; body: string };
+const jsonHeaders = { 'Content-Type': 'application/json; charset=utf-8' };
+/** GET a request: the one consistent read the store makes, the item as the body. */
+const bareGet = async ({ pathParameters }: BareEvent): Promise<BareResult> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: requestEntity.key({ clientId, externalId: pathParameters!.externalId! }),
+      ConsistentRead: true,
+    }),
+  );
+  return { statusCode: Item ? 200 : 404, headers: jsonHeaders, body: JSON.stringify(Item ?? {}) };
+};
+/** POST a request: read, then a put conditional on its absence, the body echoed. */
+const bareCreate = async ({ body }: BareEvent): Promise<BareResult> => {
+  const document = JSON.parse(body!) as { externalId: string };
+  const Key = requestEntity.key({ clientId, externalId: document.externalId });
+  await dynamo.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
+  const now = new Date().toISOString();
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...Key, document: body, createdAt: now, updatedAt: now, version: 1 },
+      ConditionExpression: `attribute_not_exists(${TABLE_KEY.partition})`,
+    }),
+  );
+  return { statusCode: 201, headers: jsonHeaders, body: JSON.stringify({ ...document, createdAt: now }) };
+};
+
+/** A proxy event as the gateway delivers it (local/gateway.ts), with the authorizer's context. */
+const proxyEvent = (
+  method: string,
+  resource: string,
+  path: string,
+  externalId?: string,
+  body?: unknown,
+): BareEvent & Record<string, unknown> => ({
+  resource,
+  path,
+  httpMethod: method,
+  headers: { Host: 'bench.local', 'x-api-key': apiKey, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+  multiValueHeaders: {},
+  queryStringParameters: null,
+  multiValueQueryStringParameters: null,
+  pathParameters: externalId ? { externalId } : null,
+  stageVariables: null,
+  body: body ? JSON.stringify(body) : null,
+  isBase64Encoded: false,
+  requestContext: {
+    accountId: '000000000000',
+    apiId: 'local',
+    authorizer: { clientId, keyId: 'bench', principalId: clientId },
+    httpMethod: method,
+    identity: { sourceIp: '127.0.0.1' },
+    path,
+    domainName: 'bench.local',
+    protocol: 'HTTP/1.1',
+    requestId: `bench-${Math.random()}`,
+    requestTimeEpoch: Date.now(),
+    resourceId: 'local',
+    resourcePath: resource,
+    stage: 'local',
+  },
+});
+
+type Invoke = (event: never, context: never) => Promise<unknown>;
+const inProcessPair = async (
+  name: string,
+  expected: number,
+  handler: Invoke,
+  bare: (event: BareEvent) => Promise<BareResult>,
+  eventOf: (i: number, who: 'handler' | 'bare') => ReturnType<typeof proxyEvent>,
+) => {
+  const call = async (who: 'handler' | 'bare', i: number) => {
+    const event = eventOf(i, who);
+    const start = performance.now();
+    const result = (
+      who === 'handler' ? await handler(event as never, lambdaContext('bench') as never) : await bare(event)
+    ) as { statusCode: number };
+    const ms = performance.now() - start;
+    if (result.statusCode !== expected) errors.push(`${name} (${who}): ${result.statusCode}, expected ${expected}`);
+    return ms;
+  };
+  const callsOf = async (who: 'handler' | 'bare') => {
+    counted = [];
+    await call(who, -1);
+    const calls = counted;
+    counted = undefined;
+    return calls;
+  };
+  const handlerCalls = await callsOf('handler');
+  const bareCalls = await callsOf('bare');
+  if (handlerCalls.join() !== bareCalls.join()) {
+    errors.push(`${name}: the bare handler makes ${bareCalls.join(', ')}, the handler ${handlerCalls.join(', ')}`);
+  }
+  const samples = { handler: [] as number[], bare: [] as number[] };
+  for (let i = 0; i < WARMUP + IN_PROCESS_CALLS; i++) {
+    // Interleaved, alternating which goes first.
+    const order = i % 2 ? (['handler', 'bare'] as const) : (['bare', 'handler'] as const);
+    for (const who of order) {
+      const ms = await call(who, i);
+      if (i >= WARMUP) samples[who].push(ms);
+    }
+  }
+  for (const list of Object.values(samples)) list.sort((a, b) => a - b);
+  const handlerMs = percentile(samples.handler, 50);
+  const bareMs = percentile(samples.bare, 50);
+  return {
+    name,
+    storageCalls: handlerCalls,
+    handlerMedianMs: handlerMs,
+    bareMedianMs: bareMs,
+    ratio: handlerMs / bareMs,
+  };
+};
+
+const requestPath = (id: string) => `/api/external/v1.1/Requests/${id}`;
+const inProcess = [
+  await inProcessPair('get-request', 200, getRequest as Invoke, bareGet, (i) =>
+    proxyEvent(
+      'GET',
+      '/api/external/v1.1/Requests/{externalId}',
+      requestPath(`b-${run}-${Math.abs(i) % ITERATIONS}`),
+      `b-${run}-${Math.abs(i) % ITERATIONS}`,
+    ),
+  ),
+  await inProcessPair('create-request', 201, createRequest as Invoke, bareCreate, (i, who) =>
+    proxyEvent(
+      'POST',
+      '/api/external/v1.1/Requests',
+      '/api/external/v1.1/Requests',
+      undefined,
+      validRequest(`ip-${who}-${run}-${i}`),
+    ),
+  ),
+];
+
+// Throughput: CONNECTIONS at once through the gateway, and against a floor server making the same calls.
+const storageFloor = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', async () => {
+    try {
+      const externalId = /^\/requests\/([^/]+)$/.exec(req.url ?? '')?.[1];
+      const event = {
+        pathParameters: externalId ? { externalId } : null,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      const result = req.method === 'POST' ? await bareCreate(event) : await bareGet(event);
+      res.writeHead(result.statusCode, result.headers).end(result.body);
+    } catch {
+      res.writeHead(500).end();
+    }
+  });
+});
+await new Promise<void>((resolve) => storageFloor.listen(0, '127.0.0.1', resolve));
+const storageFloorUrl = `http://127.0.0.1:${(storageFloor.address() as AddressInfo).port}`;
+
+const throughputOf = async (name: string, requests: number, send: (i: number) => Promise<Response>) => {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      for (let i = next++; i < requests; i = next++) {
+        try {
+          const res = await send(i);
+          await res.arrayBuffer();
+          if (res.status >= 400) errors.push(`${name}: HTTP ${res.status}`);
+        } catch (error) {
+          errors.push(`${name}: ${(error as Error).message}`);
+        }
+      }
+    }),
+  );
+  return (performance.now() - start) / 1000;
+};
+/** Floor and gateway alternately (floor, gateway, gateway, floor, twice over), after a warmup of each. */
+const throughputPair = async (
+  name: string,
+  gateway: (i: number, round: string) => Promise<Response>,
+  floorSend: (i: number, round: string) => Promise<Response>,
+) => {
+  const chunk = Math.ceil(THROUGHPUT_REQUESTS / 4);
+  await throughputOf(`${name} (warmup)`, 100, (i) => floorSend(i, 'warm-floor'));
+  await throughputOf(`${name} (warmup)`, 100, (i) => gateway(i, 'warm'));
+  const seconds = { gateway: 0, floor: 0 };
+  for (const round of ['a', 'b']) {
+    seconds.floor += await throughputOf(`${name} floor`, chunk, (i) => floorSend(i, `floor-${round}1`));
+    seconds.gateway += await throughputOf(name, chunk, (i) => gateway(i, `${round}1`));
+    seconds.gateway += await throughputOf(name, chunk, (i) => gateway(i, `${round}2`));
+    seconds.floor += await throughputOf(`${name} floor`, chunk, (i) => floorSend(i, `floor-${round}2`));
+  }
+  const gatewayRps = (4 * chunk) / seconds.gateway;
+  const floorRps = (4 * chunk) / seconds.floor;
+  return { name, connections: CONNECTIONS, requests: 4 * chunk, gatewayRps, floorRps, ratio: gatewayRps / floorRps };
+};
+const existing = (i: number) => `b-${run}-${i % ITERATIONS}`;
+const throughput = [
+  await throughputPair(
+    'GET v1.1 Requests/{id}',
+    (i) => api('GET', requestPath(existing(i))),
+    (i) => fetch(`${storageFloorUrl}/requests/${existing(i)}`),
+  ),
+  await throughputPair(
+    'POST v1.1 Requests (create)',
+    (i, round) => api('POST', '/api/external/v1.1/Requests', validRequest(`tp-${run}-${round}-${i}`)),
+    (i, round) =>
+      fetch(`${storageFloorUrl}/requests`, {
+        method: 'POST',
+        body: JSON.stringify(validRequest(`tp-${run}-${round}-${i}`)),
+      }),
+  ),
+];
+
 const rows = results.map((r) => ({ ...r, ratioP50: r.p50 / floor.p50, ratioP95: r.p95 / floor.p95 }));
 process.stdout.write(
   `floor (empty HTTP server on loopback): p50 ${floor.p50.toFixed(3)} ms, p95 ${floor.p95.toFixed(3)} ms\n`,
@@ -85,13 +335,24 @@ for (const r of rows) {
     `${r.name.padEnd(42)} p50 ${r.p50.toFixed(2).padStart(7)} ms (${r.ratioP50.toFixed(1)}× floor)  p95 ${r.p95.toFixed(2).padStart(7)} ms (${r.ratioP95.toFixed(1)}× floor)\n`,
   );
 }
+for (const r of inProcess) {
+  process.stdout.write(
+    `in process, ${r.name.padEnd(15)} handler ${r.handlerMedianMs.toFixed(3)} ms vs bare handler ${r.bareMedianMs.toFixed(3)} ms per call (median of ${IN_PROCESS_CALLS}; same calls: ${r.storageCalls.join(', ')}) = ${r.ratio.toFixed(2)}×\n`,
+  );
+}
+for (const r of throughput) {
+  process.stdout.write(
+    `throughput, ${r.name.padEnd(28)} ${r.connections} connections: gateway ${Math.round(r.gatewayRps)} req/s vs floor server ${Math.round(r.floorRps)} req/s (same storage calls) = ${r.ratio.toFixed(2)}× (${r.requests} requests each)\n`,
+  );
+}
+process.stdout.write(`errors: ${errors.length}\n`);
 process.stdout.write(
   `validate(Request): ${Math.round(validateOps)} ops/s = ${(validateOps / parseOps).toFixed(2)}× JSON.parse of the same body (${Math.round(parseOps)} ops/s)\n`,
 );
 
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(
-  'bench/results/latest.json',
+  'bench/results/bench.json',
   JSON.stringify(
     {
       at: new Date().toISOString(),
@@ -100,11 +361,20 @@ writeFileSync(
       floor,
       endpoints: rows,
       validation: { validateOpsPerSecond: validateOps, jsonParseOpsPerSecond: parseOps, ratio: validateOps / parseOps },
+      inProcess,
+      throughput,
+      errors,
     },
     null,
     2,
   ),
 );
-process.stdout.write('results: bench/results/latest.json\n');
+process.stdout.write('results: bench/results/bench.json\n');
 floorServer.close();
+storageFloor.closeAllConnections();
+storageFloor.close();
 await stack.close();
+if (errors.length > 0) {
+  process.stderr.write(`${errors.length} error(s): ${errors.slice(0, 5).join('; ')}\n`);
+  process.exit(1);
+}

@@ -145,7 +145,47 @@ export interface GatewayOptions {
   defaultLimits?: ClientLimits;
   /** A client's own limits, stored on its Client item; undefined fields fall back to the defaults. */
   clientLimits?: (clientId: string) => Promise<Partial<ClientLimits> | undefined>;
+  /**
+   * Seconds an authorizer's answer is reused for the same x-api-key value, as API Gateway's
+   * resultsCacheTtl; 0 asks the authorizer on every request. Default: LOCAL_AUTHORIZER_CACHE_TTL,
+   * else the deployed API's value.
+   */
+  authorizerCacheTtlSeconds?: number;
 }
+
+/** LOCAL_AUTHORIZER_CACHE_TTL: whole seconds, 0 to 3600 as API Gateway allows; the deployed value when unset. */
+export const authorizerCacheTtlFromEnv = (env: NodeJS.ProcessEnv = process.env): number => {
+  const raw = env.LOCAL_AUTHORIZER_CACHE_TTL;
+  if (raw === undefined || raw.trim() === '') return GATEWAY_LIMITS.authorizerCacheTtlSeconds;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 3600) {
+    throw new Error(`LOCAL_AUTHORIZER_CACHE_TTL must be whole seconds from 0 to 3600, not ${raw}.`);
+  }
+  return value;
+};
+
+/**
+ * API Gateway's authorizer cache: an Allow or Deny answer is kept per identity source (the x-api-key
+ * value) for `ttlSeconds`; a refusal (401) or a failure is not kept, so the next request asks again.
+ */
+const authorizerCache = (ttlSeconds: number, now: () => number = Date.now) => {
+  const answers = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
+  return {
+    get(apiKey: string): APIGatewayAuthorizerResult | undefined {
+      const cached = answers.get(apiKey);
+      if (cached && cached.until > now()) return cached.result;
+      if (cached) answers.delete(apiKey);
+      return undefined;
+    },
+    set(apiKey: string, result: APIGatewayAuthorizerResult) {
+      if (ttlSeconds <= 0) return;
+      // Only keys the authorizer accepted are kept, so the map is bounded by the keys in use; expired ones go here.
+      const time = now();
+      for (const [key, entry] of answers) if (entry.until <= time) answers.delete(key);
+      answers.set(apiKey, { result, until: time + ttlSeconds * 1000 });
+    },
+  };
+};
 
 export const createGateway = ({
   routes,
@@ -153,11 +193,13 @@ export const createGateway = ({
   stage = 'local',
   defaultLimits = DEFAULT_LOCAL_LIMITS,
   clientLimits = async () => undefined,
+  authorizerCacheTtlSeconds = authorizerCacheTtlFromEnv(),
 }: GatewayOptions): Server => {
   // API Gateway prefers the most specific resource: static segments win over variables.
   const compiled = routes.map(compile).sort((a, b) => b.staticSegments - a.staticSegments);
   const buckets = tokenBuckets();
   const quotas = dailyQuotas();
+  const authorizations = authorizerCache(authorizerCacheTtlSeconds);
   /**
    * As a usage plan does after the authorizer: one bucket per client, then its daily quota (only what
    * the bucket admits counts); 429 with Retry-After when either refuses.
@@ -217,12 +259,18 @@ export const createGateway = ({
         stageVariables: {},
         requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
       };
+      // The identity source: without it API Gateway answers 401 itself; the authorizer does the same here.
+      const apiKey = headers[Object.keys(headers).find((h) => h.toLowerCase() === 'x-api-key') ?? ''];
       let authorization: APIGatewayAuthorizerResult | undefined;
       try {
         // A route that authenticates its callers itself (the scraper session's token) skips the authorizer.
-        authorization = route.auth
-          ? undefined
-          : await authorizer(asDelivered(JSON.stringify(authorizerEvent)), lambdaContext('Authorizer'));
+        if (!route.auth) {
+          authorization = apiKey ? authorizations.get(apiKey) : undefined;
+          if (!authorization) {
+            authorization = await authorizer(asDelivered(JSON.stringify(authorizerEvent)), lambdaContext('Authorizer'));
+            if (apiKey) authorizations.set(apiKey, authorization);
+          }
+        }
       } catch (error) {
         if ((error as Error).message === 'Unauthorized') return send(res, gatewayResponses.unauthorized(), requestId);
         process.stderr.write(`local gateway: the authorizer failed: ${(error as Error).name}\n`);

@@ -21,7 +21,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { DEFAULT_QUOTA_PER_DAY } from '#lib/config';
-import { BINARY_MEDIA_TYPES, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
+import { BINARY_MEDIA_TYPES, GATEWAY_LIMITS, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import { baseHeaders } from '#lib/http/response';
 import type { Route } from '#lib/routes';
 import type { ServiceFunction } from './service-function.ts';
@@ -32,7 +32,7 @@ const STAGE_NAME = 'prod';
  * How long API Gateway reuses an authorizer answer for the same x-api-key value: a revoked key
  * keeps working for at most this long (docs/infrastructure.md).
  */
-export const AUTHORIZER_CACHE_TTL = Duration.seconds(60);
+export const AUTHORIZER_CACHE_TTL = Duration.seconds(GATEWAY_LIMITS.authorizerCacheTtlSeconds);
 
 /** The usage plan's limits: each client's own bucket, keyed by the usageIdentifierKey the authorizer returns. */
 export const CLIENT_THROTTLE = { rateLimit: 50, burstLimit: 100 };

@@ -13,6 +13,11 @@ export const GATEWAY_LIMITS = {
   maxLambdaRequestBytes: 6 * 1024 * 1024,
   /** Lambda: 6 MB synchronous response. */
   maxLambdaResponseBytes: 6 * 1024 * 1024,
+  /**
+   * How long the gateway reuses an authorizer's answer for the same x-api-key value (the deployed
+   * authorizer's resultsCacheTtl, and the local gateway's default): a revoked key keeps working that long.
+   */
+  authorizerCacheTtlSeconds: 60,
 } as const;
 
 /** Bodies API Gateway hands to Lambda base64-encoded (uploads); JSON stays text. */

@@ -54,6 +54,9 @@ export const setup = async (project: TestProject) => {
   // same tests against another DynamoDB (DynamoDB Local, a real table), in a table of their own.
   // The table is dropped at teardown, so repeated runs leave nothing behind on that DynamoDB.
   const dynamoEndpoint = process.env.DYNAMODB_ENDPOINT;
+  // The tests revoke keys, expire them and change their scope, and expect the next request to see it:
+  // the shared stack's gateway asks the authorizer every time (authorizer-cache.test.ts covers the cache).
+  process.env.LOCAL_AUTHORIZER_CACHE_TTL = '0';
   if (dynamoEndpoint) ownTable = { endpoint: dynamoEndpoint, tableName: `service-review-test-${Date.now()}` };
   stack = await startLocalStack({
     port: 0,
