@@ -51,3 +51,9 @@ export const storageQuotaDefaults = () => ({
     STORAGE_QUOTA_DEFAULTS.portalAccountsPerOrganization,
   ),
 });
+
+/**
+ * How long API Gateway reuses an authorizer's answer for the same x-api-key value (the deployed
+ * authorizer's resultsCacheTtl, and the local gateway's default): a revoked key keeps working that long.
+ */
+export const AUTHORIZER_CACHE_TTL_SECONDS = 60;

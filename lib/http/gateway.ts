@@ -1,4 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '#lib/config';
 import { baseHeaders } from './response.ts';
 
 /**
@@ -13,11 +14,7 @@ export const GATEWAY_LIMITS = {
   maxLambdaRequestBytes: 6 * 1024 * 1024,
   /** Lambda: 6 MB synchronous response. */
   maxLambdaResponseBytes: 6 * 1024 * 1024,
-  /**
-   * How long the gateway reuses an authorizer's answer for the same x-api-key value (the deployed
-   * authorizer's resultsCacheTtl, and the local gateway's default): a revoked key keeps working that long.
-   */
-  authorizerCacheTtlSeconds: 60,
+  authorizerCacheTtlSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
 } as const;
 
 /** Bodies API Gateway hands to Lambda base64-encoded (uploads); JSON stays text. */

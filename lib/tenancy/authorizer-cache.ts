@@ -1,11 +1,9 @@
 import { type APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
-
-/** How long API Gateway reuses an authorizer answer (AUTHORIZER_CACHE_TTL in infra/constructs/service-api.ts). */
-export const AUTHORIZER_CACHE_SECONDS = 60;
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '#lib/config';
 
 export type CacheFlush = { authorizerCacheFlushed: true } | { authorizerCacheFlushed: false; reason: string };
 
-const stillCached = `the key may still be accepted for up to ${AUTHORIZER_CACHE_SECONDS} s where an answer is cached`;
+const stillCached = `the key may still be accepted for up to ${AUTHORIZER_CACHE_TTL_SECONDS} s where an answer is cached`;
 
 /**
  * After a revocation: empties the stage's authorizer cache so the key stops working now rather than
@@ -26,7 +24,12 @@ export const flushAuthorizerCache = async (
   }
 };
 
+/** The local gateway's cache lives in its process: nothing outside it can empty it. */
+const LOCAL_CACHE_REASON =
+  'the local gateway cannot be flushed from here: the key may still be accepted for up to LOCAL_AUTHORIZER_CACHE_TTL seconds (default ' +
+  `${AUTHORIZER_CACHE_TTL_SECONDS}); restart npm start, or run it with LOCAL_AUTHORIZER_CACHE_TTL=0`;
+
 export const noCacheToFlush = (reason: 'local' | 'no-rest-api-id'): CacheFlush => ({
   authorizerCacheFlushed: false,
-  reason: reason === 'local' ? 'local stack has no authorizer cache' : `REST_API_ID is not set: ${stillCached}`,
+  reason: reason === 'local' ? LOCAL_CACHE_REASON : `REST_API_ID is not set: ${stillCached}`,
 });
