@@ -377,6 +377,20 @@ describe('admin CLI (npm run admin -- …)', () => {
     expect(await dynamoTenantStore.listApiKeys(tenant.clientId)).toEqual(keysBefore);
   });
 
+  it('two runs at once answer the same: the first deletion time stands for the client and its keys', async () => {
+    const client = await admin('create-client', 'CLI Twice Departing Partner');
+    await admin('create-api-key', client.clientId);
+    const [first, second] = await Promise.all([
+      admin('delete-client', client.clientId),
+      admin('delete-client', client.clientId),
+    ]);
+    expect(second).toEqual(first);
+    expect(first.revokedKeys).toBe(2);
+    expect((await dynamoTenantStore.getClient(client.clientId))?.deletedAt).toBe(first.deletedAt);
+    const keys = await dynamoTenantStore.listApiKeys(client.clientId);
+    expect(keys.map((key) => key.revokedAt)).toEqual([first.deletedAt, first.deletedAt]);
+  });
+
   it('refuses to delete an unknown client, or without exactly one client id', async () => {
     expect(await failureOf('delete-client', 'no-such-client')).toEqual({
       code: 1,
