@@ -3,7 +3,7 @@
  *
  * Target: the running local stack by default (found through .local/stack.json, written by
  * `npm start`; LOCAL_STATE_DIR moves it), or AWS with ADMIN_TARGET=aws, TABLE_NAME and the usual
- * AWS credential chain (and REST_API_ID, so that revoke-api-key flushes the authorizer cache).
+ * AWS credential chain (and REST_API_ID, so that revoke-api-key and delete-client flush the authorizer cache).
  * Tenants are provisioned by operators only: none of this is an API route.
  * npm prints its own banner on stdout; `npm run -s admin -- …` leaves only the JSON.
  */
@@ -26,6 +26,9 @@ const usage = `Usage: npm run admin -- <command>
   list-api-keys <clientId>                               → {"clientId","apiKeys":[{"keyId","state",…}]}
   revoke-api-key <clientId> <keyId>                      → {"revoked":true,…,"authorizerCacheFlushed"}
   revoke-api-key <apiKey>                                (a leaked key whose id is not at hand)
+  delete-client <clientId>                               → {"clientId","deletedAt","revokedKeys",
+                                                         "usagePlanKeyDeleted","usagePlanDeleted","authorizerCacheFlushed"}
+                                                         (keeps the client's data: docs/security.md, "Offboarding a client")
   create-organization <clientId> <name>                  → {"organizationId"}
   create-client-user <clientId> <organizationId> <clientUserId>
   reencrypt-portal-secrets [--client <clientId>]         → {"found","resealed","changedConcurrently","failed"}
@@ -39,8 +42,9 @@ again until "found" is 0. Needs the secrets key's Decrypt: the local stack's key
 --quota-per-day: requests per UTC day (the local gateway's and, on AWS, the client's own usage plan's).
 docs/security.md, "Throttling and quotas"; storage quotas: docs/security.md, "Quotas".
 Target: the local stack (npm start) by default; ADMIN_TARGET=aws with TABLE_NAME for AWS, and REST_API_ID
-(API_STAGE, default prod) so that revoke-api-key flushes the stage's authorizer cache; with USAGE_PLAN_ID (the
-UsagePlanId output), create-client also gives the new client its usage plan key.`;
+(API_STAGE, default prod) so that revoke-api-key and delete-client flush the stage's authorizer cache; with
+USAGE_PLAN_ID (the UsagePlanId output), create-client also gives the new client its usage plan key. On AWS,
+delete-client deletes the client's API Gateway keys and its own usage plan.`;
 
 const fail = (message: string): never => {
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);
@@ -162,7 +166,9 @@ const attachUsagePlanKey = async (clientId: string) => {
   if (process.env.ADMIN_TARGET !== 'aws' || !usagePlanId) {
     return fail('attach-usage-plan-key needs ADMIN_TARGET=aws and USAGE_PLAN_ID (the local gateway needs no key).');
   }
-  if (!(await dynamoTenantStore.getClient(clientId))) return fail(`Unknown client ${clientId}`);
+  const client = await dynamoTenantStore.getClient(clientId);
+  if (!client) return fail(`Unknown client ${clientId}`);
+  if (client.deletedAt) return fail(`Client ${clientId} is deleted: it gets no usage plan key`);
   const { createUsagePlanKey } = await import('#lib/tenancy/usage-plan-keys');
   const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
   const { apiGatewayKeyId, usageIdentifierKey } = await createUsagePlanKey(new APIGatewayClient({}), {
@@ -202,6 +208,27 @@ const applyUsagePlan = async (
     defaultUsagePlanId,
     limits: { rateLimit, burstLimit, quotaPerDay },
   });
+};
+
+/**
+ * Offboarding: the client is marked deleted and its keys revoked (provisioning), the authorizer's
+ * cached answers flushed, and on AWS its API Gateway keys and own usage plan deleted. The two flags
+ * say that none of them is left (true on AWS, on every run: a second run finds nothing to delete);
+ * locally there is no API Gateway, so both are false.
+ */
+const deleteClient = async () => {
+  const [clientId] = need(1);
+  const deleted = await admin.deleteClient(clientId!);
+  const flushed = await flushAfterRevocation();
+  if (process.env.ADMIN_TARGET !== 'aws') {
+    return { ...deleted, usagePlanKeyDeleted: false, usagePlanDeleted: false, ...flushed };
+  }
+  const { deleteClientApiKeys, deleteClientUsagePlan } = await import('#lib/tenancy/usage-plan-keys');
+  const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
+  const apiGateway = new APIGatewayClient({});
+  await deleteClientApiKeys(apiGateway, { clientId: clientId! });
+  await deleteClientUsagePlan(apiGateway, { clientId: clientId! });
+  return { ...deleted, usagePlanKeyDeleted: true, usagePlanDeleted: true, ...flushed };
 };
 
 const revoke = async () => {
@@ -248,6 +275,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     }),
   'list-api-keys': async () => admin.listApiKeys(need(1)[0]!),
   'revoke-api-key': revoke,
+  'delete-client': deleteClient,
   'create-organization': async () => {
     const [clientId, name] = need(2);
     return admin.createOrganization(clientId!, name!);

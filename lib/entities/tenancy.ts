@@ -3,9 +3,9 @@ import { attr, defineEntity } from './define-entity.ts';
 
 /*
  * Tenants: written whole by operators (a put is a creation, or a client user's move), so each item's
- * version and updatedAt are derived: 1 and its creation time. Revoking an API key and setting a
- * client's limits are the updates (they bump both); the authorizer's lastUsedAt stamp is bookkeeping,
- * not a change of the key, and leaves both alone.
+ * version and updatedAt are derived: 1 and its creation time. Revoking an API key, setting a
+ * client's limits and deleting a client are the updates (they bump both); the authorizer's lastUsedAt
+ * stamp is bookkeeping, not a change of the key, and leaves both alone.
  */
 const created = {
   version: () => 1,
@@ -25,6 +25,7 @@ export const clientEntity = defineEntity<ClientRecord>()({
     attachmentBytesQuota: attr.optional(attr.number()),
     portalAccountsQuota: attr.optional(attr.number()),
     usageIdentifierKey: attr.optional(attr.string()),
+    deletedAt: attr.optional(attr.string()),
   },
   derived: created,
 });

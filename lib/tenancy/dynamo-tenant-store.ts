@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
@@ -16,6 +16,17 @@ const get = async <R, V>(
     new GetCommand({ TableName: tableName(), Key: entity.key(values), ConsistentRead: true }),
   );
   return Item ? entity.fromItem(Item) : undefined;
+};
+
+/** An UpdateItem under its ConditionExpression: false when the condition fails (no such item, or its state differs). */
+const updatedIf = async (update: Omit<UpdateCommandInput, 'TableName'> & { ConditionExpression: string }) => {
+  try {
+    await dynamo.send(new UpdateCommand({ TableName: tableName(), ...update }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 };
 
 /** Access pattern 2: a client's keys through gsi1, every page (a client has a handful). */
@@ -47,27 +58,18 @@ const replaceClientFields = async <F extends string>(
 ): Promise<boolean> => {
   const set = fields.filter((field) => values[field] !== undefined);
   const removed = fields.filter((field) => values[field] === undefined);
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: clientEntity.key({ clientId }),
-        UpdateExpression:
-          `SET ${['updatedAt = :at', ...set.map((field) => `${field} = :${field}`)].join(', ')} ADD version :one` +
-          (removed.length ? ` REMOVE ${removed.join(', ')}` : ''),
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: {
-          ':at': new Date().toISOString(),
-          ':one': 1,
-          ...Object.fromEntries(set.map((field) => [`:${field}`, values[field]])),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updatedIf({
+    Key: clientEntity.key({ clientId }),
+    UpdateExpression:
+      `SET ${['updatedAt = :at', ...set.map((field) => `${field} = :${field}`)].join(', ')} ADD version :one` +
+      (removed.length ? ` REMOVE ${removed.join(', ')}` : ''),
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: {
+      ':at': new Date().toISOString(),
+      ':one': 1,
+      ...Object.fromEntries(set.map((field) => [`:${field}`, values[field]])),
+    },
+  });
 };
 
 /** ProjectionExpression of an API key's record fields (names by placeholder: some are reserved words). */
@@ -95,23 +97,20 @@ export const dynamoTenantStore: TenantStore = {
     );
     return typeof Item?.usageIdentifierKey === 'string' ? Item.usageIdentifierKey : undefined;
   },
-  setUsageIdentifierKey: async (clientId, usageIdentifierKey) => {
-    try {
-      await dynamo.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: clientEntity.key({ clientId }),
-          UpdateExpression: 'SET usageIdentifierKey = :key, updatedAt = :at ADD version :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':key': usageIdentifierKey, ':at': new Date().toISOString(), ':one': 1 },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  },
+  setUsageIdentifierKey: (clientId, usageIdentifierKey) =>
+    updatedIf({
+      Key: clientEntity.key({ clientId }),
+      UpdateExpression: 'SET usageIdentifierKey = :key, updatedAt = :at ADD version :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':key': usageIdentifierKey, ':at': new Date().toISOString(), ':one': 1 },
+    }),
+  markClientDeleted: (clientId, deletedAt) =>
+    updatedIf({
+      Key: clientEntity.key({ clientId }),
+      UpdateExpression: 'SET deletedAt = :at, updatedAt = :at ADD version :one',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+      ExpressionAttributeValues: { ':at': deletedAt, ':one': 1 },
+    }),
   setClientLimits: (clientId, limits) =>
     replaceClientFields(clientId, ['rateLimit', 'burstLimit', 'quotaPerDay'], limits),
   setStorageQuotas: (clientId, quotas) =>
@@ -133,41 +132,21 @@ export const dynamoTenantStore: TenantStore = {
     return Item ? apiKeyEntity.fromItem(Item) : undefined;
   },
   listApiKeys,
-  revokeApiKey: async (keyHash, revokedAt) => {
-    try {
-      await dynamo.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: apiKeyEntity.key({ keyHash }),
-          UpdateExpression: 'SET revokedAt = :at, updatedAt = :at ADD version :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':at': revokedAt, ':one': 1 },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  },
+  revokeApiKey: (keyHash, revokedAt) =>
+    updatedIf({
+      Key: apiKeyEntity.key({ keyHash }),
+      UpdateExpression: 'SET revokedAt = :at, updatedAt = :at ADD version :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':at': revokedAt, ':one': 1 },
+    }),
   // Touches lastUsedAt alone (not version or updatedAt): the authorizer's IAM allows no other attribute.
-  recordApiKeyUse: async (keyHash, usedAt, staleBefore) => {
-    try {
-      await dynamo.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: apiKeyEntity.key({ keyHash }),
-          UpdateExpression: 'SET lastUsedAt = :at',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
-          ExpressionAttributeValues: { ':at': usedAt, ':stale': staleBefore },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  },
+  recordApiKeyUse: (keyHash, usedAt, staleBefore) =>
+    updatedIf({
+      Key: apiKeyEntity.key({ keyHash }),
+      UpdateExpression: 'SET lastUsedAt = :at',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
+      ExpressionAttributeValues: { ':at': usedAt, ':stale': staleBefore },
+    }),
 
   putOrganization: async (organization) => {
     await put(organizationEntity.toItem(organization));

@@ -97,7 +97,9 @@ export const provisioning = (store: TenantStore) => ({
     options: { expiresIn?: string | undefined; organizationId?: string | undefined } = {},
   ) {
     const lifetime = options.expiresIn === undefined ? undefined : parseExpiresIn(options.expiresIn);
-    if (!(await store.getClient(clientId))) throw new Error(`Unknown client ${clientId}`);
+    const client = await store.getClient(clientId);
+    if (!client) throw new Error(`Unknown client ${clientId}`);
+    if (client.deletedAt) throw new Error(`Client ${clientId} is deleted: it gets no new API keys`);
     const { organizationId } = options;
     if (organizationId !== undefined && !(await store.getOrganization(clientId, organizationId))) {
       throw new Error(`Unknown organization ${organizationId} of client ${clientId}`);
@@ -160,6 +162,30 @@ export const provisioning = (store: TenantStore) => ({
       throw new Error('Unknown API key');
     }
     return { revoked: true, clientId: key.clientId, keyId: key.keyId };
+  },
+
+  /**
+   * Offboards a client: marks it deleted (so it gets no new keys), then revokes every key it has,
+   * each with the deletion's time. Its data stays (docs/security.md, "Offboarding a client"). A repeated
+   * run finishes what an interrupted one left and answers the same: `revokedKeys` counts the keys
+   * revoked at `deletedAt`, by this run or an earlier one, not those revoked before.
+   */
+  async deleteClient(clientId: string) {
+    const client = await store.getClient(clientId);
+    if (!client) throw new Error(`Unknown client ${clientId}`);
+    let deletedAt = client.deletedAt;
+    if (!deletedAt) {
+      const now = new Date().toISOString();
+      // A concurrent run may have marked it first: its time is the one that stands.
+      deletedAt = (await store.markClientDeleted(clientId, now)) ? now : (await store.getClient(clientId))?.deletedAt;
+      if (!deletedAt) throw new Error(`Unknown client ${clientId}`);
+    }
+    const keys = await store.listApiKeys(clientId);
+    for (const key of keys) {
+      if (!key.revokedAt) await store.revokeApiKey(key.keyHash, deletedAt);
+    }
+    const revokedKeys = keys.filter((key) => !key.revokedAt || key.revokedAt === deletedAt).length;
+    return { clientId, deletedAt, revokedKeys };
   },
 
   async createOrganization(clientId: string, name: string, organizationId: string = randomUUID()) {

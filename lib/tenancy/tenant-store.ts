@@ -44,6 +44,11 @@ export interface ClientRecord extends ClientLimitsRecord, StorageQuotasRecord {
    * takes keys from the authorizer only (apiKeySourceType AUTHORIZER), never from a request.
    */
   usageIdentifierKey?: string;
+  /**
+   * When the client was offboarded (`delete-client`): its keys are revoked and no new ones are made.
+   * Its data stays (docs/security.md, "Offboarding a client").
+   */
+  deletedAt?: string;
 }
 
 export interface OrganizationRecord {
@@ -70,6 +75,8 @@ export interface TenantStore {
   getUsageIdentifierKey(clientId: string): Promise<string | undefined>;
   /** Stores the client's usage plan key (AWS); false when there is no such client. */
   setUsageIdentifierKey(clientId: string, usageIdentifierKey: string): Promise<boolean>;
+  /** Sets deletedAt unless it is set already; false when there is no such client or it was deleted before. */
+  markClientDeleted(clientId: string, deletedAt: string): Promise<boolean>;
   /** Replaces a client's limits (absent fields are removed); false when there is no such client. */
   setClientLimits(clientId: string, limits: ClientLimitsRecord): Promise<boolean>;
   /** Replaces a client's storage quotas (absent fields are removed); false when there is no such client. */

@@ -178,6 +178,27 @@ export const deleteClientUsagePlan = async (client: Sender, { clientId }: { clie
 };
 
 /**
+ * Deletes a client's API Gateway keys (`delete-client`): every key named after it, the stored one and
+ * any stray a repeated attach-usage-plan-key left, leaves the plans it is in and is deleted. A key
+ * already gone is simply not found, so a repeated run sends no delete. Returns the deleted keys' ids.
+ */
+export const deleteClientApiKeys = async (client: Sender, { clientId }: { clientId: string }) => {
+  const name = `client-${clientId}`;
+  // nameQuery matches by prefix: client-c1 would find client-c10's key too.
+  const keys = (
+    await allPages((position) => client.send(new GetApiKeysCommand({ nameQuery: name, limit: 500, position })))
+  ).filter((key) => key.name === name && key.id);
+  for (const { id: keyId } of keys) {
+    const plans = await allPages((position) => client.send(new GetUsagePlansCommand({ keyId, limit: 500, position })));
+    for (const { id: usagePlanId } of plans) {
+      await client.send(new DeleteUsagePlanKeyCommand({ usagePlanId, keyId }));
+    }
+    await client.send(new DeleteApiKeyCommand({ apiKey: keyId }));
+  }
+  return { deletedApiKeyIds: keys.map((key) => key.id!) };
+};
+
+/**
  * Puts a client back on the default plan (`set-client-limits --default` on AWS): its key moves there
  * and its own plan is deleted. Nothing to do for a client without one.
  */

@@ -320,6 +320,86 @@ describe('admin CLI (npm run admin -- …)', () => {
     });
   });
 
+  it('deletes a client: every key refused, no new key, its data kept; a second run answers the same and changes nothing', async () => {
+    const tenant = await newTenant('departing');
+    const externalId = uniqueId('acct');
+    const account = await call('POST', '/api/external/v1.1/Portals/accounts', {
+      apiKey: tenant.apiKey,
+      body: {
+        externalId,
+        clientUserId: tenant.clientUserId,
+        portalId: 'sandbox',
+        username: 'front.desk',
+        password: `pw-${uniqueId()}`,
+        totpSecret: 'JBSWY3DPEHPK3PXP',
+      },
+    });
+    expect(account.status, account.text).toBe(201);
+    const restricted = await admin('create-api-key', tenant.clientId, '--organization', tenant.organizationId);
+    const earlier = await admin('create-api-key', tenant.clientId);
+    await admin('revoke-api-key', tenant.clientId, earlier.keyId);
+    const { revokedAt: earlierRevokedAt } = (await dynamoTenantStore.findApiKey(hashApiKey(earlier.apiKey)))!;
+    const staying = await admin('create-client', 'CLI Staying Partner');
+
+    const deleted = await admin('delete-client', tenant.clientId);
+    expect(deleted).toEqual({
+      clientId: tenant.clientId,
+      deletedAt: expect.any(String),
+      revokedKeys: 2,
+      usagePlanKeyDeleted: false,
+      usagePlanDeleted: false,
+      authorizerCacheFlushed: false,
+      reason: 'local stack has no authorizer cache',
+    });
+    for (const apiKey of [tenant.apiKey, restricted.apiKey]) expect((await schemas(apiKey)).status).toBe(401);
+    expect((await schemas(staying.apiKey)).status).toBe(200);
+    const { apiKeys } = await admin('list-api-keys', tenant.clientId);
+    expect(apiKeys.map((key: { state: string }) => key.state)).toEqual(['revoked', 'revoked', 'revoked']);
+    // A key revoked before keeps its own time; the others carry the deletion's.
+    expect(apiKeys.map((key: { revokedAt: string }) => key.revokedAt).sort()).toEqual(
+      [earlierRevokedAt, deleted.deletedAt, deleted.deletedAt].sort(),
+    );
+    expect(await failureOf('create-api-key', tenant.clientId)).toEqual({
+      code: 1,
+      error: { error: `Client ${tenant.clientId} is deleted: it gets no new API keys` },
+    });
+
+    // The data stays: removing it is the covered entity's decision, not offboarding's.
+    const client = await dynamoTenantStore.getClient(tenant.clientId);
+    expect(client).toMatchObject({ name: 'departing client', deletedAt: deleted.deletedAt });
+    expect(await dynamoTenantStore.getOrganization(tenant.clientId, tenant.organizationId)).toBeDefined();
+    expect(await dynamoTenantStore.getClientUser(tenant.clientId, tenant.clientUserId)).toBeDefined();
+    expect(await dynamoPortalAccountStore.get(tenant.clientId, externalId)).toMatchObject({ externalId });
+
+    const keysBefore = await dynamoTenantStore.listApiKeys(tenant.clientId);
+    expect(await admin('delete-client', tenant.clientId)).toEqual(deleted);
+    expect(await dynamoTenantStore.getClient(tenant.clientId)).toEqual(client);
+    expect(await dynamoTenantStore.listApiKeys(tenant.clientId)).toEqual(keysBefore);
+  });
+
+  it('two runs at once answer the same: the first deletion time stands for the client and its keys', async () => {
+    const client = await admin('create-client', 'CLI Twice Departing Partner');
+    await admin('create-api-key', client.clientId);
+    const [first, second] = await Promise.all([
+      admin('delete-client', client.clientId),
+      admin('delete-client', client.clientId),
+    ]);
+    expect(second).toEqual(first);
+    expect(first.revokedKeys).toBe(2);
+    expect((await dynamoTenantStore.getClient(client.clientId))?.deletedAt).toBe(first.deletedAt);
+    const keys = await dynamoTenantStore.listApiKeys(client.clientId);
+    expect(keys.map((key) => key.revokedAt)).toEqual([first.deletedAt, first.deletedAt]);
+  });
+
+  it('refuses to delete an unknown client, or without exactly one client id', async () => {
+    expect(await failureOf('delete-client', 'no-such-client')).toEqual({
+      code: 1,
+      error: { error: 'Unknown client no-such-client' },
+    });
+    expect((await failureOf('delete-client')).error.error).toMatch(/^delete-client takes 1 argument\(s\)\./);
+    expect((await failureOf('delete-client', 'a', 'b')).error.error).toMatch(/^delete-client takes 1 argument\(s\)\./);
+  });
+
   it('attaches usage plan keys on AWS only: the local gateway throttles without one', async () => {
     const { clientId } = await admin('create-client', 'CLI Local Partner');
     expect(await failureOf('attach-usage-plan-key', clientId)).toEqual({

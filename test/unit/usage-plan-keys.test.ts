@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import {
   applyClientUsagePlan,
   createUsagePlanKey,
+  deleteClientApiKeys,
   deleteClientUsagePlan,
   returnToDefaultUsagePlan,
 } from '#lib/tenancy/usage-plan-keys';
@@ -127,6 +128,13 @@ const usagePlansFake = () => {
       plans.get(command.input.usagePlanId!)!.keys.delete(command.input.keyId!);
       return {};
     }
+    if (command instanceof DeleteApiKeyCommand) {
+      const index = apiKeys.findIndex((key) => key.id === command.input.apiKey);
+      if (index < 0)
+        throw Object.assign(new Error('Invalid API Key identifier specified'), { name: 'NotFoundException' });
+      apiKeys.splice(index, 1);
+      return {};
+    }
     if (command instanceof DeleteUsagePlanCommand) {
       const plan = plans.get(command.input.usagePlanId!)!;
       if (plan.apiStages.length)
@@ -137,7 +145,7 @@ const usagePlansFake = () => {
     throw new Error(`unexpected ${(command as object).constructor.name}`);
   });
   const planOfKey = (keyId: string) => [...plans.values()].find((plan) => plan.keys.has(keyId))?.id;
-  return { client, sent, plans, planOfKey };
+  return { client, sent, plans, planOfKey, apiKeys };
 };
 
 describe("a client's own usage plan (AWS: set-client-limits)", () => {
@@ -249,5 +257,48 @@ describe("a client's own usage plan (AWS: set-client-limits)", () => {
     expect(await deleteClientUsagePlan(fake.client, { clientId: 'c10' })).toEqual({ deletedUsagePlanId: null });
     expect(await deleteClientUsagePlan(fake.client, { clientId: 'c1' })).toEqual({ deletedUsagePlanId: usagePlanId });
     expect([...fake.plans.keys()]).toEqual(['default']);
+  });
+
+  it("offboarding (delete-client): the client's keys leave their plans and are deleted, then its own plan; again, nothing is sent but reads", async () => {
+    const fake = usagePlansFake();
+    const { usagePlanId } = await applyClientUsagePlan(fake.client, {
+      ...ids,
+      limits: { rateLimit: 5, burstLimit: 10, quotaPerDay: 1000 },
+    });
+    // The stray is in a plan too, so both of the key's removals are seen.
+    fake.plans.get('default')!.keys.add('k-c1-stray');
+    fake.sent.length = 0;
+
+    expect(await deleteClientApiKeys(fake.client, { clientId: 'c1' })).toEqual({
+      deletedApiKeyIds: ['k-c1', 'k-c1-stray'],
+    });
+    expect(await deleteClientUsagePlan(fake.client, { clientId: 'c1' })).toEqual({ deletedUsagePlanId: usagePlanId });
+    expect(fake.apiKeys.map((key) => key.id)).toEqual(['k-c10']);
+    expect([...fake.plans.keys()]).toEqual(['default']);
+    expect(fake.plans.get('default')!.keys.size).toBe(0);
+    const writes = fake.sent
+      .filter((command) => !(command instanceof GetApiKeysCommand || command instanceof GetUsagePlansCommand))
+      .map((command) => [(command as object).constructor, (command as { input: object }).input]);
+    expect(writes).toEqual([
+      [DeleteUsagePlanKeyCommand, { usagePlanId, keyId: 'k-c1' }],
+      [DeleteApiKeyCommand, { apiKey: 'k-c1' }],
+      [DeleteUsagePlanKeyCommand, { usagePlanId: 'default', keyId: 'k-c1-stray' }],
+      [DeleteApiKeyCommand, { apiKey: 'k-c1-stray' }],
+      [
+        UpdateUsagePlanCommand,
+        { usagePlanId, patchOperations: [{ op: 'remove', path: '/apiStages', value: 'api1:prod' }] },
+      ],
+      [DeleteUsagePlanCommand, { usagePlanId }],
+    ]);
+
+    fake.sent.length = 0;
+    expect(await deleteClientApiKeys(fake.client, { clientId: 'c1' })).toEqual({ deletedApiKeyIds: [] });
+    expect(await deleteClientUsagePlan(fake.client, { clientId: 'c1' })).toEqual({ deletedUsagePlanId: null });
+    expect(
+      fake.sent.every((command) => command instanceof GetApiKeysCommand || command instanceof GetUsagePlansCommand),
+    ).toBe(true);
+    // Another client whose name begins the same is left alone.
+    expect(await deleteClientApiKeys(fake.client, { clientId: 'c' })).toEqual({ deletedApiKeyIds: [] });
+    expect(fake.apiKeys.map((key) => key.id)).toEqual(['k-c10']);
   });
 });
