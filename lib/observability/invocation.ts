@@ -76,7 +76,9 @@ export const observed = <TEvent, TResult>(
   name: string,
   handler: (event: TEvent, context: Context) => Promise<TResult>,
 ): ((event: TEvent, context?: Context) => Promise<TResult>) => {
-  const wrapped = middy<TEvent, TResult>(handler)
+  // No early timeout: Middy would fail the invocation as `TimeoutError` just before the deadline, and
+  // a task's timeout must reach Step Functions as its own (States.Timeout: `portal_timeout`, retried).
+  const wrapped = middy<TEvent, TResult>(handler, { timeoutEarlyInMillis: 0 })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({ before: () => logger.appendKeys({ route: name }) });
   // Lambda always passes a context; tests and scripts may not, and Middy then makes an empty one.
