@@ -1,0 +1,64 @@
+/**
+ * A function's bundle as infra/constructs/service-function.ts has NodejsFunction build it (esbuild:
+ * ESM, node22, minified, external source map without sources, the createRequire banner, AWS SDK
+ * included, installed modules external), with esbuild's metafile: what each input adds to it.
+ */
+import { build, type Metafile } from 'esbuild';
+import { automationTasks, eventFunctions, routes } from '#lib/routes';
+
+export interface FunctionBundle {
+  handler: string;
+  /** The bundle's bytes (index.mjs), without its source map. */
+  bytes: number;
+  code: string;
+  /** Input path → bytes it adds to the bundle. */
+  inputs: Record<string, number>;
+  metafile: Metafile;
+}
+
+/** Every function CDK deploys: the authorizer, the routes', the event functions', the automation tasks'. */
+export const deployedFunctions = (): { handler: string; installedModules: readonly string[] }[] => {
+  const browser = ['@sparticuz/chromium', 'playwright-core'];
+  const handlers = new Map<string, readonly string[]>([['authorizer', []]]);
+  for (const route of routes) handlers.set(route.handler, []);
+  for (const fn of eventFunctions) handlers.set(fn.handler, []);
+  for (const task of automationTasks) handlers.set(task.handler, task.worker === 'browser' ? browser : []);
+  return [...handlers].map(([handler, installedModules]) => ({ handler, installedModules }));
+};
+
+export const bundleFunction = async (
+  handler: string,
+  installedModules: readonly string[] = [],
+): Promise<FunctionBundle> => {
+  const result = await build({
+    entryPoints: [`functions/${handler}.ts`],
+    outfile: 'index.mjs',
+    write: false,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    minify: true,
+    sourcemap: 'external',
+    sourcesContent: false,
+    external: [...installedModules],
+    metafile: true,
+    logLevel: 'error',
+  });
+  const output = result.outputFiles.find((file) => file.path.endsWith('.mjs'))!;
+  const meta = Object.values(result.metafile.outputs).find((out) => out.entryPoint)!;
+  const inputs = Object.fromEntries(Object.entries(meta.inputs).map(([path, input]) => [path, input.bytesInOutput]));
+  return { handler, bytes: output.contents.byteLength, code: output.text, inputs, metafile: result.metafile };
+};
+
+/** The package (or project folder) an input belongs to: `@aws-sdk/client-s3`, `lib/http`, … */
+export const ownerOf = (input: string): string => {
+  const modules = input.lastIndexOf('node_modules/');
+  if (modules === -1) return input.split('/').slice(0, -1).join('/') || input;
+  const parts = input.slice(modules + 'node_modules/'.length).split('/');
+  return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+};
