@@ -1,6 +1,6 @@
 /**
  * A function's bundle as infra/constructs/service-function.ts has NodejsFunction build it (esbuild:
- * ESM, node22, minified, external source map without sources, the createRequire banner, AWS SDK
+ * ESM, node22, minified, a linked source map without sources, the createRequire banner, AWS SDK
  * included, installed modules external), with esbuild's metafile: what each input adds to it.
  */
 import { build, type Metafile } from 'esbuild';
@@ -11,6 +11,8 @@ export interface FunctionBundle {
   /** The bundle's bytes (index.mjs), without its source map. */
   bytes: number;
   code: string;
+  /** The external source map, as CDK ships it beside the bundle. */
+  sourceMap: string;
   /** Input path → bytes it adds to the bundle. */
   inputs: Record<string, number>;
   metafile: Metafile;
@@ -43,16 +45,24 @@ export const bundleFunction = async (
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
     minify: true,
-    sourcemap: 'external',
+    sourcemap: 'linked',
     sourcesContent: false,
     external: [...installedModules],
     metafile: true,
     logLevel: 'error',
   });
   const output = result.outputFiles.find((file) => file.path.endsWith('.mjs'))!;
+  const sourceMap = result.outputFiles.find((file) => file.path.endsWith('.map'))!;
   const meta = Object.values(result.metafile.outputs).find((out) => out.entryPoint)!;
   const inputs = Object.fromEntries(Object.entries(meta.inputs).map(([path, input]) => [path, input.bytesInOutput]));
-  return { handler, bytes: output.contents.byteLength, code: output.text, inputs, metafile: result.metafile };
+  return {
+    handler,
+    bytes: output.contents.byteLength,
+    code: output.text,
+    sourceMap: sourceMap.text,
+    inputs,
+    metafile: result.metafile,
+  };
 };
 
 /** The package (or project folder) an input belongs to: `@aws-sdk/client-s3`, `lib/http`, … */

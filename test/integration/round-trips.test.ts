@@ -1,6 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { AlreadyExists } from '#lib/errors';
-import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { portalAccountsWithSecrets } from '#lib/portal-accounts/service-with-secrets';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { requestService } from '#lib/requests/requests';
