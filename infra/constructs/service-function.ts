@@ -187,7 +187,7 @@ export class ServiceFunction extends Construct implements IGrantable {
       role: this.role,
       logGroup,
       deadLetterQueue: this.deadLetterQueue,
-      // No --enable-source-maps: it costs every cold start 5–15% of the import (docs/performance.md); the
+      // No --enable-source-maps: it made imports up to 19% slower (docs/performance.md); the
       // source map ships beside the bundle for reading a logged stack offline.
       environment: powertoolsEnvironment(config),
       bundling: {
