@@ -109,9 +109,9 @@ export const scopeOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>): Sc
 };
 
 /**
- * JSON bodies: size, media type, then lib/json/safe-json.ts, then the schema's validator. Not @middy/http-json-body-parser, which
- * refuses `__proto__` members (ordinary members here) and parses through a recursive reviver before
- * any depth check could run (docs/architecture.md, "Body parsers").
+ * JSON bodies: size, media type, then lib/json/safe-json.ts, then the route's validator. Not
+ * @middy/http-json-body-parser, which refuses `__proto__` members (ordinary members here) and parses
+ * through a recursive reviver before any depth check could run (docs/architecture.md, "Body parsers").
  */
 const jsonBody = (
   options: JsonBodyOptions,
