@@ -19,10 +19,11 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { BUNDLING, FUNCTION_NODE_OPTIONS, FUNCTION_RUNTIME } from '#infra/constructs/service-function';
+import { BUNDLING, FUNCTION_NODE_OPTIONS } from '#infra/constructs/service-function';
 import type { RouteAccess } from '#lib/routes';
 import { startDynalite, startS3rver } from '#local/emulators';
 import { ensureTable, localCredentials } from '#local/stack';
+import { deployedBuildOptions } from './function-bundle.ts';
 
 const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 7));
 const GOALS = { ratio: 1.0, ratioOf: { 'attachments/create-attachment': 1.1 } as Record<string, number>, kb: 700 };
@@ -189,25 +190,13 @@ const functions = [
 ];
 
 // --- Bundles: the deployed build (service-function.ts), translated to esbuild's API as NodejsFunction does.
-const TRANSLATED = new Set(['format', 'mainFields', 'banner', 'minify', 'sourceMap', 'sourcesContent']);
-for (const option of Object.keys(BUNDLING)) {
-  if (!TRANSLATED.has(option)) throw new Error(`bench/cold-start.ts does not build with bundling.${option} yet`);
-}
-const target = FUNCTION_RUNTIME.name.replace('nodejs', 'node').replace('.x', '');
+const target = deployedBuildOptions().target as string;
 const bundle = async (entry: string, outdir: string) => {
   const outfile = join(outdir, BUNDLING.format === 'esm' ? 'index.mjs' : 'index.js');
   const result = await build({
+    ...deployedBuildOptions(),
     entryPoints: [entry],
     outfile,
-    bundle: true,
-    platform: 'node',
-    target,
-    format: BUNDLING.format,
-    mainFields: [...BUNDLING.mainFields],
-    banner: { js: BUNDLING.banner },
-    minify: BUNDLING.minify,
-    sourcemap: BUNDLING.sourceMap,
-    sourcesContent: BUNDLING.sourcesContent,
     metafile: true,
     logLevel: 'error',
   });

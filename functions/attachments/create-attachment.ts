@@ -5,10 +5,11 @@ import { presignedUploadOf } from '#lib/attachments/upload-input';
 import { directUploadOf } from '#lib/http/attachment-form';
 import { clientIdOf, endpoint } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
-import { MultipartForm } from '#lib/http/multipart';
+import { MultipartForm, multipartBody } from '#lib/http/multipart';
 import { requestExternalIdOf } from '#lib/http/path';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
+import { presignedUploadValidator } from '#lib/validation/generated/per-schema/presigned-upload';
 
 /**
  * POST /api/external/v1.1/Requests/{requestExternalId}/Attachments → 201 and Location, either way:
@@ -31,8 +32,8 @@ export const handler = endpoint<MultipartForm | unknown>(
     });
   },
   {
-    multipart: { maxBytes: MAX_DIRECT_BODY_BYTES, maxFileBytes: MAX_DIRECT_FILE_BYTES },
-    json: { schema: 'PresignedUpload' },
+    multipart: multipartBody({ maxBytes: MAX_DIRECT_BODY_BYTES, maxFileBytes: MAX_DIRECT_FILE_BYTES }),
+    json: { validator: presignedUploadValidator },
     idempotency: idempotentRequests(),
   },
 );

@@ -4,6 +4,7 @@ import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { etagOf, type NewPortalAccount, representationOf } from '#lib/portal-accounts/portal-accounts';
 import { portalAccountsWithSecrets } from '#lib/portal-accounts/service-with-secrets';
+import { portalAccountValidator } from '#lib/validation/generated/per-schema/portal-account';
 
 /**
  * POST /api/external/v1.1/Portals/accounts (and the obsolete v1 mirror): creates an account in the
@@ -19,5 +20,5 @@ export const handler = endpoint<NewPortalAccount>(
       Location: resourceUrl(event, 'portal-accounts/get-portal-account', { externalId: account.externalId }),
     });
   },
-  { json: { schema: 'PortalAccount' }, idempotency: idempotentRequests() },
+  { json: { validator: portalAccountValidator }, idempotency: idempotentRequests() },
 );

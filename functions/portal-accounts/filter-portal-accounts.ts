@@ -2,6 +2,7 @@ import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { json } from '#lib/http/response';
 import type { FilterRequest } from '#lib/portal-accounts/portal-accounts';
 import { portalAccounts } from '#lib/portal-accounts/service';
+import { portalAccountFilterValidator } from '#lib/validation/generated/per-schema/portal-account-filter';
 
 /**
  * POST /api/external/v1.1/Portals/accounts/filter: the accounts of clientUserId's organization
@@ -10,5 +11,5 @@ import { portalAccounts } from '#lib/portal-accounts/service';
  */
 export const handler = endpoint<FilterRequest>(
   async (event) => json(200, await portalAccounts.filter(scopeOf(event), event.body)),
-  { json: { schema: 'PortalAccountFilter' } },
+  { json: { validator: portalAccountFilterValidator } },
 );

@@ -3,7 +3,8 @@ import { pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import type { PageRequest } from '#lib/portal-accounts/portal-accounts';
 import { portalAccounts } from '#lib/portal-accounts/service';
-import { assertValid } from '#lib/validation/validate';
+import { portalAccountListQueryValidator } from '#lib/validation/generated/per-schema/portal-account-list-query';
+import { assertValid } from '#lib/validation/validator';
 
 /** A number written in decimal; anything else stays a string, for the schema to refuse by its type. */
 const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
@@ -19,7 +20,7 @@ const pageRequestOf = (query: Record<string, string | undefined> | null): PageRe
     ...(pageSize !== undefined ? { pageSize: DECIMAL.test(pageSize) ? Number(pageSize) : pageSize } : {}),
     ...(cursor ? { cursor } : {}),
   };
-  assertValid('PortalAccountListQuery', request);
+  assertValid(portalAccountListQueryValidator, request);
   return request as PageRequest;
 };
 

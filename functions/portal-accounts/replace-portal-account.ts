@@ -3,6 +3,7 @@ import { header, pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import { etagOf, type PortalAccountInput, representationOf } from '#lib/portal-accounts/portal-accounts';
 import { portalAccountsWithSecrets } from '#lib/portal-accounts/service-with-secrets';
+import { portalAccountReplacementValidator } from '#lib/validation/generated/per-schema/portal-account-replacement';
 
 /**
  * PUT /api/external/v1.1/Portals/accounts/{externalId}: replaces the non-secret fields; an omitted
@@ -19,5 +20,5 @@ export const handler = endpoint<PortalAccountInput>(
     );
     return json(200, representationOf(account), { ETag: etagOf(account) });
   },
-  { json: { schema: 'PortalAccountReplacement' } },
+  { json: { validator: portalAccountReplacementValidator } },
 );

@@ -4,6 +4,7 @@ import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { etagOf, type RequestDocument, representationOf } from '#lib/requests/requests';
 import { requests } from '#lib/requests/service';
+import { requestValidator } from '#lib/validation/generated/per-schema/request';
 
 /**
  * POST /api/external/v1.1/Requests: creates; 201 + Location; 409 when the externalId exists.
@@ -17,5 +18,5 @@ export const handler = endpoint<RequestDocument & { externalId: string }>(
       Location: resourceUrl(event, 'requests/get-request', { externalId: request.externalId }),
     });
   },
-  { json: { schema: 'Request' }, idempotency: idempotentRequests() },
+  { json: { validator: requestValidator }, idempotency: idempotentRequests() },
 );

@@ -4,6 +4,7 @@ import { badRequest } from '#lib/http/problem';
 import { json } from '#lib/http/response';
 import { etagOf, representationOf } from '#lib/requests/requests';
 import { requests } from '#lib/requests/service';
+import { requestAddressedByPathValidator } from '#lib/validation/generated/per-schema/request-addressed-by-path';
 
 /** PATCH /api/external/v1/Requests/{appointmentId}: JSON Merge Patch; the merged request is validated. */
 export const handler = endpoint<unknown>(
@@ -17,6 +18,7 @@ export const handler = endpoint<unknown>(
       clientIdOf(event),
       appointmentId,
       patch as Record<string, unknown>,
+      requestAddressedByPathValidator,
       header(event, 'if-match'),
     );
     return json(200, representationOf(request), { ETag: etagOf(request) });

@@ -3,6 +3,7 @@ import { header, pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import { etagOf, type RequestDocument, representationOf } from '#lib/requests/requests';
 import { requests } from '#lib/requests/service';
+import { requestAddressedByPathValidator } from '#lib/validation/generated/per-schema/request-addressed-by-path';
 
 /** PUT /api/external/v1/Requests/{appointmentId}: create or replace (201 on create, 200 on replace). */
 export const handler = endpoint<RequestDocument>(
@@ -16,5 +17,5 @@ export const handler = endpoint<RequestDocument>(
     );
     return json(created ? 201 : 200, representationOf(request), { ETag: etagOf(request) });
   },
-  { json: { schema: 'RequestAddressedByPath' } },
+  { json: { validator: requestAddressedByPathValidator } },
 );

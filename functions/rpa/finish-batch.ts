@@ -1,5 +1,5 @@
 import { observed } from '#lib/observability/invocation';
-import { worker } from '#lib/rpa/worker-service';
+import { recorder } from '#lib/rpa/recorder-service';
 
 /** FinishBatch (after the batch's Map): marks the batch done. Ids in, ids out (docs/rpa.md). */
-export const handler = observed('FinishBatch', (input: unknown) => worker.finishBatch(input));
+export const handler = observed('FinishBatch', (input: unknown) => recorder.finishBatch(input));

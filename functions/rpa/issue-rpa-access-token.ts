@@ -3,6 +3,7 @@ import { pathId } from '#lib/http/path';
 import { absoluteUrl, resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { rpa } from '#lib/rpa/service';
+import { rpaAccessRequestValidator } from '#lib/validation/generated/per-schema/rpa-access-request';
 
 /**
  * POST /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa {clientUserId} →
@@ -17,5 +18,5 @@ export const handler = endpoint<{ clientUserId: string }>(
     const scraperUri = absoluteUrl(event, resourceUrl(event, 'rpa/get-scraper-session', { requestExternalId }));
     return json(200, { accessToken, scraperUri });
   },
-  { json: { schema: 'RpaAccessRequest', absentBody: {} } },
+  { json: { validator: rpaAccessRequestValidator, absentBody: {} } },
 );

@@ -3,6 +3,7 @@ import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { rpa } from '#lib/rpa/service';
+import { checkAuthStatusBatchValidator } from '#lib/validation/generated/per-schema/check-auth-status-batch';
 
 /**
  * POST /api/external/v1/ServiceReviews/requests/rpa/batch/check-auth-status
@@ -21,5 +22,5 @@ export const handler = endpoint<{ clientUserId: string; requestExternalIds: stri
       { Location: resourceUrl(event, 'rpa/get-check-auth-status', { batchId: batch.batchId }) },
     );
   },
-  { json: { schema: 'CheckAuthStatusBatch', absentBody: {} }, idempotency: idempotentRequests() },
+  { json: { validator: checkAuthStatusBatchValidator, absentBody: {} }, idempotency: idempotentRequests() },
 );

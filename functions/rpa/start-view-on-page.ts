@@ -4,6 +4,7 @@ import { pathId } from '#lib/http/path';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { rpa } from '#lib/rpa/service';
+import { viewOnPageRequestValidator } from '#lib/validation/generated/per-schema/view-on-page-request';
 
 /**
  * POST /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa/view-on-page {clientUserId}
@@ -21,5 +22,5 @@ export const handler = endpoint<{ clientUserId: string }>(
       { Location: resourceUrl(event, 'rpa/get-rpa-run', { requestExternalId, runId: run.runId }) },
     );
   },
-  { json: { schema: 'ViewOnPageRequest', absentBody: {} }, idempotency: idempotentRequests() },
+  { json: { validator: viewOnPageRequestValidator, absentBody: {} }, idempotency: idempotentRequests() },
 );

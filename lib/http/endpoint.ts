@@ -6,12 +6,11 @@ import { JsonBodyRefused, parseJsonBody } from '#lib/json/safe-json';
 import { observeRequests } from '#lib/observability/invocation';
 import { log } from '#lib/observability/logger';
 import type { Scope } from '#lib/tenancy/scope';
-import { assertValid, type SchemaName } from '#lib/validation/validate';
+import { assertValid, type CompiledValidator } from '#lib/validation/validator';
 import { auditTrail, routeOf } from './audit.ts';
 import { deprecationHeaders } from './deprecation.ts';
 import { asProblem } from './domain-errors.ts';
 import type { IdempotencyMiddleware } from './idempotency.ts';
-import { MultipartForm, type MultipartLimits, parseMultipart } from './multipart.ts';
 import {
   badRequest,
   HttpProblem,
@@ -21,6 +20,7 @@ import {
   unauthorized,
   unsupportedMediaType,
 } from './problem.ts';
+import { bodyBytesOf, mediaTypeOf } from './request-body.ts';
 import { type ApiResult, json, problemJson } from './response.ts';
 
 /** The event a handler sees: API Gateway's REST event with the body already parsed. */
@@ -32,7 +32,8 @@ export const MAX_JSON_BODY_BYTES = 256 * 1024;
 export const JSON_MEDIA_TYPES = ['application/json'];
 
 export interface JsonBodyOptions {
-  schema?: SchemaName;
+  /** The body's schema, compiled: its module under lib/validation/generated/per-schema/. */
+  validator?: CompiledValidator;
   /** Accepted media types besides application/json (e.g. application/merge-patch+json). */
   mediaTypes?: string[];
   maxBytes?: number;
@@ -42,6 +43,12 @@ export interface JsonBodyOptions {
    * naming the required properties (the RPA endpoints, which once took no body).
    */
   absentBody?: Record<string, never>;
+}
+
+/** A body parser for a media type other than JSON; its middleware hands other media types to `otherwise`. */
+export interface BodyParser {
+  mediaType: string;
+  middleware: (otherwise?: MiddlewareObj<ApiEvent<unknown>, ApiResult>) => MiddlewareObj<ApiEvent<unknown>, ApiResult>;
 }
 
 /**
@@ -61,7 +68,12 @@ export interface JsonBodyOptions {
  */
 export const endpoint = <TBody = undefined>(
   handler: ApiHandler<TBody>,
-  options: { json?: JsonBodyOptions; multipart?: MultipartLimits; idempotency?: IdempotencyMiddleware } = {},
+  options: {
+    json?: JsonBodyOptions;
+    /** multipart.ts's `multipartBody(limits)`: passed in, so JSON functions bundle no multipart parser. */
+    multipart?: BodyParser;
+    idempotency?: IdempotencyMiddleware;
+  } = {},
 ) => {
   // The audit trail and the request's metrics run once the response is final, whichever way it was
   // made (audit.ts); the logger's context is set before anything else (lib/observability/invocation.ts).
@@ -71,10 +83,10 @@ export const endpoint = <TBody = undefined>(
   if (options.idempotency) stack.use(options.idempotency.store);
   stack.use(deprecationHeaders<ApiEvent<TBody>>()).use(problemDetails()).use(httpHeaderNormalizer());
   // With both, the Content-Type picks the parser; the body is then a MultipartForm or parsed JSON.
-  if (options.multipart) {
-    stack.use(multipartBody(options.multipart, options.json && jsonBody(options.json, [MULTIPART_MEDIA_TYPE])));
-  } else if (options.json) stack.use(jsonBody(options.json));
-  if (options.json?.schema) stack.use(validateBody(options.json.schema));
+  // A JSON body is validated as it is parsed (a multipart form is read against its limits instead).
+  const jsonParser = options.json && jsonBody(options.json, options.multipart ? [options.multipart.mediaType] : []);
+  if (options.multipart) stack.use(options.multipart.middleware(jsonParser));
+  else if (jsonParser) stack.use(jsonParser);
   if (options.idempotency) stack.use(options.idempotency.guard);
   return stack.handler(handler);
 };
@@ -96,12 +108,10 @@ export const scopeOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>): Sc
   return typeof organizationId === 'string' && organizationId !== '' ? { clientId, organizationId } : { clientId };
 };
 
-const mediaTypeOf = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
-
 /**
- * JSON bodies: size, media type, then lib/json/safe-json.ts. Not @middy/http-json-body-parser, which
- * refuses `__proto__` members (ordinary members here) and parses through a recursive reviver before
- * any depth check could run (docs/architecture.md, "Body parsers").
+ * JSON bodies: size, media type, then lib/json/safe-json.ts, then the route's validator. Not
+ * @middy/http-json-body-parser, which refuses `__proto__` members (ordinary members here) and parses
+ * through a recursive reviver before any depth check could run (docs/architecture.md, "Body parsers").
  */
 const jsonBody = (
   options: JsonBodyOptions,
@@ -112,10 +122,10 @@ const jsonBody = (
   return {
     before: (request) => {
       const event = request.event as unknown as APIGatewayProxyEvent;
-      const raw = event.body ?? '';
-      const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+      const bytes = bodyBytesOf(event);
       if (bytes.length === 0 && options.absentBody) {
         request.event.body = { ...options.absentBody };
+        if (options.validator) assertValid(options.validator, request.event.body);
         return;
       }
       if (bytes.length > maxBytes) throw payloadTooLarge(maxBytes);
@@ -131,41 +141,10 @@ const jsonBody = (
         if (error instanceof JsonBodyRefused) throw badRequest(error.message, error.details);
         throw error;
       }
+      if (options.validator) assertValid(options.validator, request.event.body);
     },
   };
 };
-
-const MULTIPART_MEDIA_TYPE = 'multipart/form-data';
-
-/**
- * multipart/form-data (base64 from API Gateway's binary media types) → MultipartForm, read by
- * @middy/http-multipart-body-parser with its limits checked around it (multipart.ts); else `otherwise`.
- */
-const multipartBody = (
-  limits: MultipartLimits,
-  otherwise?: MiddlewareObj<ApiEvent<unknown>, ApiResult>,
-): MiddlewareObj<ApiEvent<unknown>, ApiResult> => ({
-  before: async (request) => {
-    const event = request.event as unknown as APIGatewayProxyEvent;
-    const contentType = event.headers?.['content-type'];
-    if (mediaTypeOf(contentType) !== MULTIPART_MEDIA_TYPE) {
-      if (!otherwise?.before) throw unsupportedMediaType([MULTIPART_MEDIA_TYPE]);
-      await otherwise.before(request);
-      return;
-    }
-    const raw = event.body ?? '';
-    const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
-    if (bytes.length > limits.maxBytes) throw payloadTooLarge(limits.maxBytes);
-    request.event.body = await parseMultipart(bytes, contentType!, limits);
-  },
-});
-
-const validateBody = (schema: SchemaName): MiddlewareObj<ApiEvent<unknown>, ApiResult> => ({
-  before: (request) => {
-    if (request.event.body instanceof MultipartForm) return;
-    assertValid(schema, request.event.body);
-  },
-});
 
 const problemDetails = (): MiddlewareObj<ApiEvent<unknown>, ApiResult> => ({
   onError: (request) => {

@@ -6,7 +6,7 @@ import {
   VersionConflict,
 } from '#lib/concurrency';
 import { AlreadyExists, Invalid, NotFound } from '#lib/errors';
-import { assertValid } from '#lib/validation/validate';
+import { assertValid, type CompiledValidator } from '#lib/validation/validator';
 import { applyMergePatch } from './merge-patch.ts';
 import type { Authorization, RequestStore, StoredRequest } from './request-store.ts';
 
@@ -146,14 +146,23 @@ export const requestService = (store: RequestStore) => {
         ? putDocument(clientId, externalId, withoutExternalId(externalId, body), true)
         : write(clientId, externalId, () => withoutExternalId(externalId, body), { ifMatch, mustExist: true }),
 
-    /** v1 PATCH: merge patch onto the stored document; the result must be a valid request. */
-    patch: (clientId: string, externalId: string, patch: Record<string, unknown>, ifMatch?: string) =>
+    /**
+     * v1 PATCH: merge patch onto the stored document; the result must pass `validator` (the
+     * route's schema, imported by its handler so that no other function bundles it).
+     */
+    patch: (
+      clientId: string,
+      externalId: string,
+      patch: Record<string, unknown>,
+      validator: CompiledValidator,
+      ifMatch?: string,
+    ) =>
       write(
         clientId,
         externalId,
         (current) => {
           const merged = applyMergePatch({ externalId, ...current!.document }, patch) as RequestDocument;
-          assertValid('RequestAddressedByPath', merged);
+          assertValid(validator, merged);
           return withoutExternalId(externalId, merged);
         },
         { ifMatch, mustExist: true },

@@ -193,6 +193,78 @@ const resultOf = (run: RpaRunRecord | undefined, runId: string): TaskResult => (
   outcome: run?.outcome ?? null,
 });
 
+/** What the recorders need: no browser, portal, credentials or screenshots (recorder-service.ts). */
+export type RecorderDependencies = Pick<WorkerDependencies, 'runs' | 'now'>;
+
+/** Ends a run with `outcome` (unless it already ended: a task delivered twice records once). */
+const finisherOf =
+  ({ runs, now = () => new Date() }: RecorderDependencies) =>
+  async (ref: RunRef, outcome: RunOutcome, change: Partial<RpaRunRecord> = {}) => {
+    const run = await changeRun(
+      runs,
+      ref,
+      (current) =>
+        isTerminal(current.status)
+          ? undefined
+          : {
+              ...current,
+              ...change,
+              status: statusOfOutcome(outcome),
+              outcome,
+              steps: withStep(current.steps, now().toISOString(), OUTCOME_STEPS[outcome], outcome),
+            },
+      now,
+    );
+    log.info('Automation run ended', { runId: ref.runId, kind: run?.kind, outcome: run?.outcome });
+    if (run?.outcome) recordAutomationRun(run.kind, run.outcome);
+    return resultOf(run, ref.runId);
+  };
+
+/** The recorders: the Catch of the browser tasks, and the end of a batch. */
+export const runRecorder = (deps: RecorderDependencies) => {
+  const { runs } = deps;
+  const now = deps.now ?? (() => new Date());
+  const finish = finisherOf(deps);
+  return {
+    /** RecordRunFailure (the Catch of both): the run failed for good; its outcome from the error's name. */
+    recordRunFailure: async (input: unknown): Promise<TaskResult> => {
+      const ref = runRefOf(input);
+      const error = (input as RecordFailureInput).error;
+      const name = typeof error === 'string' ? error : error?.Error;
+      const outcome = (name && OUTCOME_OF_ERROR[name]) || 'portal_error';
+      log.warn('Automation task failed', { runId: ref.runId, errorName: name?.slice(0, 100), outcome });
+      return finish(ref, outcome);
+    },
+
+    /**
+     * FinishBatch: every item has been handled. A run still not ended (its recorder failed too) is
+     * failed now, so the batch's progress adds up.
+     */
+    finishBatch: async (input: unknown) => {
+      const { clientId, batchId } = idsOf(input, ['clientId', 'batchId']) as { clientId: string; batchId: string };
+      const batch = await runs.getBatch(clientId, batchId);
+      if (!batch) throw new RunNotFound();
+      const read = await runs.getRuns(
+        clientId,
+        batch.items.map((item) => ({ externalId: item.requestExternalId, runId: item.runId })),
+      );
+      for (const run of read.filter((candidate) => !isTerminal(candidate.status))) {
+        await finish({ clientId, externalId: run.externalId, runId: run.runId }, 'portal_error');
+      }
+      const finished = await changeBatch(
+        runs,
+        clientId,
+        batchId,
+        (current) =>
+          current.status === 'done' ? undefined : { ...current, status: 'done', finishedAt: now().toISOString() },
+        now,
+      );
+      log.info('Automation batch finished', { batchId, total: batch.items.length });
+      return { batchId, status: finished?.status ?? 'done' };
+    },
+  };
+};
+
 export const rpaWorker = (deps: WorkerDependencies) => {
   const { runs, requests, accounts, screenshots } = deps;
   const now = deps.now ?? (() => new Date());
@@ -214,27 +286,7 @@ export const rpaWorker = (deps: WorkerDependencies) => {
       now,
     );
 
-  /** Ends the run with `outcome` (unless it already ended: a task delivered twice records once). */
-  const finish = async (ref: RunRef, outcome: RunOutcome, change: Partial<RpaRunRecord> = {}) => {
-    const run = await changeRun(
-      runs,
-      ref,
-      (current) =>
-        isTerminal(current.status)
-          ? undefined
-          : {
-              ...current,
-              ...change,
-              status: statusOfOutcome(outcome),
-              outcome,
-              steps: withStep(current.steps, timestamp(), OUTCOME_STEPS[outcome], outcome),
-            },
-      now,
-    );
-    log.info('Automation run ended', { runId: ref.runId, kind: run?.kind, outcome: run?.outcome });
-    if (run?.outcome) recordAutomationRun(run.kind, run.outcome);
-    return resultOf(run, ref.runId);
-  };
+  const finish = finisherOf(deps);
 
   const recordLogin = async (account: StoredPortalAccount, result: LastLogin['result']) => {
     await accounts.setLastLogin(account.clientId, account.externalId, { result, at: timestamp() });
@@ -416,41 +468,7 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     /** CheckPortalStatus (a batch's item): logs in, reads the status, updates the request's authorization. */
     checkPortalStatus: (input: unknown, invocation?: Invocation) => guarded('check-auth-status', input, invocation),
 
-    /** RecordRunFailure (the Catch of both): the run failed for good; its outcome from the error's name. */
-    recordRunFailure: async (input: unknown): Promise<TaskResult> => {
-      const ref = runRefOf(input);
-      const error = (input as RecordFailureInput).error;
-      const name = typeof error === 'string' ? error : error?.Error;
-      const outcome = (name && OUTCOME_OF_ERROR[name]) || 'portal_error';
-      log.warn('Automation task failed', { runId: ref.runId, errorName: name?.slice(0, 100), outcome });
-      return finish(ref, outcome);
-    },
-
-    /**
-     * FinishBatch: every item has been handled. A run still not ended (its recorder failed too) is
-     * failed now, so the batch's progress adds up.
-     */
-    finishBatch: async (input: unknown) => {
-      const { clientId, batchId } = idsOf(input, ['clientId', 'batchId']) as { clientId: string; batchId: string };
-      const batch = await runs.getBatch(clientId, batchId);
-      if (!batch) throw new RunNotFound();
-      const read = await runs.getRuns(
-        clientId,
-        batch.items.map((item) => ({ externalId: item.requestExternalId, runId: item.runId })),
-      );
-      for (const run of read.filter((candidate) => !isTerminal(candidate.status))) {
-        await finish({ clientId, externalId: run.externalId, runId: run.runId }, 'portal_error');
-      }
-      const finished = await changeBatch(
-        runs,
-        clientId,
-        batchId,
-        (current) => (current.status === 'done' ? undefined : { ...current, status: 'done', finishedAt: timestamp() }),
-        now,
-      );
-      log.info('Automation batch finished', { batchId, total: batch.items.length });
-      return { batchId, status: finished?.status ?? 'done' };
-    },
+    ...runRecorder(deps),
   };
 };
 

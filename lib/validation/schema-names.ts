@@ -22,3 +22,9 @@ export type SchemaName = PublicSchemaName | (typeof INTERNAL_SCHEMAS)[number];
 
 export const isPublicSchemaName = (name: string): name is PublicSchemaName =>
   (PUBLIC_SCHEMAS as readonly string[]).includes(name);
+
+/** A schema's validator module under lib/validation/generated/per-schema/: `RequestAddressedByPath` → `request-addressed-by-path`. */
+export const validatorFileOf = (name: SchemaName): string => name.replace(/(?<!^)([A-Z])/g, '-$1').toLowerCase();
+
+/** What that module exports: `RequestAddressedByPath` → `requestAddressedByPathValidator`. */
+export const validatorExportOf = (name: SchemaName): string => `${name[0]!.toLowerCase()}${name.slice(1)}Validator`;

@@ -97,7 +97,6 @@ describe('route access binders', () => {
     ).toEqual([]);
     expect(Object.keys(envOf(functionNamed('GetSchema'))).sort()).toEqual([
       'CHECK_AUTH_STATUS_STATE_MACHINE_ARN',
-      'NODE_OPTIONS',
       ...POWERTOOLS_VARIABLES,
       'TABLE_NAME',
       'VIEW_ON_PAGE_STATE_MACHINE_ARN',
@@ -106,7 +105,6 @@ describe('route access binders', () => {
       'BUCKET_NAME',
       'CHECK_AUTH_STATUS_STATE_MACHINE_ARN',
       'CURSOR_SIGNING_SECRET_ARN',
-      'NODE_OPTIONS',
       ...POWERTOOLS_VARIABLES,
       'RPA_TOKEN_SECRET_ARN',
       'SECRETS_KEY_ID',

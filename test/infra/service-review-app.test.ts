@@ -62,16 +62,16 @@ describe('functions', () => {
     );
   });
 
-  it('runs every function on nodejs22.x, arm64, traced, with source maps and its own encrypted log group', () => {
+  it('runs every function on nodejs22.x, arm64, traced, without source-map support at start, and its own encrypted log group', () => {
     for (const fn of Object.values(ours())) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         MemorySize: 1024,
         TracingConfig: { Mode: 'Active' },
-        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
         LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
       });
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
     }
     for (const route of routes) {
       expect(

@@ -68,7 +68,7 @@ const loadHandler: StepFunctionsOptions['loadHandler'] = async (module) => async
 const callsOf = (module: string) => calls.filter((call) => call.module === module);
 
 let stepFunctions: LocalStepFunctions;
-let sfn: SFNClient;
+let sfn: Pick<SFNClient, 'send'>;
 beforeAll(async () => {
   stepFunctions = await startStepFunctions({ loadHandler, retryIntervalMs: 10 });
   // The module-scope client of the functions, pointed here as the local stack does.

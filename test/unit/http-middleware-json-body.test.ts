@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { endpoint, MAX_JSON_BODY_BYTES } from '#lib/http/endpoint';
-import { MultipartForm } from '#lib/http/multipart';
+import { MultipartForm, multipartBody } from '#lib/http/multipart';
 import { json } from '#lib/http/response';
 import { MAX_JSON_DEPTH } from '#lib/json/safe-json';
 import { apiGatewayEvent, invoke } from '#test/support/api-gateway-event';
@@ -20,7 +20,10 @@ const echo = async (event: { body: unknown }) => {
 };
 const plain = endpoint<unknown>(echo, { json: {} });
 const mergePatch = endpoint<unknown>(echo, { json: { mediaTypes: ['application/merge-patch+json'] } });
-const withForm = endpoint<unknown>(echo, { json: {}, multipart: { maxBytes: 1_000, maxFileBytes: 100 } });
+const withForm = endpoint<unknown>(echo, {
+  json: {},
+  multipart: multipartBody({ maxBytes: 1_000, maxFileBytes: 100 }),
+});
 const absent = endpoint<unknown>(echo, { json: { absentBody: {} } });
 
 const send = (handler: typeof plain, body: string | undefined, contentType?: string, base64 = false) =>

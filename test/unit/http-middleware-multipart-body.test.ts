@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { endpoint } from '#lib/http/endpoint';
-import { MultipartForm } from '#lib/http/multipart';
+import { MultipartForm, multipartBody } from '#lib/http/multipart';
 import { json } from '#lib/http/response';
 import { apiGatewayEvent, invoke } from '#test/support/api-gateway-event';
 
@@ -34,7 +34,7 @@ const handler = endpoint<MultipartForm>(
     received.push(event.body);
     return json(200, event.body);
   },
-  { multipart: limits },
+  { multipart: multipartBody(limits) },
 );
 const send = (body: Buffer, type = contentType) => invoke(handler, apiGatewayEvent({ body, contentType: type }));
 

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { endpoint } from '#lib/http/endpoint';
 import { json } from '#lib/http/response';
+import { viewOnPageRequestValidator } from '#lib/validation/generated/per-schema/view-on-page-request';
 import { apiGatewayEvent, invoke } from '#test/support/api-gateway-event';
 
 /* The schema validation middleware of endpoint(): the spec's Validation result, before the handler. */
@@ -14,7 +15,7 @@ const handler = endpoint<unknown>(
     received.push(event.body);
     return json(200, { ok: true });
   },
-  { json: { schema: 'ViewOnPageRequest', absentBody: {} } },
+  { json: { validator: viewOnPageRequestValidator, absentBody: {} } },
 );
 const send = (body?: string) =>
   invoke(handler, apiGatewayEvent({ ...(body === undefined ? {} : { body }), contentType: 'application/json' }));

@@ -15,9 +15,9 @@ const operationOf = (route: (typeof routes)[number]): Json => document.paths[rou
 const handlerBodyOf = (handler: string) => {
   const source = readFileSync(new URL(`../../functions/${handler}.ts`, import.meta.url), 'utf8');
   return {
-    schema: /json: \{[^}]*schema: '(\w+)'/.exec(source)?.[1],
+    schema: /json: \{[^}]*validator: (\w+)Validator/.exec(source)?.[1]?.replace(/^./, (first) => first.toUpperCase()),
     json: /json: \{/.test(source),
-    multipart: /multipart: \{/.test(source),
+    multipart: /multipart: multipartBody\(/.test(source),
   };
 };
 
