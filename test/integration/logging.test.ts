@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#lib/keys';
 import { METRIC, METRICS_NAMESPACE } from '#lib/observability/names';
 import { functionNameOf, routes } from '#lib/routes';
 import { createGateway, lambdaContext } from '#local/gateway';
 import { newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
+import { captureProcessOutput } from '#test/support/output-capture';
 import { multipart, sample } from './attachments-support.ts';
 
 /*
@@ -31,8 +32,8 @@ const phi = {
 
 let server: Server;
 let baseUrl: string;
-let output = '';
-const spies: Array<{ mockRestore(): void }> = [];
+let capture: ReturnType<typeof captureProcessOutput> | undefined;
+const output = () => capture?.text() ?? '';
 const loadHandler = async (module: string) =>
   (await import(/* @vite-ignore */ new URL(`../../functions/${module}.ts`, import.meta.url).href)).handler;
 
@@ -42,19 +43,11 @@ beforeAll(async () => {
   server = createGateway({ routes, loadHandler });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  for (const stream of [process.stdout, process.stderr]) {
-    const original = stream.write.bind(stream);
-    spies.push(
-      vi.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
-        output += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
-        return (original as (...args: unknown[]) => boolean)(chunk, ...rest);
-      }) as typeof stream.write),
-    );
-  }
+  capture = captureProcessOutput();
 });
 
 afterAll(async () => {
-  for (const spy of spies) spy.mockRestore();
+  capture?.restore();
   delete process.env.POWERTOOLS_METRICS_DISABLED;
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
@@ -72,7 +65,7 @@ const send = async (method: string, path: string, apiKey: string, body?: string 
 
 /** The captured output's JSON lines: log lines, and EMF lines (those with `_aws`). */
 const jsonLines = () =>
-  output
+  output()
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, any>);
@@ -161,10 +154,10 @@ describe('logs of a full request cycle', () => {
   });
 
   it('never logs a PHI value, at any level, in any line', () => {
-    expect(output.length).toBeGreaterThan(0);
+    expect(output().length).toBeGreaterThan(0);
     for (const value of Object.values(phi)) {
-      expect(output.includes(value), `the output contains ${value}`).toBe(false);
-      expect(output.toLowerCase().includes(value.toLowerCase()), `the output contains ${value}`).toBe(false);
+      expect(output().includes(value), `the output contains ${value}`).toBe(false);
+      expect(output().toLowerCase().includes(value.toLowerCase()), `the output contains ${value}`).toBe(false);
     }
   });
 
@@ -209,7 +202,7 @@ describe('logs of a full request cycle', () => {
 describe('the log allow-list', () => {
   it('drops every field it does not know, and values that are not scalars, naming only the keys', async () => {
     const { log } = await import('#lib/observability/logger');
-    const before = output.length;
+    const before = output().length;
     const smuggled = {
       attachmentId: 'att-1',
       patient: { firstName: phi.firstName },
@@ -218,7 +211,7 @@ describe('the log allow-list', () => {
       error: new Error(`No such member ${phi.memberId}`),
     } as unknown as Parameters<typeof log.info>[1];
     log.warn('Allow-list probe', smuggled);
-    const line = output
+    const line = output()
       .slice(before)
       .split('\n')
       .find((candidate) => candidate.includes('Allow-list probe'));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { SecretDecryptionError } from '#lib/crypto/keyring';
@@ -12,6 +12,7 @@ import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-acc
 import { routes } from '#lib/routes';
 import { createGateway } from '#local/gateway';
 import { newTenant, uniqueId } from '#test/support/api';
+import { captureProcessOutput } from '#test/support/output-capture';
 
 /*
  * Proves that portal-account secrets never reach the table or the logs in clear text.
@@ -67,8 +68,8 @@ const usernameForms = [...formsOf(secrets.username), ...formsOf(secrets.newUsern
 
 let server: Server;
 let baseUrl: string;
-let output = '';
-const spies: Array<{ mockRestore(): void }> = [];
+let capture: ReturnType<typeof captureProcessOutput> | undefined;
+const output = () => capture?.text() ?? '';
 
 beforeAll(async () => {
   // Every level, including debug: what must never be logged must not appear at any level.
@@ -78,19 +79,11 @@ beforeAll(async () => {
   server = createGateway({ routes, loadHandler });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  for (const stream of [process.stdout, process.stderr]) {
-    const original = stream.write.bind(stream);
-    spies.push(
-      vi.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
-        output += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
-        return (original as (...args: unknown[]) => boolean)(chunk, ...rest);
-      }) as typeof stream.write),
-    );
-  }
+  capture = captureProcessOutput();
 });
 
 afterAll(async () => {
-  for (const spy of spies) spy.mockRestore();
+  capture?.restore();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
 });
@@ -172,12 +165,12 @@ describe('portal-account secrets at rest and in logs', () => {
   });
 
   it('logged the operations, by id only: no secret and no username in stdout or stderr', () => {
-    expect(output).toContain('"message":"Portal account created"');
-    expect(output).toContain('"message":"Portal account replaced"');
-    expect(output).toContain('"message":"Portal account deleted"');
-    expect(output).toContain(externalId);
-    expectNone(output, secretForms, 'the log output');
-    expectNone(output, usernameForms, 'the log output');
+    expect(output()).toContain('"message":"Portal account created"');
+    expect(output()).toContain('"message":"Portal account replaced"');
+    expect(output()).toContain('"message":"Portal account deleted"');
+    expect(output()).toContain(externalId);
+    expectNone(output(), secretForms, 'the log output');
+    expectNone(output(), usernameForms, 'the log output');
   });
 
   it('stored no secret in clear text anywhere in the table, only sealed envelopes that the RPA path can open', async () => {
