@@ -1,25 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_LIMITS } from '#lib/http/gateway';
-import { routes } from '#lib/routes';
-import { authorizerCacheTtlFromEnv, createGateway } from '#local/gateway';
+import { authorizerCacheTtlFromEnv } from '#local/gateway';
 import { newTenant } from '#test/support/api';
+import { startInProcessGateway } from '#test/support/in-process-gateway';
 
 /**
  * The local gateway's authorizer cache, as API Gateway's resultsCacheTtl: gateways of their own (on the
  * shared stack's emulators), one keeping answers for 1 s and one keeping none.
  */
-const loadHandler = async (module: string) =>
-  (await import(/* @vite-ignore */ new URL(`../../functions/${module}.ts`, import.meta.url).href)).handler;
-
-const gateways: Server[] = [];
+const gateways: Array<{ close(): Promise<void> }> = [];
 const gateway = async (authorizerCacheTtlSeconds: number) => {
-  const server = createGateway({ routes, loadHandler, authorizerCacheTtlSeconds });
-  gateways.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/external/v1.1/Schemas`;
+  const started = await startInProcessGateway({ authorizerCacheTtlSeconds });
+  gateways.push(started);
+  const url = `${started.baseUrl}/api/external/v1.1/Schemas`;
   return async (apiKey: string) => (await fetch(url, { headers: { 'x-api-key': apiKey } })).status;
 };
 
@@ -31,10 +25,7 @@ describe('local gateway: authorizer cache', () => {
     tenant = await newTenant('authorizer-cache');
   });
   afterAll(async () => {
-    for (const server of gateways) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    for (const started of gateways) await started.close();
   });
 
   it('with a TTL, a revoked key keeps working until the TTL ends, then gets 401', async () => {

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#lib/keys';
 import { METRIC, METRICS_NAMESPACE } from '#lib/observability/names';
 import { functionNameOf, routes } from '#lib/routes';
-import { createGateway, lambdaContext } from '#local/gateway';
+import { lambdaContext } from '#local/gateway';
 import { newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
+import { loadSourceHandler, startInProcessGateway } from '#test/support/in-process-gateway';
 import { captureProcessOutput } from '#test/support/output-capture';
 import { multipart, sample } from './attachments-support.ts';
 
@@ -30,27 +29,23 @@ const phi = {
   description: `MRI of Zelphine ${unique}, lumbar spine`,
 };
 
-let server: Server;
+let gateway: Awaited<ReturnType<typeof startInProcessGateway>> | undefined;
 let baseUrl: string;
 let capture: ReturnType<typeof captureProcessOutput> | undefined;
 const output = () => capture?.text() ?? '';
-const loadHandler = async (module: string) =>
-  (await import(/* @vite-ignore */ new URL(`../../functions/${module}.ts`, import.meta.url).href)).handler;
 
 beforeAll(async () => {
   process.env.LOG_LEVEL = 'debug';
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-  server = createGateway({ routes, loadHandler });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  gateway = await startInProcessGateway();
+  baseUrl = gateway.baseUrl;
   capture = captureProcessOutput();
 });
 
 afterAll(async () => {
   capture?.restore();
   delete process.env.POWERTOOLS_METRICS_DISABLED;
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await gateway?.close();
 });
 
 const send = async (method: string, path: string, apiKey: string, body?: string | Buffer, contentType?: string) => {
@@ -141,7 +136,7 @@ describe('logs of a full request cycle', () => {
     expect(listed.text).toContain(phi.fileName);
 
     // The verifier, as S3's notification invokes it (the shared stack's own run is in another process).
-    const verify = await loadHandler('attachments/verify-uploaded-attachment');
+    const verify = await loadSourceHandler('attachments/verify-uploaded-attachment');
     const event = {
       Records: [
         {

@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
@@ -9,9 +7,8 @@ import { SecretDecryptionError } from '#lib/crypto/keyring';
 import { secretsKeyring } from '#lib/crypto/secrets-keyring';
 import { openPortalCredentials } from '#lib/portal-accounts/credentials';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
-import { routes } from '#lib/routes';
-import { createGateway } from '#local/gateway';
 import { newTenant, uniqueId } from '#test/support/api';
+import { startInProcessGateway } from '#test/support/in-process-gateway';
 import { captureProcessOutput } from '#test/support/output-capture';
 
 /*
@@ -66,7 +63,7 @@ const secretForms = [
 ];
 const usernameForms = [...formsOf(secrets.username), ...formsOf(secrets.newUsername)];
 
-let server: Server;
+let gateway: Awaited<ReturnType<typeof startInProcessGateway>> | undefined;
 let baseUrl: string;
 let capture: ReturnType<typeof captureProcessOutput> | undefined;
 const output = () => capture?.text() ?? '';
@@ -74,18 +71,14 @@ const output = () => capture?.text() ?? '';
 beforeAll(async () => {
   // Every level, including debug: what must never be logged must not appear at any level.
   process.env.LOG_LEVEL = 'debug';
-  const loadHandler = async (module: string) =>
-    (await import(/* @vite-ignore */ new URL(`../../functions/${module}.ts`, import.meta.url).href)).handler;
-  server = createGateway({ routes, loadHandler });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  gateway = await startInProcessGateway();
+  baseUrl = gateway.baseUrl;
   capture = captureProcessOutput();
 });
 
 afterAll(async () => {
   capture?.restore();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await gateway?.close();
 });
 
 const send = async (
