@@ -50,6 +50,7 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
   const config = serviceConfigOf(app);
   const env = options.env;
   const tasks = options.automationTasks ?? automationTasks;
+  const apiRoutes = options.routes ?? routes;
   const data = new DataStack(app, 'ServiceReviewData', {
     env,
     description: 'Service review: keys, table, attachments',
@@ -69,7 +70,7 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     description: 'Service review: REST API and functions',
     data,
     automation,
-    routes: options.routes ?? routes,
+    routes: apiRoutes,
     eventFunctions: options.eventFunctions ?? eventFunctions,
   });
   const monitoring = new MonitoringStack(app, 'ServiceReviewMonitoring', {
@@ -77,7 +78,7 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     description: 'Service review: alarms, their topic, the dashboard',
     api,
     automation,
-    routes: options.routes ?? routes,
+    routes: apiRoutes,
   });
   Tags.of(app).add('stage', config.stage);
   if (config.removalPolicy === 'destroy') destroyWithStacks(app, data);
