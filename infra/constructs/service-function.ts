@@ -154,13 +154,11 @@ export class ServiceRole extends Role {
 export const functionLogicalId = (name: string) => `${name}Function`;
 
 /**
- * Powertools' settings (lib/observability/): the level from context; X-Ray never records a
- * function's response or error as metadata, both of which can quote stored data.
+ * Powertools' settings (lib/observability/): the level from context. The tracer needs none: it never
+ * records a response or an error message (docs/observability.md).
  */
 export const powertoolsEnvironment = (config: ServiceConfig): Record<string, string> => ({
   POWERTOOLS_LOG_LEVEL: config.logLevel,
-  POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
-  POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
 });
 
 /**

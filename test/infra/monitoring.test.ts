@@ -109,8 +109,6 @@ describe('monitoring with the default (production) configuration', () => {
         if (!fn.Properties.Environment) continue; // CDK's own helper functions
         expect(fn.Properties.Environment.Variables).toMatchObject({
           POWERTOOLS_LOG_LEVEL: 'INFO',
-          POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
-          POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
         });
       }
       for (const group of resourcesOf(template, 'AWS::Logs::LogGroup')) {

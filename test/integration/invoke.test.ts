@@ -86,7 +86,7 @@ describe('npm run invoke: every sample event through its built function', () => 
     const variables = template.Resources.CreateRequestFunction.Properties.Environment.Variables;
     expect(Object.keys(variables)).toEqual(expect.arrayContaining(Object.keys(docker)));
     // What the template sets stays (sam's env-vars file overrides it).
-    expect(variables.POWERTOOLS_TRACER_CAPTURE_RESPONSE).toBe('false');
+    expect(variables.POWERTOOLS_LOG_LEVEL).toBe('INFO');
     expect(variables.TABLE_NAME).not.toBe('');
   });
 });
