@@ -3,7 +3,7 @@ import { bundleFunction } from '../../bench/function-bundle.ts';
 
 /*
  * What a function's bundle (built as CDK builds it) holds: only the compiled validators its route
- * names, multipart parsing only where a route takes forms, and no browser or Encryption SDK in the
+ * names, multipart parsing only where a route takes forms, no X-Ray SDK, and no browser or Encryption SDK in the
  * recorders. Contents, not sizes: bench:bundles measures those.
  */
 const inputsOf = async (handler: string) => Object.keys((await bundleFunction(handler)).inputs);
@@ -17,6 +17,12 @@ describe('function bundles', () => {
     const inputs = await inputsOf('requests/get-request');
     expect(validatorsIn(inputs)).toEqual([]);
     expect(multipartIn(inputs)).toEqual([]);
+  });
+
+  it('traces its SDK calls without the X-Ray SDK (lib/observability/tracer.ts)', async () => {
+    const inputs = await inputsOf('requests/get-request');
+    expect(inputs).toContain('lib/observability/xray.ts');
+    expect(inputs.filter((input) => /aws-xray-sdk|cls-hooked|powertools\/tracer|\/semver\//.test(input))).toEqual([]);
   });
 
   it("a JSON route bundles its own schema's validator only", async () => {
