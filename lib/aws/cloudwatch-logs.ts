@@ -9,8 +9,8 @@ import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smit
 /**
  * The two CloudWatch Logs calls the audit trail makes (CreateLogStream, PutLogEvents), spoken as the
  * service's JSON 1.1 protocol directly: `@aws-sdk/client-cloudwatch-logs` was 78 KB of every audited
- * function's bundle and ~15 ms of its import (its schema module covers every operation and cannot be
- * tree-shaken), while signing, HTTP and credentials are SDK pieces the DynamoDB client bundles anyway
+ * function's bundle, parsed at every cold start (its schema module covers every operation and cannot
+ * be tree-shaken), while signing, HTTP and credentials are SDK pieces the DynamoDB client bundles anyway
  * (docs/performance.md). Not an SDK client, so X-Ray's `traced(client)` does not apply: its calls
  * are not traced as subsegments.
  */
@@ -72,18 +72,21 @@ export const cloudWatchLogsEndpoint = (region: string, env: Record<string, strin
   env.AWS_ENDPOINT_URL_CLOUDWATCH_LOGS ||
   `https://logs.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;
 
-class NoAnswer extends Error {}
+/** No HTTP answer (connection refused or reset, timeout); named so that the audit trail's error log says so. */
+class NoAnswerError extends Error {
+  override name = 'NoAnswerError';
+}
 
 /** Retried: throttling, the service's 5xx, and no answer at all (connection refused or reset, timeout). */
 const isRetryable = (error: unknown) =>
   error instanceof CloudWatchLogsError
     ? error.statusCode >= 500 || error.statusCode === 429 || RETRYABLE_TYPES.has(error.name)
-    : error instanceof NoAnswer;
+    : error instanceof NoAnswerError;
 
 const errorOf = (statusCode: number, errorTypeHeader: string | undefined, body: string) => {
   let parsed: { __type?: unknown; message?: unknown; Message?: unknown } = {};
   try {
-    parsed = JSON.parse(body);
+    parsed = JSON.parse(body) ?? {};
   } catch {
     // not JSON (a proxy's page): the status says enough
   }
@@ -100,7 +103,11 @@ export const cloudWatchLogsWriter = (options: CloudWatchLogsWriterOptions = {}):
   const region = options.region ?? process.env.AWS_REGION;
   const maxAttempts = options.maxAttempts ?? 3;
   const baseDelayMs = options.baseDelayMs ?? 50;
-  const http = new NodeHttpHandler({ connectionTimeout: 1000, requestTimeout: options.requestTimeoutMs ?? 3000 });
+  const http = new NodeHttpHandler({
+    connectionTimeout: 1000,
+    requestTimeout: options.requestTimeoutMs ?? 3000,
+    throwOnRequestTimeout: true, // else a late answer is only a warning, and the call waits on
+  });
   let resolved: { url: URL; signer: SignatureV4 } | undefined;
   const endpointAndSigner = () => {
     if (!region) throw new Error('CloudWatch Logs: AWS_REGION is not set');
@@ -142,7 +149,7 @@ export const cloudWatchLogsWriter = (options: CloudWatchLogsWriterOptions = {}):
       errorType = response.headers['x-amzn-errortype'];
       text = Buffer.from(await streamCollector(response.body)).toString('utf8');
     } catch (error) {
-      throw new NoAnswer(`CloudWatch Logs did not answer: ${(error as Error).message}`, { cause: error });
+      throw new NoAnswerError(`CloudWatch Logs did not answer: ${(error as Error).message}`, { cause: error });
     }
     if (statusCode >= 200 && statusCode < 300) return text ? JSON.parse(text) : {};
     throw errorOf(statusCode, errorType, text);

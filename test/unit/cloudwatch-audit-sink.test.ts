@@ -207,9 +207,28 @@ describe('the CloudWatch Logs writer', () => {
     const { port } = closed.address() as AddressInfo;
     closed.close();
     await once(closed, 'close');
-    await expect(writer({ endpoint: `http://127.0.0.1:${port}` }).putLogEvents(put)).rejects.toThrow(
-      /CloudWatch Logs did not answer/,
-    );
+    await expect(writer({ endpoint: `http://127.0.0.1:${port}` }).putLogEvents(put)).rejects.toMatchObject({
+      name: 'NoAnswerError',
+      message: expect.stringMatching(/CloudWatch Logs did not answer/),
+    });
+  });
+
+  it('gives up on a server that never answers, each attempt bounded', async () => {
+    let requests = 0;
+    const silent = createServer(() => {
+      requests++;
+    });
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const hung = writer({ endpoint: `http://127.0.0.1:${port}`, requestTimeoutMs: 200, maxAttempts: 2 });
+      await expect(hung.putLogEvents(put)).rejects.toThrow(/CloudWatch Logs did not answer/);
+      expect(requests).toBe(2);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 
   it('takes region, endpoint and credentials from the environment, as the SDK does', async () => {
