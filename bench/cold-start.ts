@@ -241,10 +241,6 @@ const CLIENTS: Record<string, { imports: string; construct: string }> = {
     imports: "import { SFNClient } from '@aws-sdk/client-sfn';",
     construct: 'globalThis.sfn = new SFNClient({});',
   },
-  '@aws-sdk/client-cloudwatch-logs': {
-    imports: "import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';",
-    construct: 'globalThis.cloudWatchLogs = new CloudWatchLogsClient({});',
-  },
 };
 const { GSI1, TABLE_KEY } = await import('#lib/table');
 const floorKey = (n: number) => `{ ${TABLE_KEY.partition}: 'BENCH#floor', ${TABLE_KEY.sort}: 'n${n}' }`;
@@ -272,8 +268,8 @@ const CALLS: Record<string, (n: number) => string> = {
 };
 /**
  * The SDK packages a function needs by its access row (lib/routes.ts): what a bare function with the
- * same permissions must load. (A bundle may hold more, loaded lazily: the CloudWatch audit sink, used
- * on AWS only; locally audit events go to a file.)
+ * same permissions must load. (A bundle may hold more, loaded lazily: the CloudWatch Logs audit writer,
+ * used on AWS only; locally audit events go to a file.)
  */
 const packagesOf = (access: RouteAccess): Set<string> => {
   const needed = new Set<string>();

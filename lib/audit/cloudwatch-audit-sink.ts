@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type CloudWatchLogsClient,
-  CreateLogStreamCommand,
-  PutLogEventsCommand,
-  ResourceAlreadyExistsException,
-} from '@aws-sdk/client-cloudwatch-logs';
+import type { CloudWatchLogsWriter } from '#lib/aws/cloudwatch-logs';
 import type { AuditEvent, AuditSink } from './audit-sink.ts';
 
 /**
@@ -14,7 +9,7 @@ import type { AuditEvent, AuditSink } from './audit-sink.ts';
  * removal are the log group's (docs/security.md, "Audit trail").
  */
 export const cloudWatchAuditSink = (
-  client: CloudWatchLogsClient,
+  logs: CloudWatchLogsWriter,
   logGroupName: string,
   instanceName = process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'service-review',
 ): AuditSink => {
@@ -23,9 +18,10 @@ export const cloudWatchAuditSink = (
   let stream: Promise<void> | undefined;
   const createStream = async () => {
     try {
-      await client.send(new CreateLogStreamCommand({ logGroupName, logStreamName }));
+      await logs.createLogStream({ logGroupName, logStreamName });
     } catch (error) {
-      if (!(error instanceof ResourceAlreadyExistsException)) throw error;
+      // Created by an earlier attempt whose answer was lost: the stream is ours all the same.
+      if ((error as Error).name !== 'ResourceAlreadyExistsException') throw error;
     }
   };
   return {
@@ -35,13 +31,14 @@ export const cloudWatchAuditSink = (
         throw error;
       });
       await stream;
-      await client.send(
-        new PutLogEventsCommand({
-          logGroupName,
-          logStreamName,
-          logEvents: [{ timestamp: Date.parse(event.time), message: JSON.stringify(event) }],
-        }),
-      );
+      const { rejectedLogEventsInfo } = await logs.putLogEvents({
+        logGroupName,
+        logStreamName,
+        logEvents: [{ timestamp: Date.parse(event.time), message: JSON.stringify(event) }],
+      });
+      // An answer of 200 may still refuse the event (its timestamp out of the accepted range): not stored.
+      if (Object.values(rejectedLogEventsInfo ?? {}).some((index) => index != null))
+        throw new Error('CloudWatch Logs rejected the audit event');
     },
   };
 };

@@ -11,7 +11,7 @@ export const AUDIT_FILE_NAME = 'audit.jsonl';
  *   AUDIT_LOG_GROUP (set by the CDK stack) → that CloudWatch Logs log group
  *   else LOCAL_AUDIT_FILE or $LOCAL_STATE_DIR/audit.jsonl (the local stack) → a JSON-lines file
  *   else none: every event is then logged as an error instead (lib/http/audit.ts), never dropped quietly.
- * The CloudWatch adapter is imported only where it is used, so local runs never load its SDK client.
+ * The CloudWatch Logs writer is imported only where it is used, so local runs never construct it.
  */
 export const auditSinkFromEnvironment = async (env: Env = process.env): Promise<AuditSink | undefined> => {
   if (env.AUDIT_LOG_GROUP) {

@@ -1,16 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CreateLogStreamCommand,
-  PutLogEventsCommand,
-  ResourceAlreadyExistsException,
-} from '@aws-sdk/client-cloudwatch-logs';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEvent } from '#lib/audit/audit-sink';
-import { cloudWatchAuditSink } from '#lib/audit/cloudwatch-audit-sink';
 import { fileAuditSink } from '#lib/audit/file-audit-sink';
 import { auditSinkFromEnvironment } from '#lib/audit/sink';
 import { auditTrail } from '#lib/http/audit';
@@ -48,54 +42,6 @@ describe('the local file sink', () => {
     expect(JSON.parse(lines[0]!)).toEqual(auditEvent());
     expect(new Set(lines.slice(1).map((line) => JSON.parse(line).requestId)).size).toBe(50);
     expect(statSync(path).mode & 0o777).toBe(0o600);
-  });
-});
-
-/** A CloudWatch Logs client that records what it is sent (there is no local CloudWatch Logs emulator). */
-const fakeLogs = (fail: (command: unknown) => Error | undefined = () => undefined) => {
-  const sent: unknown[] = [];
-  return {
-    sent,
-    send: async (command: unknown) => {
-      const error = fail(command);
-      if (error) throw error;
-      sent.push(command);
-      return {};
-    },
-  };
-};
-
-describe('the CloudWatch Logs sink', () => {
-  it('creates its own stream once, then puts each event as one JSON message', async () => {
-    const logs = fakeLogs();
-    const sink = cloudWatchAuditSink(logs as never, '/ServiceReviewData/audit', 'GetRequest');
-    await sink.write(auditEvent());
-    await sink.write(auditEvent({ requestId: 'gw-2' }));
-    const [create, ...puts] = logs.sent;
-    expect(create).toBeInstanceOf(CreateLogStreamCommand);
-    const { logStreamName } = (create as CreateLogStreamCommand).input;
-    expect(logStreamName).toMatch(/^\d{4}-\d\d-\d\d\/GetRequest\/[0-9a-f-]{36}$/);
-    expect(puts).toHaveLength(2);
-    for (const put of puts) expect(put).toBeInstanceOf(PutLogEventsCommand);
-    expect((puts[0] as PutLogEventsCommand).input).toEqual({
-      logGroupName: '/ServiceReviewData/audit',
-      logStreamName,
-      logEvents: [{ timestamp: Date.parse(auditEvent().time), message: JSON.stringify(auditEvent()) }],
-    });
-  });
-
-  it('takes an existing stream as its own, and retries a failed creation with the next event', async () => {
-    let failures = 1;
-    const logs = fakeLogs((command) => {
-      if (!(command instanceof CreateLogStreamCommand)) return undefined;
-      if (failures-- > 0) return Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
-      return new ResourceAlreadyExistsException({ message: 'exists', $metadata: {} });
-    });
-    const sink = cloudWatchAuditSink(logs as never, 'audit');
-    await expect(sink.write(auditEvent())).rejects.toMatchObject({ name: 'ThrottlingException' });
-    await sink.write(auditEvent());
-    expect(logs.sent).toHaveLength(1);
-    expect(logs.sent[0]).toBeInstanceOf(PutLogEventsCommand);
   });
 });
 
