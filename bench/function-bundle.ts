@@ -1,7 +1,7 @@
 /**
  * A function's bundle as infra/constructs/service-function.ts has NodejsFunction build it (esbuild:
  * ESM, node22, minified, a linked source map without sources, the createRequire banner, AWS SDK
- * included, installed modules external), with esbuild's metafile: what each input adds to it.
+ * included, installed modules external, the SDK's credential chain aliased to the environment's), with esbuild's metafile: what each input adds to it.
  */
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { BUNDLING, FUNCTION_RUNTIME } from '#infra/constructs/service-function';
@@ -31,10 +31,28 @@ export const deployedFunctions = (): { handler: string; installedModules: readon
 
 /** BUNDLING translated to esbuild's API as NodejsFunction does; an option not translated here fails loudly. */
 export const deployedBuildOptions = (): BuildOptions => {
-  const translated = new Set(['format', 'mainFields', 'banner', 'minify', 'sourceMap', 'sourcesContent']);
+  const translated = new Set([
+    'format',
+    'mainFields',
+    'banner',
+    'minify',
+    'sourceMap',
+    'sourcesContent',
+    'esbuildArgs',
+  ]);
   for (const option of Object.keys(BUNDLING)) {
     if (!translated.has(option)) throw new Error(`bench/function-bundle.ts does not build with bundling.${option} yet`);
   }
+  for (const arg of Object.keys(BUNDLING.esbuildArgs)) {
+    if (arg !== '--alias') throw new Error(`bench/function-bundle.ts does not build with esbuild's ${arg} yet`);
+  }
+  // `--alias:<package>=<path>` (as NodejsFunction passes each item); the path resolves from the working directory.
+  const alias = Object.fromEntries(
+    BUNDLING.esbuildArgs['--alias'].map((item) => [
+      item.slice(0, item.indexOf('=')),
+      item.slice(item.indexOf('=') + 1),
+    ]),
+  );
   return {
     bundle: true,
     platform: 'node',
@@ -45,6 +63,7 @@ export const deployedBuildOptions = (): BuildOptions => {
     minify: BUNDLING.minify,
     sourcemap: BUNDLING.sourceMap,
     sourcesContent: BUNDLING.sourcesContent,
+    alias,
   };
 };
 

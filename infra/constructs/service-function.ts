@@ -61,6 +61,12 @@ export const BUNDLING = {
   minify: true,
   sourceMap: true,
   sourcesContent: false,
+  // Credentials from the environment only (lib/aws/environment-credentials.ts): the SDK's default chain
+  // bundles STS, SSO and IMDS clients that never run on Lambda. The path resolves from the project root,
+  // where NodejsFunction runs the local esbuild.
+  esbuildArgs: {
+    '--alias': ['@aws-sdk/credential-provider-node=./lib/aws/environment-credentials.ts'],
+  },
 } as const satisfies BundlingOptions;
 export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
 /**

@@ -100,6 +100,20 @@ describe('functions', () => {
     ]);
   });
 
+  it("bundles the environment's credential provider in place of the SDK's default chain (BUNDLING's alias)", () => {
+    const resources = synthesized.apiTemplate.toJSON().Resources;
+    for (const route of routes) {
+      const { S3Key } = resources[logicalIdOf(functionNamed(functionNameOf(route)).function)].Properties.Code;
+      const bundle = readFileSync(
+        join(synthesized.app.outdir, `asset.${S3Key.replace(/\.zip$/, '')}`, 'index.mjs'),
+        'utf8',
+      );
+      // Strings survive minification: the chain's debug messages, and the STS client it bundles.
+      expect(bundle, route.handler).not.toMatch(/defaultProvider::from(?:SSO|Ini)|AssumeRoleWithWebIdentity/);
+      expect(bundle, route.handler).toContain('deployed bundles read credentials from the environment only');
+    }
+  });
+
   it('gives event functions a dead-letter queue', () => {
     for (const eventFunction of eventFunctions) {
       expect(
