@@ -103,7 +103,8 @@ for (const handler of handlers) {
 const callsEntry = join(dir, 'calls.ts');
 writeFileSync(
   callsEntry,
-  `import { openSecret, sealSecret } from '${process.cwd()}/lib/crypto/envelope.ts';
+  `import { openSecret } from '${process.cwd()}/lib/crypto/open.ts';
+import { sealSecret } from '${process.cwd()}/lib/crypto/seal.ts';
 import { localKeyring } from '${process.cwd()}/lib/crypto/local-keyring.ts';
 import { sealV1WithLocalKey } from '${process.cwd()}/test/support/legacy-envelope.ts';
 const keyFile = process.env.KEY_FILE;
