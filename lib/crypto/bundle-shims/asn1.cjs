@@ -5,9 +5,10 @@
  * pem_helpers); it defines their schemas at import, and encodes or decodes only when signing or
  * verifying. The suite is pinned to one without a signature (lib/crypto/envelope.ts): any use fails.
  */
-const unavailable = () => {
+// A function, not an arrow: the SDK also calls it with `new` (asn.bignum.BN).
+function unavailable() {
   throw new Error('ASN.1 is not bundled: this function seals and opens without signatures only');
-};
+}
 
 module.exports = {
   define: () => ({ encode: unavailable, decode: unavailable }),
