@@ -5,15 +5,19 @@
  * - Bundle size and import time of each function built as the CDK construct builds it
  *   (infra/constructs/service-function.ts), with the SDK and without it: the same handler with the
  *   @aws-crypto packages replaced by empty stand-ins, which is the floor (same AWS SDK clients, same
- *   code). Import is the median of fresh Node processes, as a new Lambda container pays it.
+ *   code). Import is the median of fresh Node processes, as a new Lambda container pays it. A third
+ *   build adds ENCRYPTION_SDK_ALIASES (lib/crypto/bundle-aliases.ts: readable-stream, bn.js and
+ *   asn1.js replaced by stand-ins).
  * - First seal and first open in a fresh process (local keyring: no network), SDK v2 against the
- *   v1 format (two AES-256-GCM operations), and the median of the following calls.
+ *   v1 format (two AES-256-GCM operations), and the median of the following calls; v2 also built
+ *   with the aliases.
  * Results: bench/results/encryption-sdk.json.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
+import { ENCRYPTION_SDK_ALIASES } from '#lib/crypto/bundle-aliases';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const handlers = [
@@ -46,7 +50,11 @@ const withoutEncryptionSdk: Plugin = {
   },
 };
 
-const bundle = async (entry: string, outfile: string, plugins: Plugin[] = []) => {
+const bundle = async (
+  entry: string,
+  outfile: string,
+  { plugins = [], alias = {} }: { plugins?: Plugin[]; alias?: Record<string, string> } = {},
+) => {
   await build({
     entryPoints: [entry],
     outfile,
@@ -62,6 +70,7 @@ const bundle = async (entry: string, outfile: string, plugins: Plugin[] = []) =>
     // Shipped beside the workers' bundles (infra/automation-stack.ts installedModules), not in them.
     external: ['@sparticuz/chromium', 'playwright-core'],
     plugins,
+    alias,
     logLevel: 'error',
   });
   return outfile;
@@ -73,37 +82,67 @@ const fresh = (script: string, env: Record<string, string> = {}) =>
     env: { ...process.env, TABLE_NAME: 't', BUCKET_NAME: 'b', AWS_REGION: 'us-east-1', ...env },
   }).toString();
 
-const importMs = (file: string) =>
-  median(
-    Array.from({ length: RUNS }, () =>
-      Number(
+/**
+ * Wall time and CPU time (user + system) of importing each file in a fresh process, medians; the
+ * files take turns, so that a change of load on the shared machine affects them alike. CPU time is
+ * the steadier of the two under load.
+ */
+const importTimes = (files: string[]) => {
+  const samples = files.map(() => ({ wall: [] as number[], cpu: [] as number[] }));
+  for (let run = 0; run < RUNS; run++) {
+    files.forEach((file, index) => {
+      const { wall, cpu } = JSON.parse(
         fresh(
-          `const t = performance.now(); await import(${JSON.stringify(file)}); process.stdout.write(String(performance.now() - t));`,
+          `const c = process.cpuUsage(); const t = performance.now(); await import(${JSON.stringify(file)}); const u = process.cpuUsage(c); process.stdout.write(JSON.stringify({ wall: performance.now() - t, cpu: (u.user + u.system) / 1000 }));`,
         ),
-      ),
-    ),
-  );
+      );
+      samples[index]!.wall.push(wall);
+      samples[index]!.cpu.push(cpu);
+    });
+  }
+  return samples.map(({ wall, cpu }) => ({ wall: median(wall), cpu: median(cpu) }));
+};
 
 const rows = [];
 for (const handler of handlers) {
   const name = handler.replaceAll('/', '-');
   const withSdk = await bundle(`functions/${handler}.ts`, join(dir, `${name}.mjs`));
-  const without = await bundle(`functions/${handler}.ts`, join(dir, `${name}-floor.mjs`), [withoutEncryptionSdk]);
+  const without = await bundle(`functions/${handler}.ts`, join(dir, `${name}-floor.mjs`), {
+    plugins: [withoutEncryptionSdk],
+  });
+  const aliased = await bundle(`functions/${handler}.ts`, join(dir, `${name}-aliased.mjs`), {
+    alias: { ...ENCRYPTION_SDK_ALIASES },
+  });
+  const [sdk, sdkAliased, floor] = importTimes([withSdk, aliased, without]);
   const row = {
     handler,
     bytes: statSync(withSdk).size,
+    aliasedBytes: statSync(aliased).size,
     floorBytes: statSync(without).size,
-    importMs: importMs(withSdk),
-    floorImportMs: importMs(without),
+    importMs: sdk!.wall,
+    aliasedImportMs: sdkAliased!.wall,
+    floorImportMs: floor!.wall,
+    importCpuMs: sdk!.cpu,
+    aliasedImportCpuMs: sdkAliased!.cpu,
+    floorImportCpuMs: floor!.cpu,
   };
-  rows.push({ ...row, addedBytes: row.bytes - row.floorBytes, importRatio: row.importMs / row.floorImportMs });
+  rows.push({
+    ...row,
+    addedBytes: row.bytes - row.floorBytes,
+    aliasedAddedBytes: row.aliasedBytes - row.floorBytes,
+    importRatio: row.importMs / row.floorImportMs,
+    aliasedImportRatio: row.aliasedImportMs / row.floorImportMs,
+    importCpuRatio: row.importCpuMs / row.floorImportCpuMs,
+    aliasedImportCpuRatio: row.aliasedImportCpuMs / row.floorImportCpuMs,
+  });
 }
 
 // First and steady-state seal/open in a fresh process, through the project's own modules.
 const callsEntry = join(dir, 'calls.ts');
 writeFileSync(
   callsEntry,
-  `import { openSecret, sealSecret } from '${process.cwd()}/lib/crypto/envelope.ts';
+  `import { openSecret } from '${process.cwd()}/lib/crypto/open.ts';
+import { sealSecret } from '${process.cwd()}/lib/crypto/seal.ts';
 import { localKeyring } from '${process.cwd()}/lib/crypto/local-keyring.ts';
 import { sealV1WithLocalKey } from '${process.cwd()}/test/support/legacy-envelope.ts';
 const keyFile = process.env.KEY_FILE;
@@ -127,29 +166,36 @@ process.stdout.write(JSON.stringify(out));
 `,
 );
 const callsBundle = await bundle(callsEntry, join(dir, 'calls.mjs'));
+const aliasedCallsBundle = await bundle(callsEntry, join(dir, 'calls-aliased.mjs'), {
+  alias: { ...ENCRYPTION_SDK_ALIASES },
+});
 const keyFile = join(dir, 'secrets.key');
-const calls = (format: 'v1' | 'v2') => {
+const calls = (format: 'v1' | 'v2', file = callsBundle) => {
   const samples = Array.from(
     { length: RUNS },
     () =>
-      JSON.parse(
-        fresh(`await import(${JSON.stringify(callsBundle)});`, { KEY_FILE: keyFile, FORMAT: format }),
-      ) as Record<string, number>,
+      JSON.parse(fresh(`await import(${JSON.stringify(file)});`, { KEY_FILE: keyFile, FORMAT: format })) as Record<
+        string,
+        number
+      >,
   );
   return Object.fromEntries(Object.keys(samples[0]!).map((k) => [k, median(samples.map((s) => s[k]!))]));
 };
 const v1 = calls('v1');
 const v2 = calls('v2');
+const v2Aliased = calls('v2', aliasedCallsBundle);
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 for (const r of rows) {
   process.stdout.write(
-    `${r.handler.padEnd(40)} ${kb(r.bytes).padStart(8)} (floor ${kb(r.floorBytes)}, +${kb(r.addedBytes)})  import ${r.importMs.toFixed(1)} ms (floor ${r.floorImportMs.toFixed(1)} ms, ${r.importRatio.toFixed(2)}×)\n`,
+    `${r.handler.padEnd(40)} ${kb(r.bytes).padStart(8)} (floor ${kb(r.floorBytes)}, +${kb(r.addedBytes)})  import ${r.importMs.toFixed(1)} ms (floor ${r.floorImportMs.toFixed(1)} ms, ${r.importRatio.toFixed(2)}×), CPU ${r.importCpuMs.toFixed(1)} ms (floor ${r.floorImportCpuMs.toFixed(1)} ms, ${r.importCpuRatio.toFixed(2)}×)\n` +
+      `${'  with ENCRYPTION_SDK_ALIASES'.padEnd(40)} ${kb(r.aliasedBytes).padStart(8)} (+${kb(r.aliasedAddedBytes)})  import ${r.aliasedImportMs.toFixed(1)} ms (${r.aliasedImportRatio.toFixed(2)}×), CPU ${r.aliasedImportCpuMs.toFixed(1)} ms (${r.aliasedImportCpuRatio.toFixed(2)}×)\n`,
   );
 }
 for (const [name, v] of [
   ['v1 (own AES-GCM)', v1],
   ['v2 (Encryption SDK)', v2],
+  ['v2, with the aliases', v2Aliased],
 ] as const) {
   process.stdout.write(
     `${name.padEnd(22)} first seal ${v.firstSeal!.toFixed(2)} ms, first open ${v.firstOpen!.toFixed(2)} ms; then seal ${v.seal!.toFixed(3)} ms, open ${v.open!.toFixed(3)} ms; stored ${v.storedBytes} bytes\n`,
@@ -159,7 +205,11 @@ for (const [name, v] of [
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(
   'bench/results/encryption-sdk.json',
-  JSON.stringify({ at: new Date().toISOString(), node: process.version, runs: RUNS, handlers: rows, v1, v2 }, null, 2),
+  JSON.stringify(
+    { at: new Date().toISOString(), node: process.version, runs: RUNS, handlers: rows, v1, v2, v2Aliased },
+    null,
+    2,
+  ),
 );
 process.stdout.write('results: bench/results/encryption-sdk.json\n');
 rmSync(dir, { recursive: true, force: true });

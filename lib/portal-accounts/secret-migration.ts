@@ -1,9 +1,11 @@
 import { VersionConflict } from '#lib/concurrency';
-import { CURRENT_ENVELOPE_VERSION, openSecret, type SealedSecret } from '#lib/crypto/envelope';
+import { CURRENT_ENVELOPE_VERSION, type SealedSecret } from '#lib/crypto/envelope';
 import type { Keyring } from '#lib/crypto/keyring';
+import { openSecret } from '#lib/crypto/open';
 import { log } from '#lib/observability/logger';
-import { encryptionContextOf, type SecretField, sealCredential } from './credentials.ts';
+import { encryptionContextOf, type SecretField } from './credentials.ts';
 import type { PortalAccountStore, StoredPortalAccount } from './portal-account-store.ts';
+import { sealCredential } from './seal-credentials.ts';
 
 export interface ResealCounts {
   /** Accounts found with an older envelope. */

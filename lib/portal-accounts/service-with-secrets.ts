@@ -1,8 +1,8 @@
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
-import { credentialSealer } from './credentials.ts';
 import { dynamoPortalAccountStore } from './dynamo-portal-account-store.ts';
 import { portalAccountService } from './portal-accounts.ts';
+import { credentialSealer } from './seal-credentials.ts';
 
 /**
  * The portal-account service of the functions that seal secrets (create and replace): service.ts

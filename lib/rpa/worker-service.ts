@@ -1,5 +1,5 @@
-import { openPortalCredentials } from '#lib/portal-accounts/credentials';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { closeBrowser, launchBrowser } from './browser.ts';
 import { driverFor, portalBaseUrl } from './drivers/registry.ts';

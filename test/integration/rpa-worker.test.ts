@@ -8,8 +8,9 @@ import { bucketName, tableName } from '#lib/config';
 import { localKeyFile } from '#lib/crypto/config';
 import { rpaRunEntity } from '#lib/entities/rpa';
 import { keys } from '#lib/keys';
-import { encryptionContextOf, openPortalCredentials, type PortalCredentials } from '#lib/portal-accounts/credentials';
+import { encryptionContextOf, type PortalCredentials } from '#lib/portal-accounts/credentials';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import {
   type FilledForm,

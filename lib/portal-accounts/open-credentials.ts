@@ -1,0 +1,23 @@
+import type { SealedSecret } from '#lib/crypto/envelope';
+import type { Keyring } from '#lib/crypto/keyring';
+import { openSecret } from '#lib/crypto/open';
+import { secretsKeyring } from '#lib/crypto/secrets-keyring';
+import { encryptionContextOf, type PortalCredentials, type SecretField } from './credentials.ts';
+import type { StoredPortalAccount } from './portal-account-store.ts';
+
+/**
+ * For the RPA worker only (the one function granted kms:Decrypt): the clear credentials of a
+ * stored account, to type into the portal. Keep the result in memory; never log or persist it.
+ */
+export const openPortalCredentials = async (
+  account: StoredPortalAccount,
+  keyring: Keyring = secretsKeyring(),
+): Promise<PortalCredentials> => {
+  const open = (field: SecretField, sealed: SealedSecret) =>
+    openSecret(keyring, sealed, encryptionContextOf(account, field));
+  return {
+    username: account.username,
+    password: await open('password', account.password),
+    totpSecret: account.totpSecret ? await open('totpSecret', account.totpSecret) : null,
+  };
+};
