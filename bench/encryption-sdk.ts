@@ -6,8 +6,8 @@
  *   (infra/constructs/service-function.ts), with the SDK and without it: the same handler with the
  *   @aws-crypto packages replaced by empty stand-ins, which is the floor (same AWS SDK clients, same
  *   code). Import is the median of fresh Node processes, as a new Lambda container pays it. A third
- *   build adds ENCRYPTION_SDK_ALIASES (lib/crypto/bundle-aliases.ts: readable-stream, bn.js and
- *   asn1.js replaced by stand-ins).
+ *   build adds ENCRYPTION_SDK_ALIASES (lib/crypto/bundle-aliases.ts: readable-stream and asn1.js
+ *   replaced by stand-ins).
  * - First seal and first open in a fresh process (local keyring: no network), SDK v2 against the
  *   v1 format (two AES-256-GCM operations), and the median of the following calls; v2 also built
  *   with the aliases.
