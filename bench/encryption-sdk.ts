@@ -7,7 +7,7 @@
  *   @aws-crypto packages replaced by empty stand-ins, which is the floor (same AWS SDK clients, same
  *   code). Import is the median of fresh Node processes, as a new Lambda container pays it. A third
  *   build adds ENCRYPTION_SDK_ALIASES (lib/crypto/bundle-aliases.ts: readable-stream and asn1.js
- *   replaced by stand-ins).
+ *   replaced by stand-ins), which is how every function is deployed.
  * - First seal and first open in a fresh process (local keyring: no network), SDK v2 against the
  *   v1 format (two AES-256-GCM operations), and the median of the following calls; v2 also built
  *   with the aliases.
@@ -18,6 +18,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { ENCRYPTION_SDK_ALIASES } from '#lib/crypto/bundle-aliases';
+import { deployedBuildOptions } from './function-bundle.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const handlers = [
@@ -50,27 +51,27 @@ const withoutEncryptionSdk: Plugin = {
   },
 };
 
+/**
+ * Built as deployed (bench/function-bundle.ts: BUNDLING's options and aliases), except that the SDK's
+ * own stand-ins (ENCRYPTION_SDK_ALIASES) are only added where asked: without them is the SDK as installed.
+ */
+const deployed = deployedBuildOptions();
+const asInstalled = Object.fromEntries(
+  Object.entries(deployed.alias ?? {}).filter(([name]) => !(name in ENCRYPTION_SDK_ALIASES)),
+);
 const bundle = async (
   entry: string,
   outfile: string,
   { plugins = [], alias = {} }: { plugins?: Plugin[]; alias?: Record<string, string> } = {},
 ) => {
   await build({
+    ...deployed,
     entryPoints: [entry],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    minify: true,
-    mainFields: ['module', 'main'],
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
     // Shipped beside the workers' bundles (infra/automation-stack.ts installedModules), not in them.
     external: ['@sparticuz/chromium', 'playwright-core'],
     plugins,
-    alias,
+    alias: { ...asInstalled, ...alias },
     logLevel: 'error',
   });
   return outfile;

@@ -125,11 +125,10 @@ const bareGet = async ({ pathParameters }: BareEvent): Promise<BareResult> => {
   );
   return { statusCode: Item ? 200 : 404, headers: jsonHeaders, body: JSON.stringify(Item ?? {}) };
 };
-/** POST a request: read, then a put conditional on its absence, the body echoed. */
+/** POST a request: one put conditional on its absence (its failure is the 409), the body echoed. */
 const bareCreate = async ({ body }: BareEvent): Promise<BareResult> => {
   const document = JSON.parse(body!) as { externalId: string };
   const Key = requestEntity.key({ clientId, externalId: document.externalId });
-  await dynamo.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
   const now = new Date().toISOString();
   await dynamo.send(
     new PutCommand({
