@@ -43,6 +43,20 @@ describe('the local file sink', () => {
     expect(new Set(lines.slice(1).map((line) => JSON.parse(line).requestId)).size).toBe(50);
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
+
+  it('starts a new file when the file is deleted while the sink holds it open', async () => {
+    const path = join(dir, 'deleted.jsonl');
+    const sink = fileAuditSink(path);
+    await sink.write(auditEvent({ requestId: 'before' }));
+    rmSync(path);
+    await Promise.all([
+      sink.write(auditEvent({ requestId: 'after-1' })),
+      sink.write(auditEvent({ requestId: 'after-2' })),
+    ]);
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line).requestId).sort()).toEqual(['after-1', 'after-2']);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
 });
 
 describe('sink configuration', () => {
