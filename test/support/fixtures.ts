@@ -1,3 +1,4 @@
+import type { AuditEvent } from '#lib/audit/audit-sink';
 import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 
 /** A complete, valid request body (fictional patient; NPI 1234567893 has a valid check digit). */
@@ -88,3 +89,20 @@ export const storedPortalAccount = (
     ...fields,
   };
 };
+
+/** One audit event of a successful request read, with `change` applied. */
+export const auditEvent = (change: Partial<AuditEvent> = {}): AuditEvent => ({
+  time: '2026-11-22T08:00:00.000Z',
+  action: 'request.read',
+  route: 'GET /api/external/v1.1/Requests/{externalId}',
+  outcome: 200,
+  clientId: 'client-1',
+  credential: 'apiKey',
+  keyId: 'key-1',
+  clientUserId: null,
+  resource: { type: 'request', ids: { requestExternalId: 'REQ-1' } },
+  requestId: 'gw-1',
+  lambdaRequestId: 'fn-1',
+  sourceIp: '192.0.2.1',
+  ...change,
+});

@@ -4,32 +4,16 @@ import { join } from 'node:path';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { AuditEvent } from '#lib/audit/audit-sink';
 import { fileAuditSink } from '#lib/audit/file-audit-sink';
 import { auditSinkFromEnvironment } from '#lib/audit/sink';
 import { auditTrail } from '#lib/http/audit';
 import { json } from '#lib/http/response';
 import { routes } from '#lib/routes';
+import { auditEvent } from '#test/support/fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
-
-const auditEvent = (change: Partial<AuditEvent> = {}): AuditEvent => ({
-  time: '2026-11-22T08:00:00.000Z',
-  action: 'request.read',
-  route: 'GET /api/external/v1.1/Requests/{externalId}',
-  outcome: 200,
-  clientId: 'client-1',
-  credential: 'apiKey',
-  keyId: 'key-1',
-  clientUserId: null,
-  resource: { type: 'request', ids: { requestExternalId: 'REQ-1' } },
-  requestId: 'gw-1',
-  lambdaRequestId: 'fn-1',
-  sourceIp: '192.0.2.1',
-  ...change,
-});
 
 describe('the local file sink', () => {
   it('appends one JSON line per event to a file only its owner may read, concurrent writes whole', async () => {

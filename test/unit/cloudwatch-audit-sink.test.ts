@@ -5,9 +5,9 @@ import { Sha256 } from '@smithy/core/checksum';
 import { HttpRequest } from '@smithy/core/transport';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AuditEvent } from '#lib/audit/audit-sink';
 import { cloudWatchAuditSink } from '#lib/audit/cloudwatch-audit-sink';
 import { cloudWatchLogsEndpoint, cloudWatchLogsWriter } from '#lib/aws/cloudwatch-logs';
+import { auditEvent } from '#test/support/fixtures';
 
 const REGION = 'eu-west-3';
 const CREDENTIALS = {
@@ -90,22 +90,6 @@ const writer = (change: Parameters<typeof cloudWatchLogsWriter>[0] = {}) =>
   cloudWatchLogsWriter({ region: REGION, endpoint, credentials: CREDENTIALS, baseDelayMs: 1, ...change });
 const error = (type: string, message = 'from the test server') => ({ __type: type, message });
 const targets = () => received.map((entry) => entry.target);
-
-const auditEvent = (change: Partial<AuditEvent> = {}): AuditEvent => ({
-  time: '2026-11-22T08:00:00.000Z',
-  action: 'request.read',
-  route: 'GET /api/external/v1.1/Requests/{externalId}',
-  outcome: 200,
-  clientId: 'client-1',
-  credential: 'apiKey',
-  keyId: 'key-1',
-  clientUserId: null,
-  resource: { type: 'request', ids: { requestExternalId: 'REQ-1' } },
-  requestId: 'gw-1',
-  lambdaRequestId: 'fn-1',
-  sourceIp: '192.0.2.1',
-  ...change,
-});
 
 describe('the CloudWatch Logs audit sink', () => {
   it('creates its own stream once, then puts each event as one JSON message, every request signed', async () => {
