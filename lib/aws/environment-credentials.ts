@@ -1,7 +1,7 @@
 import { ENV_KEY, ENV_SECRET, fromEnv } from '@aws-sdk/credential-provider-env';
 import type { DefaultProviderInit } from '@aws-sdk/credential-provider-node';
 import { CredentialsProviderError } from '@smithy/core/config';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
 
 /*
  * The credential provider of the deployed bundles: esbuild aliases `@aws-sdk/credential-provider-node`
@@ -30,9 +30,3 @@ export const defaultProvider = (init: DefaultProviderInit = {}): AwsCredentialId
     return fromEnvironment();
   };
 };
-
-/* The chain module's other exports, for any importer of them; same rules as the SDK's. */
-export const credentialsWillNeedRefresh = (credentials: AwsCredentialIdentity): boolean =>
-  credentials?.expiration !== undefined;
-export const credentialsTreatedAsExpired = (credentials: AwsCredentialIdentity): boolean =>
-  credentials?.expiration !== undefined && credentials.expiration.getTime() - Date.now() < 300_000;
