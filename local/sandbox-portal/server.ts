@@ -44,6 +44,8 @@ export interface SandboxPortal {
   readonly submissions: readonly Submission[];
   /** What provider services would do on the phone: clears a user's failed attempts and lock. */
   unlock(username: string): void;
+  /** Sign-in attempts (POST /login) since the start, by username: what a lockout policy counts. */
+  loginAttempts(username?: string): number;
   close(): Promise<void>;
 }
 
@@ -164,6 +166,7 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
   const authorizations: SandboxAuthorization[] = seed.authorizations.map((authorization) => ({ ...authorization }));
   const submissions: Submission[] = [];
   const sessions = new Map<string, Session>();
+  const attempts = new Map<string, number>();
 
   const sessionOf = (req: IncomingMessage): Session | undefined => {
     const id = cookieOf(req, COOKIE);
@@ -216,6 +219,7 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
   const logIn = async (req: IncomingMessage, res: ServerResponse) => {
     const form = await readForm(req);
     const username = form.username ?? '';
+    attempts.set(username, (attempts.get(username) ?? 0) + 1);
     const state = users.get(username);
     if (state?.locked) return sendPage(res, 423, lockedPage());
     // An unknown username gets the same answer as a wrong password: the portal does not say which users exist.
@@ -356,6 +360,10 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
     unlock(username: string) {
       const state = users.get(username);
       if (state) Object.assign(state, { failures: 0, locked: false });
+    },
+    loginAttempts(username?: string) {
+      if (username !== undefined) return attempts.get(username) ?? 0;
+      return [...attempts.values()].reduce((sum, count) => sum + count, 0);
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
