@@ -62,7 +62,7 @@ const floorStarted = performance.now();
 const browser = await launchBrowser();
 const session = await sandboxDriver.logIn(
   browser,
-  { username: user.username, password: user.password },
+  { username: user.username, password: user.password, totpSecret: null },
   { baseUrl: stack.portal.url, timeoutMs: 30_000 },
 );
 const memberId = (template.patient as { memberId: string }).memberId;

@@ -13,7 +13,9 @@ export type DomainErrorKind =
   | 'stale'
   | 'invalid'
   | 'too-large'
-  | 'unsupported-content';
+  | 'unsupported-content'
+  | 'unprocessable'
+  | 'rate-limited';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
@@ -72,6 +74,23 @@ export class TooLarge extends DomainError {
 /** Content of a type the domain does not accept, or that is not what it claims to be. */
 export class UnsupportedContent extends DomainError {
   readonly kind = 'unsupported-content';
+}
+
+/** Well-formed input the current state of things cannot act on (details say why, as a `reason` code). */
+export class Unprocessable extends DomainError {
+  readonly kind = 'unprocessable';
+}
+
+/** A rate or quota of the client's is used up until `retryAfterSeconds` from now. */
+export class RateLimited extends DomainError {
+  readonly kind = 'rate-limited';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    details: Record<string, unknown> = {},
+  ) {
+    super(message, details);
+  }
 }
 
 /** `new Invalid(…)` as a function, for modules that build many. */

@@ -206,6 +206,14 @@ const portalAccountRoutes: Route[] = [
 const serviceReviews = `${v1}/ServiceReviews/requests`;
 
 /**
+ * A start chooses each run's portal account (lib/rpa/portal-account-choice.ts): a named account
+ * (GetItem), the payer's accounts (their payer index entries on gsi2, then BatchGetItem), the
+ * organization's active accounts (gsi3).
+ */
+const CHOOSE_ACCOUNT: readonly TableAction[] = ['GetItem', 'BatchGetItem'];
+const CHOOSE_ACCOUNT_INDEXES: readonly IndexName[] = ['gsi2', 'gsi3'];
+
+/**
  * Service-review automation. The session is read with a scraper token, not an API key; its
  * screenshots are shown through presigned URLs (`screenshots: ['read']`). Starting a run or a
  * batch also describes executions, reading one settles a run whose execution ended unrecorded.
@@ -235,7 +243,10 @@ const rpaRoutes: Route[] = [
     method: 'POST',
     path: `${serviceReviews}/{requestExternalId}/rpa/view-on-page`,
     handler: 'rpa/start-view-on-page',
-    access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) }, automation: 'start' },
+    access: {
+      table: { actions: tableActions(CHOOSE_ACCOUNT, ['PutItem'], IDEMPOTENT), queryIndexes: CHOOSE_ACCOUNT_INDEXES },
+      automation: 'start',
+    },
     audit: {
       action: 'rpa.viewOnPage.start',
       resource: 'rpaRun',
@@ -259,7 +270,10 @@ const rpaRoutes: Route[] = [
     method: 'POST',
     path: `${serviceReviews}/rpa/batch/check-auth-status`,
     handler: 'rpa/start-check-auth-status',
-    access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) }, automation: 'start' },
+    access: {
+      table: { actions: tableActions(CHOOSE_ACCOUNT, ['PutItem'], IDEMPOTENT), queryIndexes: CHOOSE_ACCOUNT_INDEXES },
+      automation: 'start',
+    },
     audit: {
       action: 'rpa.checkAuthStatus.start',
       resource: 'rpaBatch',
@@ -459,8 +473,9 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/fill-portal-form',
     worker: 'browser',
     access: {
-      // The payer's active account: its payer index entries (gsi2), then the accounts (BatchGetItem).
-      table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], queryIndexes: ['gsi2'] },
+      // The run's account (GetItem), a group's runs (BatchGetItem), the account's lease (PutItem, DeleteItem),
+      // the request's authorization and the account's lastLogin (UpdateItem).
+      table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
       secrets: 'decrypt',
       screenshots: ['write'],
     },
@@ -470,8 +485,9 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/check-portal-status',
     worker: 'browser',
     access: {
-      // The payer's active account: its payer index entries (gsi2), then the accounts (BatchGetItem).
-      table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], queryIndexes: ['gsi2'] },
+      // The run's account (GetItem), a group's runs (BatchGetItem), the account's lease (PutItem, DeleteItem),
+      // the request's authorization and the account's lastLogin (UpdateItem).
+      table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
       secrets: 'decrypt',
       screenshots: ['write'],
     },

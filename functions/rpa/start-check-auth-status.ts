@@ -2,6 +2,7 @@ import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
+import type { StartBody } from '#lib/rpa/rpa';
 import { rpa } from '#lib/rpa/service';
 import { checkAuthStatusBatchValidator } from '#lib/validation/generated/per-schema/check-auth-status-batch';
 
@@ -9,13 +10,13 @@ import { checkAuthStatusBatchValidator } from '#lib/validation/generated/per-sch
  * POST /api/external/v1/ServiceReviews/requests/rpa/batch/check-auth-status
  * {clientUserId, requestExternalIds: [1..25]} → 202 {batchId, executionId, total} and the batch's
  * Location: one run per request, checked on the portal two at a time; each request's authorization
- * is updated. Any unknown request → 404 naming them, and nothing is started. Idempotent with an
+ * is updated. Any unknown request → 404 naming them, any request no portal account can be chosen for
+ * → 422 naming them with the reason (docs/rpa.md), and nothing is started. Idempotent with an
  * Idempotency-Key header (lib/http/idempotency.ts).
  */
-export const handler = endpoint<{ clientUserId: string; requestExternalIds: string[] }>(
+export const handler = endpoint<StartBody & { requestExternalIds: string[] }>(
   async (event) => {
-    const { clientUserId, requestExternalIds } = event.body;
-    const batch = await rpa.startCheckAuthStatus(scopeOf(event), clientUserId, requestExternalIds);
+    const batch = await rpa.startCheckAuthStatus(scopeOf(event), event.body);
     return json(
       202,
       { batchId: batch.batchId, executionId: batch.executionArn, total: batch.items.length },

@@ -2,6 +2,7 @@ import type { SealedSecret } from '#lib/crypto/envelope';
 import {
   type LastLogin,
   normalizeSearchText,
+  type PortalAccountAttention,
   type PortalAccountStatus,
   type StoredPortalAccount,
 } from '#lib/portal-accounts/portal-account-store';
@@ -38,6 +39,7 @@ export const portalAccountEntity = defineEntity<StoredPortalAccount>()({
     username: attr.string(),
     status: attr.string<PortalAccountStatus>(),
     lastLogin: attr.nullAsAbsent(attr.map<LastLogin>()),
+    attention: attr.nullAsAbsent(attr.map<PortalAccountAttention>()),
     // Secrets arrive sealed and are stored only as their envelopes.
     password: attr.storedAs('passwordEnvelope', attr.map<SealedSecret>()),
     passwordChangedAt: attr.string(),

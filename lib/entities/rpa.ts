@@ -1,3 +1,4 @@
+import type { PortalAccountLease } from '#lib/rpa/account-lease';
 import type {
   BatchItem,
   BatchStatus,
@@ -57,6 +58,26 @@ export const rpaBatchEntity = defineEntity<RpaBatchRecord>()({
     status: attr.string<BatchStatus>(),
     executionArn: attr.optional(attr.string()),
     finishedAt: attr.optional(attr.string()),
+    version: attr.number(),
+    createdAt: attr.string(),
+    updatedAt: attr.string(),
+  },
+});
+
+/**
+ * One automation login at a time per portal account: the lease, in the account's item collection
+ * (docs/rpa.md, "No lockouts"). `expiration` lets DynamoDB's TTL sweep a lease a crashed worker left;
+ * until it does, `expiresAt` already lets the next holder take it.
+ */
+export const portalAccountLeaseEntity = defineEntity<PortalAccountLease>()({
+  name: 'PortalAccountLease',
+  keys: { pk: 'CLIENT#<clientId>#PACC#<portalAccountId>', sk: 'LEASE' },
+  attributes: {
+    clientId: attr.string(),
+    portalAccountId: attr.string(),
+    holder: attr.string(),
+    expiresAt: attr.string(),
+    expiration: attr.number(),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),

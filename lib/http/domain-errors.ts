@@ -1,4 +1,4 @@
-import { DomainError, type DomainErrorKind } from '#lib/errors';
+import { DomainError, type DomainErrorKind, RateLimited } from '#lib/errors';
 import { HttpProblem } from './problem.ts';
 
 /** The one place domain failures get their HTTP status. A new kind fails typecheck until it has one. */
@@ -11,11 +11,18 @@ export const STATUS_OF_KIND: Readonly<Record<DomainErrorKind, number>> = {
   stale: 412,
   'too-large': 413,
   'unsupported-content': 415,
+  unprocessable: 422,
+  'rate-limited': 429,
 };
 
 /** The problem a domain error answers with: its message as `detail`, its details as extension members. */
 export const problemOf = (error: DomainError): HttpProblem =>
-  new HttpProblem(STATUS_OF_KIND[error.kind], error.message, { ...error.details });
+  new HttpProblem(
+    STATUS_OF_KIND[error.kind],
+    error.message,
+    { ...error.details },
+    error instanceof RateLimited ? { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } : {},
+  );
 
 /**
  * The refusals of idempotent retries (idempotency.ts), by the name Powertools gives its errors:

@@ -79,6 +79,16 @@ export const portalAccountRepresentationOf = (portalAccountSchema: JsonSchema): 
       organizationId: { type: 'string' },
       portalName: { type: 'string' },
       lastLogin: nullable(timestamp('Last login of the automation on the portal')),
+      attention: nullable({
+        type: 'object',
+        description:
+          'Set when the portal refused the credentials: the automation does not log in with this account again (runs end `account_needs_attention`) until new credentials are put or `status` is set to `active`.',
+        required: ['reason', 'since'],
+        properties: {
+          reason: { type: 'string', enum: ['wrong_password', 'account_locked', 'mfa_required'] },
+          since: timestamp('When the portal refused them'),
+        },
+      }),
       passwordSet: { type: 'boolean', const: true },
       passwordChangedAt: timestamp('When the password was last set'),
       totpSecretSet: { type: 'boolean' },

@@ -70,7 +70,7 @@ const FAILURES: Record<number, string> = {
   412: 'If-Match does not hold: the resource changed',
   413: 'The body is too large',
   415: 'Unsupported Content-Type',
-  422: 'Idempotency-Key reused with another body',
+  422: 'Cannot be processed as it stands (`detail` and `reason` say why), or an Idempotency-Key reused with another body',
   429: 'Throttled: retry after Retry-After seconds',
   500: 'Unexpected error (logged)',
 };

@@ -219,8 +219,10 @@ export const operations: Record<string, OperationDoc> = {
     tag: 'Service-review automation',
     body: { schema: 'ViewOnPageRequest', optional: true },
     idempotent: true,
+    description:
+      "The portal account: `portalAccountExternalId` when given (404 if it is not the client user's organization's, 422 if it is disabled or on a portal the automation does not drive); else the organization's oldest active account serving the request's `patient.PayerId`; else its only active account. When none can be chosen: 422 with `reason`.",
     outcomes: { 202: { description: 'The run is queued', body: 'RunStarted', headers: ['Location'] } },
-    failures: [404, 409],
+    failures: [404, 409, 422],
   },
   'rpa/get-rpa-run': {
     summary: 'Read an automation run',
@@ -233,8 +235,10 @@ export const operations: Record<string, OperationDoc> = {
     tag: 'Service-review automation',
     body: { schema: 'CheckAuthStatusBatch', optional: true },
     idempotent: true,
+    description:
+      "Each request's portal account is chosen as for view-on-page; requests none can be chosen for are named in a 422 (`requests: [{requestExternalId, reason}]`) and nothing is started.",
     outcomes: { 202: { description: 'The batch is started', body: 'BatchStarted', headers: ['Location'] } },
-    failures: [404, 409],
+    failures: [404, 409, 422],
   },
   'rpa/get-check-auth-status': {
     summary: "Read a check-auth-status batch's progress",

@@ -330,16 +330,17 @@ export const createDynamoPortalAccountStore = ({
         { items: found.map(fromItem), next: position!, partial: found.length < limit };
   },
 
-  setLastLogin: async (clientId, externalId, lastLogin) => {
+  setLastLogin: async (clientId, externalId, lastLogin, attention) => {
     try {
       await dynamo.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: portalAccountEntity.key({ clientId, externalId }),
-          UpdateExpression: 'SET lastLogin = :lastLogin, updatedAt = :at ADD version :one',
+          UpdateExpression: `SET lastLogin = :lastLogin, ${attention ? 'attention = :attention, ' : ''}updatedAt = :at ADD version :one`,
           ConditionExpression: 'attribute_exists(pk) AND entity = :entity',
           ExpressionAttributeValues: {
             ':lastLogin': portalAccountEntity.attributes.lastLogin.write(lastLogin),
+            ...(attention ? { ':attention': portalAccountEntity.attributes.attention.write(attention) } : {}),
             ':at': lastLogin.at,
             ':one': 1,
             ':entity': portalAccountEntity.name,

@@ -9,6 +9,18 @@ export interface LastLogin {
   at: string;
 }
 
+/**
+ * Set by the RPA worker when the portal refused the account's credentials: no automation logs in
+ * with it again until a client puts new credentials or sets its status to `active` (docs/rpa.md,
+ * "No lockouts"). Another login would lock the customer's real account.
+ */
+export interface PortalAccountAttention {
+  reason: 'wrong_password' | 'account_locked' | 'mfa_required';
+  since: string;
+  /** The run whose login was refused. */
+  runId: string;
+}
+
 export interface StoredPortalAccount {
   clientId: string;
   organizationId: string;
@@ -21,6 +33,7 @@ export interface StoredPortalAccount {
   username: string;
   status: PortalAccountStatus;
   lastLogin: LastLogin | null;
+  attention: PortalAccountAttention | null;
   password: SealedSecret;
   passwordChangedAt: string;
   totpSecret: SealedSecret | null;
@@ -77,8 +90,14 @@ export interface PortalAccountStore {
   /** An organization's accounts in a stable order (creation time, then externalId), filtered. */
   page(query: PageQuery): Promise<Page>;
   /**
-   * The RPA worker's record of a login attempt: sets lastLogin alone, bumping version and updatedAt,
-   * in one atomic write whatever the stored version. False when the account is gone.
+   * The RPA worker's record of a login attempt: sets lastLogin (and, for a refused login, attention),
+   * bumping version and updatedAt, in one atomic write whatever the stored version. False when the
+   * account is gone.
    */
-  setLastLogin(clientId: string, externalId: string, lastLogin: LastLogin): Promise<boolean>;
+  setLastLogin(
+    clientId: string,
+    externalId: string,
+    lastLogin: LastLogin,
+    attention?: PortalAccountAttention,
+  ): Promise<boolean>;
 }

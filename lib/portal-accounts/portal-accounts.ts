@@ -85,6 +85,7 @@ export const representationOf = (account: StoredPortalAccount) => ({
   username: account.username,
   status: account.status,
   lastLogin: account.lastLogin,
+  attention: account.attention ? { reason: account.attention.reason, since: account.attention.since } : null,
   passwordSet: true,
   passwordChangedAt: account.passwordChangedAt,
   totpSecretSet: account.totpSecret !== null,
@@ -226,6 +227,7 @@ export const portalAccountService = ({
         ...ref,
         ...describedBy(input),
         lastLogin: null,
+        attention: null,
         password: await sealer(ref, 'password', input.password),
         passwordChangedAt: at,
         totpSecret:
@@ -285,6 +287,9 @@ export const portalAccountService = ({
           ...ref,
           ...describedBy(input),
           lastLogin: current.lastLogin,
+          // New credentials, or the status set to active, say the client dealt with the portal's refusal.
+          attention:
+            input.password !== undefined || totpChanged || input.status === 'active' ? null : current.attention,
           password: input.password === undefined ? current.password : await sealer(ref, 'password', input.password),
           passwordChangedAt: input.password === undefined ? current.passwordChangedAt : at,
           totpSecret:

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, Invalid, NotFound } from '#lib/errors';
+import { DomainError, Invalid, NotFound, Unprocessable } from '#lib/errors';
 import { log } from '#lib/observability/logger';
-import type { Authorization, RequestStore } from '#lib/requests/request-store';
+import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import { MAX_BATCH_REQUESTS } from '#lib/validation/schemas/rpa';
 import type { AutomationStarter, ExecutionStatus } from './automation-starter.ts';
+import { choosePortalAccount, NoPortalAccount } from './portal-account-choice.ts';
 import {
   type BatchItem,
   isTerminal,
@@ -41,6 +43,18 @@ export class RequestsNotFound extends DomainError {
   readonly kind = 'not-found';
   constructor(readonly requestExternalIds: string[]) {
     super(`Requests not found: ${requestExternalIds.join(', ')}. No check was started.`, { requestExternalIds });
+  }
+}
+
+/** Some requests of a batch cannot be automated: no account can be chosen for them; nothing was started. */
+export class RequestsNotAutomatable extends Unprocessable {
+  constructor(readonly refused: NoPortalAccount[]) {
+    super(
+      `No portal account can be chosen for ${refused.length === 1 ? 'request' : 'requests'} ${refused
+        .map((error) => error.requestExternalId)
+        .join(', ')}. No check was started.`,
+      { requests: refused.map(({ requestExternalId, reason }) => ({ requestExternalId, reason })) },
+    );
   }
 }
 
@@ -118,9 +132,18 @@ export interface ScraperSession {
   >;
 }
 
+/** What a start's body says: on whose behalf, and optionally which portal account. */
+export interface StartBody {
+  clientUserId: string;
+  portalAccountExternalId?: string | undefined;
+}
+
 export interface RpaDependencies {
   runs: RunStore;
   requests: Pick<RequestStore, 'get'>;
+  accounts: Pick<PortalAccountStore, 'get' | 'page'>;
+  /** Whether the automation drives a portal (lib/rpa/automated-portals.ts). */
+  automated: (portalId: string) => boolean;
   tenants: Pick<TenantStore, 'getClientUser'>;
   automation: AutomationStarter;
   screenshots: Pick<ScreenshotStorage, 'presignGet'>;
@@ -128,9 +151,21 @@ export interface RpaDependencies {
   now?: () => Date;
 }
 
+/** A batch's runs by portal account, in the order the accounts first appear: one session per group. */
+export const groupsByAccount = (queued: readonly RpaRunRecord[]) => {
+  const groups = new Map<string, BatchItem[]>();
+  for (const run of queued) {
+    const account = run.portalAccountId ?? '';
+    groups.set(account, [...(groups.get(account) ?? []), { requestExternalId: run.externalId, runId: run.runId }]);
+  }
+  return [...groups].map(([portalAccountId, items]) => ({ portalAccountId, items }));
+};
+
 export const rpaService = ({
   runs,
   requests,
+  accounts,
+  automated,
   tenants,
   automation,
   screenshots,
@@ -158,17 +193,29 @@ export const rpaService = ({
     }
   };
 
+  /** The account a run of `request` will use, chosen now (portal-account-choice.ts). */
+  const accountFor = (organizationId: string, request: StoredRequest, named: string | undefined) =>
+    choosePortalAccount({ accounts, automated }, { clientId: request.clientId, organizationId, request, named });
+
   const queuedRun = (
     base: Pick<RpaRunRecord, 'clientId' | 'externalId' | 'kind' | 'clientUserId' | 'organizationId'> & {
       batchId?: string;
     },
+    account: StoredPortalAccount,
   ): RpaRunRecord => {
     const at = timestamp();
     return {
       ...base,
+      portalAccountId: account.externalId,
+      portalId: account.portalId,
       runId: uuidv7(now().getTime()),
       status: 'queued',
-      steps: withStep([], at, 'queued'),
+      steps: withStep(
+        withStep([], at, 'queued'),
+        at,
+        'portal account selected',
+        `${account.portalId} ${account.externalId}`,
+      ),
       enteredValues: {},
       screenshots: [],
       version: 1,
@@ -188,6 +235,34 @@ export const rpaService = ({
           : { ...current, status: 'failed', steps: withStep(current.steps, timestamp(), 'not started') },
       now,
     );
+
+  /**
+   * Each request's account, or RequestsNotAutomatable naming every request none can be chosen for.
+   * Requests of one payer share the answer: a batch reads each payer's accounts once.
+   */
+  const chooseEach = async (organizationId: string, found: StoredRequest[], named: string | undefined) => {
+    const byPayer = new Map<string, Promise<StoredPortalAccount>>();
+    const settled = await Promise.allSettled(
+      found.map((request) => {
+        const payer = JSON.stringify(
+          (request.document.patient as Record<string, unknown> | undefined)?.PayerId ?? null,
+        );
+        if (!byPayer.has(payer)) byPayer.set(payer, accountFor(organizationId, request, named));
+        // The reason names the request: another request of the payer gets its own.
+        return byPayer.get(payer)!.catch((error: unknown) => {
+          if (error instanceof NoPortalAccount) throw new NoPortalAccount(error.reason, request.externalId);
+          throw error;
+        });
+      }),
+    );
+    const refused = settled.flatMap((result) =>
+      result.status === 'rejected' && result.reason instanceof NoPortalAccount ? [result.reason] : [],
+    );
+    const other = settled.find((result) => result.status === 'rejected' && !(result.reason instanceof NoPortalAccount));
+    if (other) throw (other as PromiseRejectedResult).reason;
+    if (refused.length > 0) throw new RequestsNotAutomatable(refused);
+    return settled.map((result) => (result as PromiseFulfilledResult<StoredPortalAccount>).value);
+  };
 
   return {
     /** A scraper token for one request on behalf of one of the caller's client users. */
@@ -234,17 +309,19 @@ export const rpaService = ({
     },
 
     /** Queues a view-on-page run and starts its execution; the run, with its execution's ARN. */
-    startViewOnPage: async (scope: Scope, externalId: string, clientUserId: string): Promise<RpaRunRecord> => {
+    startViewOnPage: async (
+      scope: Scope,
+      externalId: string,
+      { clientUserId, portalAccountExternalId }: StartBody,
+    ): Promise<RpaRunRecord> => {
       const { clientId } = scope;
       const user = await clientUser(scope, clientUserId);
-      await existingRequest(clientId, externalId);
-      const run = queuedRun({
-        clientId,
-        externalId,
-        kind: 'view-on-page',
-        clientUserId,
-        organizationId: user.organizationId,
-      });
+      const request = await existingRequest(clientId, externalId);
+      const account = await accountFor(user.organizationId, request, portalAccountExternalId);
+      const run = queuedRun(
+        { clientId, externalId, kind: 'view-on-page', clientUserId, organizationId: user.organizationId },
+        account,
+      );
       await runs.createRun(run);
       let executionArn: string;
       try {
@@ -265,8 +342,11 @@ export const rpaService = ({
     /** Queues one run per request and starts the batch's execution; the batch. */
     startCheckAuthStatus: async (
       scope: Scope,
-      clientUserId: string,
-      requestExternalIds: readonly string[],
+      {
+        clientUserId,
+        portalAccountExternalId,
+        requestExternalIds,
+      }: StartBody & { requestExternalIds: readonly string[] },
     ): Promise<RpaBatchRecord> => {
       const { clientId } = scope;
       const count = new Set(requestExternalIds).size;
@@ -277,17 +357,21 @@ export const rpaService = ({
       const found = await Promise.all(requestExternalIds.map((externalId) => requests.get(clientId, externalId)));
       const missing = requestExternalIds.filter((_, i) => !found[i]);
       if (missing.length > 0) throw new RequestsNotFound(missing);
+      const chosen = await chooseEach(user.organizationId, found as StoredRequest[], portalAccountExternalId);
 
       const batchId = randomUUID();
-      const queued = requestExternalIds.map((externalId) =>
-        queuedRun({
-          clientId,
-          externalId,
-          kind: 'check-auth-status',
-          batchId,
-          clientUserId,
-          organizationId: user.organizationId,
-        }),
+      const queued = requestExternalIds.map((externalId, i) =>
+        queuedRun(
+          {
+            clientId,
+            externalId,
+            kind: 'check-auth-status',
+            batchId,
+            clientUserId,
+            organizationId: user.organizationId,
+          },
+          chosen[i]!,
+        ),
       );
       const items: BatchItem[] = queued.map((run) => ({ requestExternalId: run.externalId, runId: run.runId }));
       const at = timestamp();
@@ -306,7 +390,11 @@ export const rpaService = ({
       await Promise.all(queued.map((run) => runs.createRun(run)));
       let executionArn: string;
       try {
-        executionArn = await automation.start('check-auth-status', batchId, { clientId, batchId, items });
+        executionArn = await automation.start('check-auth-status', batchId, {
+          clientId,
+          batchId,
+          groups: groupsByAccount(queued),
+        });
       } catch (error) {
         await Promise.all(queued.map(notStarted));
         await changeBatch(

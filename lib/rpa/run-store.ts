@@ -11,6 +11,8 @@ export const RUN_OUTCOMES = [
   'account_locked',
   'mfa_required',
   'no_portal_account',
+  'account_needs_attention',
+  'portal_account_busy',
   'portal_timeout',
   'request_not_found',
   'browser_failed',

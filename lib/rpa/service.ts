@@ -1,5 +1,7 @@
+import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+import { isAutomatedPortal } from './automated-portals.ts';
 import { dynamoRunStore } from './dynamo-run-store.ts';
 import { rpaService } from './rpa.ts';
 import { s3ScreenshotStorage } from './s3-screenshot-storage.ts';
@@ -13,6 +15,8 @@ import { sfnAutomationStarter } from './sfn-automation-starter.ts';
 export const rpa = rpaService({
   runs: dynamoRunStore,
   requests: dynamoRequestStore,
+  accounts: dynamoPortalAccountStore,
+  automated: isAutomatedPortal,
   tenants: dynamoTenantStore,
   automation: sfnAutomationStarter,
   screenshots: s3ScreenshotStorage,

@@ -27,6 +27,8 @@ export const TIMEOUTS = {
 
 /** The error name a worker throws when the portal cannot be reached at all (retried with backoff). */
 export const PORTAL_UNAVAILABLE = 'PortalUnavailable';
+/** The error name a worker throws when the run's portal account is in another session (waits behind it). */
+export const PORTAL_ACCOUNT_BUSY = 'PortalAccountBusy';
 
 /** Shorter timeouts, for tests only (whole seconds, at least 1: the ASL minimum). */
 export interface DefinitionOptions {
@@ -34,7 +36,9 @@ export interface DefinitionOptions {
   executionTimeoutSeconds?: number;
 }
 
-export type AslState = Record<string, unknown> & { Type: 'Task' | 'Map' | 'Fail' | 'Pass' | 'Succeed' };
+export type AslState = Record<string, unknown> & {
+  Type: 'Task' | 'Map' | 'Fail' | 'Pass' | 'Succeed' | 'Choice';
+};
 export interface AslDefinition {
   Comment: string;
   StartAt: string;
@@ -44,6 +48,13 @@ export interface AslDefinition {
 
 /** The portal is down or refuses connections: worth a few tries, spaced out (portals rate-limit logins). */
 const portalRetry = { ErrorEquals: [PORTAL_UNAVAILABLE], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 3 };
+
+/**
+ * The account's lease is held by another session: wait behind it. About 130 s in all (5 s, then 20%
+ * longer each time), so a view-on-page run that waited still has its task's 120 s inside its 300 s;
+ * a session holds the lease for seconds.
+ */
+const busyRetry = { ErrorEquals: [PORTAL_ACCOUNT_BUSY], IntervalSeconds: 5, BackoffRate: 1.2, MaxAttempts: 10 };
 
 /** Lambda's own transient failures (throttling, service errors), as AWS recommends retrying them. */
 const lambdaRetry = {
@@ -68,17 +79,18 @@ const outcomeOnly = { 'outcome.$': '$.outcome' };
 
 const browserTask = (
   resource: string,
-  idNames: string[],
+  parameters: Record<string, string>,
   timeoutSeconds: number,
   next: { End: true } | { Next: string },
+  resultSelector: Record<string, string> = outcomeOnly,
 ): AslState => ({
   Type: 'Task',
   Resource: resource,
-  Parameters: ids(...idNames),
-  ResultSelector: outcomeOnly,
+  Parameters: parameters,
+  ResultSelector: resultSelector,
   ResultPath: '$.result',
   TimeoutSeconds: timeoutSeconds,
-  Retry: [portalRetry, lambdaRetry],
+  Retry: [portalRetry, busyRetry, lambdaRetry],
   // Anything else (a timeout, retries exhausted, a crash): the run is marked failed by the recorder.
   Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'RecordRunFailure' }],
   ...next,
@@ -86,13 +98,13 @@ const browserTask = (
 
 const recordRunFailure = (
   resource: string,
-  idNames: string[],
+  parameters: Record<string, string>,
   timeoutSeconds: number,
   next: { End: true } | { Next: string },
 ): AslState => ({
   Type: 'Task',
   Resource: resource,
-  Parameters: { ...ids(...idNames), 'error.$': '$.error.Error' },
+  Parameters: { ...parameters, 'error.$': '$.error.Error' },
   ResultPath: null,
   TimeoutSeconds: timeoutSeconds,
   Retry: [lambdaRetry],
@@ -113,8 +125,8 @@ export const viewOnPageDefinition = (resources: TaskResources, options: Definiti
     StartAt: 'FillPortalForm',
     TimeoutSeconds: options.executionTimeoutSeconds ?? TIMEOUTS.viewOnPage,
     States: {
-      FillPortalForm: browserTask(resources.FillPortalForm, run, task, { End: true }),
-      RecordRunFailure: recordRunFailure(resources.RecordRunFailure, run, recorder, { Next: 'RunFailed' }),
+      FillPortalForm: browserTask(resources.FillPortalForm, ids(...run), task, { End: true }),
+      RecordRunFailure: recordRunFailure(resources.RecordRunFailure, ids(...run), recorder, { Next: 'RunFailed' }),
       RunFailed: {
         Type: 'Fail',
         ErrorPath: '$.error.Error',
@@ -125,36 +137,55 @@ export const viewOnPageDefinition = (resources: TaskResources, options: Definiti
 };
 
 /**
- * CheckAuthStatusBatch, input `{clientId, batchId, items: [{requestExternalId, runId}]}`: each item
- * is checked on the portal, two at a time; an item that fails is recorded and the batch goes on.
- * FinishBatch then closes the batch. Per-item results are dropped: the runs hold the outcomes.
+ * CheckAuthStatusBatch, input `{clientId, batchId, groups: [{portalAccountId, items: [{requestExternalId,
+ * runId}]}]}`: the batch's requests grouped by portal account, so each account signs in once. Each
+ * group is one session at a time (two groups at once); its task looks up part of the group and returns
+ * the rest (`more`), and the loop calls it again for those. A group that fails for good is recorded and
+ * the batch goes on; FinishBatch then closes it. Results are dropped: the runs hold the outcomes.
  */
 export const checkAuthStatusDefinition = (resources: TaskResources, options: DefinitionOptions = {}): AslDefinition => {
   const task = options.taskTimeoutSeconds ?? TIMEOUTS.browserTask;
   const recorder = options.taskTimeoutSeconds ?? TIMEOUTS.recorderTask;
-  const item = ['clientId', 'batchId', 'requestExternalId', 'runId'];
+  const group = { ...ids('clientId', 'batchId', 'portalAccountId'), 'items.$': '$.items' };
   return {
     Comment: 'Check auth status: read the authorization of each request of a batch on the payer portal (docs/rpa.md)',
-    StartAt: 'CheckEachRequest',
+    StartAt: 'CheckEachAccount',
     TimeoutSeconds: options.executionTimeoutSeconds ?? TIMEOUTS.checkAuthStatus,
     States: {
-      CheckEachRequest: {
+      CheckEachAccount: {
         Type: 'Map',
-        ItemsPath: '$.items',
-        // Portals rate-limit (and lock out) logins: never more than two sessions at once.
+        ItemsPath: '$.groups',
+        // Portals rate-limit logins: two accounts' sessions at once at most, one per account (the lease).
         MaxConcurrency: 2,
         ItemSelector: {
           'clientId.$': '$.clientId',
           'batchId.$': '$.batchId',
-          'requestExternalId.$': '$$.Map.Item.Value.requestExternalId',
-          'runId.$': '$$.Map.Item.Value.runId',
+          'portalAccountId.$': '$$.Map.Item.Value.portalAccountId',
+          'items.$': '$$.Map.Item.Value.items',
         },
         ItemProcessor: {
           ProcessorConfig: { Mode: 'INLINE' },
           StartAt: 'CheckPortalStatus',
           States: {
-            CheckPortalStatus: browserTask(resources.CheckPortalStatus, item, task, { End: true }),
-            RecordRunFailure: recordRunFailure(resources.RecordRunFailure, item, recorder, { End: true }),
+            CheckPortalStatus: browserTask(
+              resources.CheckPortalStatus,
+              group,
+              task,
+              { Next: 'MoreToCheck' },
+              { 'more.$': '$.more', 'items.$': '$.remaining' },
+            ),
+            MoreToCheck: {
+              Type: 'Choice',
+              Choices: [{ Variable: '$.result.more', BooleanEquals: true, Next: 'NextLookups' }],
+              Default: 'GroupDone',
+            },
+            NextLookups: {
+              Type: 'Pass',
+              Parameters: { ...ids('clientId', 'batchId', 'portalAccountId'), 'items.$': '$.result.items' },
+              Next: 'CheckPortalStatus',
+            },
+            GroupDone: { Type: 'Succeed' },
+            RecordRunFailure: recordRunFailure(resources.RecordRunFailure, group, recorder, { End: true }),
           },
         },
         ResultPath: null,

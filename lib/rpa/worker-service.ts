@@ -3,6 +3,7 @@ import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { closeBrowser, launchBrowser } from './browser.ts';
 import { driverFor, portalBaseUrl } from './drivers/registry.ts';
+import { dynamoAccountLeases } from './dynamo-account-lease.ts';
 import { dynamoRunStore } from './dynamo-run-store.ts';
 import { priorAuthorizationFormOf } from './prior-authorization-form.ts';
 import { s3ScreenshotStorage } from './s3-screenshot-storage.ts';
@@ -17,6 +18,7 @@ export const worker = rpaWorker({
   runs: dynamoRunStore,
   requests: dynamoRequestStore,
   accounts: dynamoPortalAccountStore,
+  leases: dynamoAccountLeases(),
   openCredentials: (account) => openPortalCredentials(account),
   launchBrowser: () => launchBrowser(),
   closeBrowser: (browser) => closeBrowser(browser),

@@ -2,8 +2,14 @@ import { keys } from '#lib/keys';
 import { log } from '#lib/observability/logger';
 import { recordAutomationRun } from '#lib/observability/metrics';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
-import type { LastLogin, PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import type {
+  LastLogin,
+  PortalAccountAttention,
+  PortalAccountStore,
+  StoredPortalAccount,
+} from '#lib/portal-accounts/portal-account-store';
 import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
+import { type AccountLeases, LEASE_SECONDS } from './account-lease.ts';
 import {
   isPortalFailure,
   type PortalAuthorization,
@@ -14,6 +20,7 @@ import {
   type StatusQuery,
 } from './drivers/driver.ts';
 import {
+  type BatchItem,
   isTerminal,
   type PortalAuthorizationRecord,
   type RpaRunRecord,
@@ -42,6 +49,17 @@ export class PortalUnavailable extends Error {
   }
 }
 
+/**
+ * The run's portal account is in another session (one login at a time per account): the state
+ * machine retries the task later, so the run waits behind the lease rather than beside it.
+ */
+export class PortalAccountBusy extends Error {
+  constructor() {
+    super('The portal account is in another automation session');
+    this.name = 'PortalAccountBusy';
+  }
+}
+
 /** A task for a run that does not exist (or is of another kind): there is nothing to record it on. */
 export class RunNotFound extends Error {
   constructor() {
@@ -65,8 +83,24 @@ export interface RunTaskInput {
   batchId?: string;
 }
 
-/** The Catch's error, as the state machine passes it: its name, or `{Error, Cause}`. */
-export interface RecordFailureInput extends RunTaskInput {
+/** A batch's requests on one portal account, checked in one signed-in session (docs/rpa.md). */
+export interface AccountGroupInput {
+  clientId: string;
+  batchId: string;
+  portalAccountId: string;
+  items: BatchItem[];
+}
+
+/** What a group's task leaves for the next invocation: the items it did not reach. */
+export interface GroupResult {
+  remaining: BatchItem[];
+  more: boolean;
+}
+
+/** The Catch's error, as the state machine passes it: its name, or `{Error, Cause}`; one run or a group's. */
+export interface RecordFailureInput extends Partial<RunTaskInput> {
+  clientId: string;
+  items?: BatchItem[];
   error?: string | { Error?: string; Cause?: string };
 }
 
@@ -87,7 +121,9 @@ type Browser = Parameters<PortalDriver['logIn']>[0];
 export interface WorkerDependencies {
   runs: RunStore;
   requests: Pick<RequestStore, 'get' | 'setAuthorization'>;
-  accounts: Pick<PortalAccountStore, 'page' | 'setLastLogin'>;
+  accounts: Pick<PortalAccountStore, 'get' | 'setLastLogin'>;
+  /** One session at a time per portal account. */
+  leases: AccountLeases;
   /** lib/portal-accounts/credentials.ts: the one call that decrypts a portal password. */
   openCredentials: (account: StoredPortalAccount) => Promise<PortalCredentials>;
   /** Throws PortalFailure('browser_failed') when Chromium does not start. */
@@ -99,11 +135,17 @@ export interface WorkerDependencies {
   screenshots: Pick<ScreenshotStorage, 'put'>;
   /** Per portal call (login, fill, read); never more than the invocation has left. */
   timeoutMs?: number;
+  /** A batch's lookups in one invocation, at most; the state machine calls again for the rest. */
+  lookupsPerInvocation?: number;
+  /** The polite pause between two lookups of one session (portals rate-limit). */
+  pauseBetweenLookupsMs?: number;
   now?: () => Date;
 }
 
-/** Portal accounts read while looking for one that serves the payer (an organization has a handful). */
-const MAX_ACCOUNTS_EVALUATED = 1000;
+/** A batch's lookups per invocation: about 10 × (a lookup + the pause) fits well inside the Task's 120 s. */
+const LOOKUPS_PER_INVOCATION = 10;
+const PAUSE_BETWEEN_LOOKUPS_MS = 500;
+
 /** Bounds of what a portal page is recorded as having held. */
 const MAX_ENTERED_FIELDS = 200;
 const MAX_FIELD_NAME = 100;
@@ -117,7 +159,9 @@ const OUTCOME_STEPS: Record<RunOutcome, string> = {
   wrong_password: 'the portal refused the credentials',
   account_locked: 'the portal account is locked',
   mfa_required: 'the portal asks for a one-time code the account has no secret for',
-  no_portal_account: "no active portal account of the organization serves the request's payer",
+  no_portal_account: "the run's portal account is gone, disabled or no longer the organization's",
+  account_needs_attention: 'the portal refused this account before; it needs new credentials or to be set active',
+  portal_account_busy: 'the portal account stayed in another automation session too long',
   portal_timeout: 'the portal did not answer in time',
   request_not_found: 'the request does not exist',
   browser_failed: 'the browser did not start',
@@ -134,6 +178,7 @@ const LOGIN_RESULTS: Partial<Record<PortalFailureOutcome, LastLogin['result']>> 
 /** The Catch's error names that say what happened; any other is `portal_error`. */
 const OUTCOME_OF_ERROR: Record<string, RunOutcome> = {
   PortalUnavailable: 'portal_timeout',
+  PortalAccountBusy: 'portal_account_busy',
   'States.Timeout': 'portal_timeout',
   'States.HeartbeatTimeout': 'portal_timeout',
   'Lambda.ClientExecutionTimeoutException': 'portal_timeout',
@@ -186,6 +231,15 @@ const portalAuthorizationRecord = (answer: PortalAuthorization): PortalAuthoriza
   decisionDate: answer.decisionDate ?? null,
 });
 
+/** The runs a group's items name; an item that is not `{requestExternalId, runId}` is InvalidTaskInput. */
+const refsOf = (clientId: string, items: unknown): RunRef[] => {
+  if (!Array.isArray(items)) throw new InvalidTaskInput('items');
+  return items.map((item) => {
+    const { requestExternalId, runId } = idsOf(item, ['requestExternalId', 'runId']);
+    return { clientId, externalId: requestExternalId!, runId: runId! };
+  });
+};
+
 /** A run's end, as a task returns it. */
 const resultOf = (run: RpaRunRecord | undefined, runId: string): TaskResult => ({
   runId,
@@ -227,13 +281,21 @@ export const runRecorder = (deps: RecorderDependencies) => {
   const finish = finisherOf(deps);
   return {
     /** RecordRunFailure (the Catch of both): the run failed for good; its outcome from the error's name. */
-    recordRunFailure: async (input: unknown): Promise<TaskResult> => {
-      const ref = runRefOf(input);
-      const error = (input as RecordFailureInput).error;
+    recordRunFailure: async (input: unknown): Promise<TaskResult | { outcome: RunOutcome; runs: number }> => {
+      const error = (input as RecordFailureInput | null)?.error;
       const name = typeof error === 'string' ? error : error?.Error;
       const outcome = (name && OUTCOME_OF_ERROR[name]) || 'portal_error';
-      log.warn('Automation task failed', { runId: ref.runId, errorName: name?.slice(0, 100), outcome });
-      return finish(ref, outcome);
+      const items = (input as RecordFailureInput | null)?.items;
+      if (!Array.isArray(items)) {
+        const ref = runRefOf(input);
+        log.warn('Automation task failed', { runId: ref.runId, errorName: name?.slice(0, 100), outcome });
+        return finish(ref, outcome);
+      }
+      // A batch's group: every run of it that has not ended fails with the group's error.
+      const { clientId, batchId } = idsOf(input, ['clientId', 'batchId']) as { clientId: string; batchId: string };
+      log.warn('Automation task failed', { batchId, total: items.length, errorName: name?.slice(0, 100), outcome });
+      for (const item of refsOf(clientId, items)) await finish(item, outcome);
+      return { outcome, runs: items.length };
     },
 
     /**
@@ -265,10 +327,30 @@ export const runRecorder = (deps: RecorderDependencies) => {
   };
 };
 
+/** What a refused login leaves on the account: no automation logs in with it again until a client acts. */
+const ATTENTION_OF: Partial<Record<PortalFailureOutcome, PortalAccountAttention['reason']>> = {
+  wrong_password: 'wrong_password',
+  account_locked: 'account_locked',
+  mfa_required: 'mfa_required',
+};
+
+/** A signed-in session on one account, for the runs `live` names (one run, or a batch's group). */
+interface Visit {
+  /** Who holds the account's lease: the run, or the batch's group. */
+  holder: string;
+  portalAccountId: string;
+  /** The runs the session serves; ended together by anything that happens before the login. */
+  live: RunRef[];
+  /** The run whose attempt the login counts as (the first of `live`). */
+  anchor: RpaRunRecord;
+}
+
 export const rpaWorker = (deps: WorkerDependencies) => {
-  const { runs, requests, accounts, screenshots } = deps;
+  const { runs, requests, accounts, screenshots, leases } = deps;
   const now = deps.now ?? (() => new Date());
   const timeoutMs = deps.timeoutMs ?? 30_000;
+  const lookupsPerInvocation = deps.lookupsPerInvocation ?? LOOKUPS_PER_INVOCATION;
+  const pauseMs = deps.pauseBetweenLookupsMs ?? PAUSE_BETWEEN_LOOKUPS_MS;
   const timestamp = () => now().toISOString();
 
   /**
@@ -287,37 +369,17 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     );
 
   const finish = finisherOf(deps);
-
-  const recordLogin = async (account: StoredPortalAccount, result: LastLogin['result']) => {
-    await accounts.setLastLogin(account.clientId, account.externalId, { result, at: timestamp() });
+  const finishAll = async (refs: RunRef[], outcome: RunOutcome) => {
+    for (const ref of refs) await finish(ref, outcome);
   };
 
-  /**
-   * The organization's oldest active account that serves the request's payer (`patient.PayerId` in
-   * its payerIds) on a portal that has a driver.
-   */
-  const portalAccountFor = async (run: RpaRunRecord, request: StoredRequest) => {
-    const payerId = stringAt(request.document, 'patient', 'PayerId');
-    if (!payerId) return undefined;
-    let after: string | undefined;
-    let evaluated = 0;
-    do {
-      const page = await accounts.page({
-        clientId: run.clientId,
-        organizationId: run.organizationId,
-        criteria: { payerId, status: 'active' },
-        limit: 25,
-        maxEvaluated: MAX_ACCOUNTS_EVALUATED - evaluated,
-        ...(after ? { after } : {}),
-      });
-      const usable = page.items.find(
-        (account) => deps.driverFor(account.portalId) && deps.portalBaseUrl(account.portalId),
-      );
-      if (usable) return usable;
-      evaluated += Math.max(page.items.length, 1);
-      after = page.next;
-    } while (after && evaluated < MAX_ACCOUNTS_EVALUATED);
-    return undefined;
+  /** A run of `kind` that goes on: `running`, with its attempt counted; undefined when it ended already. */
+  const start = async (ref: RunRef, kind: RunKind) => {
+    const stored = await runs.getRun(ref);
+    if (!stored || stored.kind !== kind) throw new RunNotFound();
+    if (isTerminal(stored.status)) return undefined;
+    const attempt = stored.steps.filter((step) => step.step === 'started').length + 1;
+    return addStep(ref, 'started', `attempt ${attempt}`, { status: 'running' });
   };
 
   /** The n-th screenshot of the run, stored under its key; its metadata. */
@@ -328,27 +390,22 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     return { objectKey, label, capturedAt: timestamp() };
   };
 
-  /** The work on the portal once logged in: what the run of `kind` ends with. */
-  const onPortal = async (
-    kind: RunKind,
-    ref: RunRef,
-    run: RpaRunRecord,
-    request: StoredRequest,
-    session: PortalSession,
-  ): Promise<TaskResult> => {
-    const n = run.screenshots.length + 1;
-    if (kind === 'view-on-page') {
-      const filled = await session.fillPriorAuthorization(deps.formOf(request));
-      const enteredValues = enteredValuesOf(filled.values);
-      await addStep(ref, 'form filled', `${Object.keys(enteredValues).length} fields`, { enteredValues });
-      const shot = await capture(ref, session, 'the filled form, before submitting', n);
-      return finish(ref, 'form_filled', { screenshots: [...run.screenshots, shot] });
-    }
+  /** view-on-page, once logged in: fills the form, captures it, stops before submitting. */
+  const fillForm = async (ref: RunRef, run: RpaRunRecord, request: StoredRequest, session: PortalSession) => {
+    const filled = await session.fillPriorAuthorization(deps.formOf(request));
+    const enteredValues = enteredValuesOf(filled.values);
+    await addStep(ref, 'form filled', `${Object.keys(enteredValues).length} fields`, { enteredValues });
+    const shot = await capture(ref, session, 'the filled form, before submitting', run.screenshots.length + 1);
+    return finish(ref, 'form_filled', { screenshots: [...run.screenshots, shot] });
+  };
+
+  /** check-auth-status, once logged in: reads the status and updates the request's authorization. */
+  const readStatus = async (ref: RunRef, run: RpaRunRecord, request: StoredRequest, session: PortalSession) => {
     const memberId = stringAt(request.document, 'patient', 'memberId') ?? '';
     const fromDate = stringAt(request.document, 'fromDate');
     const query: StatusQuery = { memberId, requestExternalId: ref.externalId, ...(fromDate ? { fromDate } : {}) };
     const answer = await session.readAuthorizationStatus(query);
-    const shot = await capture(ref, session, 'the authorization status', n);
+    const shot = await capture(ref, session, 'the authorization status', run.screenshots.length + 1);
     const authorization = portalAuthorizationRecord(answer);
     const at = timestamp();
     const updated = await requests.setAuthorization(
@@ -362,11 +419,10 @@ export const rpaWorker = (deps: WorkerDependencies) => {
       },
       at,
     );
-    if (!updated) return finish(ref, 'request_not_found', { authorization, screenshots: [...run.screenshots, shot] });
-    return finish(ref, answer.status === 'not_found' ? 'not_found_on_portal' : 'status_read', {
-      authorization,
-      screenshots: [...run.screenshots, shot],
-    });
+    const screenshotsNow = [...run.screenshots, shot];
+    if (!updated) return finish(ref, 'request_not_found', { authorization, screenshots: screenshotsNow });
+    const outcome = answer.status === 'not_found' ? 'not_found_on_portal' : 'status_read';
+    return finish(ref, outcome, { authorization, screenshots: screenshotsNow });
   };
 
   /** A PortalFailure after login: a page worth a screenshot, then the outcome (or a retry). */
@@ -387,30 +443,115 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     return finish(ref, outcome);
   };
 
-  const runOnPortal = async (kind: RunKind, input: unknown, invocation?: Invocation): Promise<TaskResult> => {
-    const ref = runRefOf(input);
-    const stored = await runs.getRun(ref);
-    if (!stored || stored.kind !== kind) throw new RunNotFound();
-    if (isTerminal(stored.status)) return resultOf(stored, ref.runId);
-    const attempt = stored.steps.filter((step) => step.step === 'started').length + 1;
-    const run = (await addStep(ref, 'started', `attempt ${attempt}`, { status: 'running' }))!;
-
-    const request = await requests.get(ref.clientId, ref.externalId);
+  /** One run's work in a session; a driver's named failure is recorded on the run (or retried). */
+  const onPortal = async (
+    ref: RunRef,
+    run: RpaRunRecord,
+    session: PortalSession,
+    work: typeof fillForm,
+    known?: StoredRequest,
+  ): Promise<TaskResult> => {
+    const request = known ?? (await requests.get(ref.clientId, ref.externalId));
     if (!request) return finish(ref, 'request_not_found');
-    const account = await portalAccountFor(run, request);
-    if (!account) return finish(ref, 'no_portal_account');
-    const driver = deps.driverFor(account.portalId)!;
-    const baseUrl = deps.portalBaseUrl(account.portalId)!;
-    await addStep(ref, 'portal account selected', `${account.portalId} ${account.externalId}`, {
-      portalAccountId: account.externalId,
-      portalId: account.portalId,
-    });
+    try {
+      return await work(ref, run, request, session);
+    } catch (error) {
+      if (!isPortalFailure(error)) throw error;
+      return failedOnPortal(ref, session, error.outcome);
+    }
+  };
 
+  /** The login's result on the account: lastLogin, and attention for a refusal. */
+  const recordLogin = async (
+    account: StoredPortalAccount,
+    outcome: PortalFailureOutcome | 'succeeded',
+    runId: string,
+  ) => {
+    const result = outcome === 'succeeded' ? 'succeeded' : LOGIN_RESULTS[outcome];
+    if (!result) return;
+    const at = timestamp();
+    const reason = outcome === 'succeeded' ? undefined : ATTENTION_OF[outcome];
+    await accounts.setLastLogin(
+      account.clientId,
+      account.externalId,
+      { result, at },
+      reason && { reason, since: at, runId },
+    );
+  };
+
+  /** The visit's account, if runs may still use it; the outcome that ends them otherwise. */
+  const usableAccount = async (visit: Visit): Promise<StoredPortalAccount | RunOutcome> => {
+    const account = await accounts.get(visit.anchor.clientId, visit.portalAccountId);
+    const usable =
+      account &&
+      account.status === 'active' &&
+      account.organizationId === visit.anchor.organizationId &&
+      deps.driverFor(account.portalId) &&
+      deps.portalBaseUrl(account.portalId);
+    if (!usable) return 'no_portal_account';
+    // The portal refused it before: another login would count towards (or extend) a lockout.
+    if (account.attention) return 'account_needs_attention';
+    return account;
+  };
+
+  /** A step on each live run, once: runs waiting behind a lease do not fill their steps with retries. */
+  const noteWaiting = async (refs: RunRef[]) => {
+    for (const ref of refs) {
+      const run = await runs.getRun(ref);
+      if (run && !isTerminal(run.status) && run.steps.at(-1)?.step !== 'waiting for the portal account') {
+        await addStep(ref, 'waiting for the portal account', 'another session is using it');
+      }
+    }
+  };
+
+  /**
+   * Holds the account's lease while `work` runs, or throws PortalAccountBusy (the state machine tries
+   * again later) after noting the wait on the runs. The lease is given back whatever happens.
+   */
+  const withLease = async <T>(
+    clientId: string,
+    portalAccountId: string,
+    holder: string,
+    live: RunRef[],
+    work: () => Promise<T>,
+  ) => {
+    if (!(await leases.acquire(clientId, portalAccountId, holder, LEASE_SECONDS))) {
+      await noteWaiting(live);
+      throw new PortalAccountBusy();
+    }
+    try {
+      return await work();
+    } finally {
+      await leases.release(clientId, portalAccountId, holder);
+    }
+  };
+
+  /**
+   * Signs in once with the visit's account and hands the session to `work`. What happens before the
+   * session exists ends every live run of the visit alike; undefined then. Called under the lease.
+   */
+  const visit = async <T>(
+    v: Visit,
+    invocation: Invocation | undefined,
+    work: (session: PortalSession) => Promise<T>,
+  ): Promise<T | undefined> => {
+    // Read under the lease: a session that just ended may have marked the account.
+    const account = await usableAccount(v);
+    if (typeof account === 'string') return void (await finishAll(v.live, account));
+    return signedIn(v, account, invocation, work);
+  };
+
+  const signedIn = async <T>(
+    v: Visit,
+    account: StoredPortalAccount,
+    invocation: Invocation | undefined,
+    work: (session: PortalSession) => Promise<T>,
+  ): Promise<T | undefined> => {
     let browser: Browser;
     try {
       browser = await deps.launchBrowser();
     } catch (error) {
-      if (isPortalFailure(error)) return finish(ref, 'browser_failed');
+      if (isPortalFailure(error)) return void (await finishAll(v.live, 'browser_failed'));
       throw error;
     }
     try {
@@ -418,27 +559,24 @@ export const rpaWorker = (deps: WorkerDependencies) => {
       try {
         // Bounded by what the invocation has left at login: past its deadline nobody waits for the answer.
         const left = invocation?.getRemainingTimeInMillis() ?? timeoutMs;
-        session = await driver.logIn(browser, await deps.openCredentials(account), {
-          baseUrl,
+        session = await deps.driverFor(account.portalId)!.logIn(browser, await deps.openCredentials(account), {
+          baseUrl: deps.portalBaseUrl(account.portalId)!,
           timeoutMs: Math.max(1, Math.min(timeoutMs, left)),
         });
       } catch (error) {
         if (!isPortalFailure(error)) throw error;
-        const result = LOGIN_RESULTS[error.outcome];
-        if (result) await recordLogin(account, result);
+        await recordLogin(account, error.outcome, v.anchor.runId);
         if (error.outcome === 'portal_timeout') {
-          await addStep(ref, 'the portal did not answer in time; the attempt will be retried');
+          for (const ref of v.live)
+            await addStep(ref, 'the portal did not answer in time; the attempt will be retried');
           throw new PortalUnavailable();
         }
-        return finish(ref, error.outcome);
+        return void (await finishAll(v.live, error.outcome));
       }
-      await recordLogin(account, 'succeeded');
-      await addStep(ref, 'logged in');
+      await recordLogin(account, 'succeeded', v.anchor.runId);
+      await addStep(v.anchor, 'logged in');
       try {
-        return await onPortal(kind, ref, run, request, session);
-      } catch (error) {
-        if (!isPortalFailure(error)) throw error;
-        return await failedOnPortal(ref, session, error.outcome);
+        return await work(session);
       } finally {
         await session.close();
       }
@@ -447,29 +585,130 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     }
   };
 
-  /** Anything but a retry: the run ends `portal_error` here rather than through the Catch. */
-  const guarded = async (kind: RunKind, input: unknown, invocation?: Invocation): Promise<TaskResult> => {
-    try {
-      return await runOnPortal(kind, input, invocation);
-    } catch (error) {
-      if (error instanceof PortalUnavailable || error instanceof RunNotFound || error instanceof InvalidTaskInput) {
-        throw error;
-      }
-      // Name only: messages of SDK, browser or decryption errors can quote data.
-      log.error('Automation run failed unexpectedly', { errorName: (error as Error).name, kind });
-      return finish(runRefOf(input), 'portal_error');
-    }
+  /** FillPortalForm: one run, one visit; the request is read first, so a deleted one costs no login. */
+  const fillPortalForm = async (input: unknown, invocation?: Invocation): Promise<TaskResult> => {
+    const ref = runRefOf(input);
+    const stored = await runs.getRun(ref);
+    if (!stored || stored.kind !== 'view-on-page') throw new RunNotFound();
+    if (isTerminal(stored.status)) return resultOf(stored, ref.runId);
+    const { portalAccountId } = stored;
+    const request = await requests.get(ref.clientId, ref.externalId);
+    if (!portalAccountId || !request) return finish(ref, request ? 'no_portal_account' : 'request_not_found');
+    return withLease(ref.clientId, portalAccountId, ref.runId, [ref], async () => {
+      const run = await start(ref, 'view-on-page');
+      if (!run) return resultOf(await runs.getRun(ref), ref.runId);
+      const v: Visit = { holder: ref.runId, portalAccountId, live: [ref], anchor: run };
+      const result = await visit(v, invocation, (session) => onPortal(ref, run, session, fillForm, request));
+      return result ?? resultOf(await runs.getRun(ref), ref.runId);
+    });
   };
+
+  /** The group's runs that have not ended, in the batch's order. */
+  const liveRunsOf = async (clientId: string, refs: RunRef[]) => {
+    const read = await runs.getRuns(
+      clientId,
+      refs.map(({ externalId, runId }) => ({ externalId, runId })),
+    );
+    const byId = new Map(read.map((run) => [run.runId, run]));
+    return refs.filter((ref) => {
+      const run = byId.get(ref.runId);
+      return run?.kind === 'check-auth-status' && !isTerminal(run.status);
+    });
+  };
+
+  /** Looks up the group's runs one after the other in the session, while the invocation has time. */
+  const lookUpEach = async (live: RunRef[], session: PortalSession, invocation: Invocation | undefined) => {
+    // No further lookup starts unless a slow one (a read and a screenshot) still fits in the invocation,
+    // or half of what it had: a Task that times out fails every run of the group still going.
+    const lookupReserveMs = Math.min(2 * timeoutMs, (invocation?.getRemainingTimeInMillis() ?? Infinity) / 2);
+    let done = 0;
+    for (const ref of live) {
+      if (done >= lookupsPerInvocation) break;
+      // The first always goes (its run was started); another only if a slow answer would still fit.
+      if (done > 0 && invocation && invocation.getRemainingTimeInMillis() < lookupReserveMs) break;
+      if (done > 0 && pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      // The first run was started before the login; the others start now.
+      const run = done === 0 ? await runs.getRun(ref) : await start(ref, 'check-auth-status');
+      done++;
+      if (run && !isTerminal(run.status)) await onPortal(ref, run, session, readStatus);
+    }
+    return done;
+  };
+
+  /**
+   * CheckPortalStatus: a batch's requests on one portal account, in one session (one login), at most
+   * `lookupsPerInvocation` of them; the rest are returned for the state machine's next call.
+   */
+  const checkPortalStatus = async (input: unknown, invocation?: Invocation): Promise<GroupResult> => {
+    const { clientId, batchId, portalAccountId } = idsOf(input, ['clientId', 'batchId', 'portalAccountId']) as {
+      clientId: string;
+      batchId: string;
+      portalAccountId: string;
+    };
+    const refs = refsOf(clientId, (input as AccountGroupInput).items);
+    const live = await liveRunsOf(clientId, refs);
+    const [first] = live;
+    if (!first) return { remaining: [], more: false };
+    const holder = `${batchId}#${portalAccountId}`;
+    const reached = await withLease(clientId, portalAccountId, holder, live, async () => {
+      const anchor = await start(first, 'check-auth-status');
+      // Ended meanwhile (its Catch, a duplicate delivery): nothing to do for it; the rest next time.
+      if (!anchor) return 1;
+      return visit({ holder, portalAccountId, live, anchor }, invocation, (session) =>
+        lookUpEach(live, session, invocation),
+      );
+    });
+    const remaining = reached === undefined ? [] : itemsOf(live.slice(reached));
+    return { remaining, more: remaining.length > 0 };
+  };
+
+  /** Any error but a retry: the runs end `portal_error` here rather than through the Catch. */
+  const guarded =
+    <I, R>(
+      kind: RunKind,
+      task: (input: I, invocation?: Invocation) => Promise<R>,
+      refsFor: (input: unknown) => RunRef[],
+    ) =>
+    async (input: I, invocation?: Invocation): Promise<R | TaskResult | GroupResult> => {
+      try {
+        return await task(input, invocation);
+      } catch (error) {
+        if (
+          error instanceof PortalUnavailable ||
+          error instanceof PortalAccountBusy ||
+          error instanceof RunNotFound ||
+          error instanceof InvalidTaskInput
+        ) {
+          throw error;
+        }
+        // Name only: messages of SDK, browser or decryption errors can quote data.
+        log.error('Automation run failed unexpectedly', { errorName: (error as Error).name, kind });
+        const refs = refsFor(input);
+        await finishAll(refs, 'portal_error');
+        return refs.length === 1 && kind === 'view-on-page'
+          ? resultOf(await runs.getRun(refs[0]!), refs[0]!.runId)
+          : { remaining: [], more: false };
+      }
+    };
 
   return {
     /** FillPortalForm (view-on-page): logs in, fills the form, captures it, stops before submitting. */
-    fillPortalForm: (input: unknown, invocation?: Invocation) => guarded('view-on-page', input, invocation),
+    fillPortalForm: guarded('view-on-page', fillPortalForm, (input) => [runRefOf(input)]) as (
+      input: unknown,
+      invocation?: Invocation,
+    ) => Promise<TaskResult>,
 
-    /** CheckPortalStatus (a batch's item): logs in, reads the status, updates the request's authorization. */
-    checkPortalStatus: (input: unknown, invocation?: Invocation) => guarded('check-auth-status', input, invocation),
+    /** CheckPortalStatus (a batch's group): logs in once, reads each status, updates each request's authorization. */
+    checkPortalStatus: guarded('check-auth-status', checkPortalStatus, (input) =>
+      refsOf((input as AccountGroupInput).clientId, (input as AccountGroupInput).items),
+    ) as (input: unknown, invocation?: Invocation) => Promise<GroupResult>,
 
     ...runRecorder(deps),
   };
 };
+
+/** Refs back to the batch's items. */
+const itemsOf = (refs: RunRef[]): BatchItem[] =>
+  refs.map(({ externalId, runId }) => ({ requestExternalId: externalId, runId }));
 
 export type RpaWorker = ReturnType<typeof rpaWorker>;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AuditEvent } from '#lib/audit/audit-sink';
 import { fillPath } from '#lib/http/resource-url';
+import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { type Route, routes } from '#lib/routes';
 import { type ApiResponse, baseUrl, call, newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
@@ -307,7 +308,7 @@ const scenarios: Record<string, () => Promise<Scenario>> = {
       keyId: 'token',
     };
   },
-  // The request's payer has no portal account: the run is started, and fails without a browser.
+  // The request's payer's account needs attention: the run is started, and ends without a browser.
   [`POST ${v1}/ServiceReviews/requests/{requestExternalId}/rpa/view-on-page`]: async () => {
     const id = await newRequest();
     return {
@@ -348,6 +349,18 @@ const scenarios: Record<string, () => Promise<Scenario>> = {
 
 beforeAll(async () => {
   [tenant, other] = await Promise.all([newTenant('audit'), newTenant('audit-other')]);
+  // The automation's account for the requests' payer, marked as the portal's refusal leaves it: runs
+  // started here end at once, with no browser or portal involved.
+  const account = { ...portalAccountBody('audit-automation'), payerIds: [validRequest('x').patient.PayerId!] };
+  const created = await api('POST', `${v11}/Portals/accounts`, { body: account });
+  expect(created.status, created.text).toBe(201);
+  const at = new Date().toISOString();
+  await dynamoPortalAccountStore.setLastLogin(
+    tenant.clientId,
+    account.externalId,
+    { result: 'failed', at },
+    { reason: 'wrong_password', since: at, runId: 'audit' },
+  );
 });
 
 const audited = routes.filter((route): route is Route & { audit: object } => route.audit !== false);

@@ -52,6 +52,7 @@ describe('create and read', () => {
       username: 'jdoe@clinic.example',
       status: 'active',
       lastLogin: null,
+      attention: null,
       passwordSet: true,
       passwordChangedAt: res.body.createdAt,
       totpSecretSet: true,

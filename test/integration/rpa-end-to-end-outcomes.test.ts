@@ -44,6 +44,8 @@ describe('named outcomes, end to end', () => {
     // One payer per case, so that each request meets its own account.
     const accounts = [
       { externalId: 'plain', payerIds: [SANDBOX_PAYER_ID], username: plainUser.username, password: plainUser.password },
+      // The portal that never answers gets an account (a session) of its own: a group shares its Task's fate.
+      { externalId: 'plain-slow', payerIds: ['E2E-SLOW'], username: plainUser.username, password: plainUser.password },
       {
         externalId: 'wrong-password',
         payerIds: ['E2E-WRONG'],
@@ -79,15 +81,21 @@ describe('named outcomes, end to end', () => {
 
     const sbx = memberOf('SBX-10001');
     const cases = {
-      timeout: await createRequest(tenant, uniqueId('E2E-SLOW'), memberOf(SANDBOX_HANG_MEMBER_ID), SANDBOX_PAYER_ID),
+      timeout: await createRequest(tenant, uniqueId('E2E-SLOW'), memberOf(SANDBOX_HANG_MEMBER_ID), 'E2E-SLOW'),
       wrongPassword: await createRequest(tenant, uniqueId('E2E-WRONG'), sbx, 'E2E-WRONG'),
       locked: await createRequest(tenant, uniqueId('E2E-LOCKED'), sbx, 'E2E-LOCKED'),
       totp: await createRequest(tenant, uniqueId('E2E-TOTP'), sbx, 'E2E-TOTP'),
       mfaRequired: await createRequest(tenant, uniqueId('E2E-MFA'), sbx, 'E2E-NO-SECRET'),
-      noAccount: await createRequest(tenant, uniqueId('E2E-NONE'), sbx, 'E2E-NOBODY'),
       neverSeen: await createRequest(tenant, uniqueId('E2E-NEW'), sbx, SANDBOX_PAYER_ID),
     };
     const ids = Object.values(cases);
+    // A request no account serves (the organization has several) is refused before anything starts.
+    const noAccount = await createRequest(tenant, uniqueId('E2E-NONE'), sbx, 'E2E-NOBODY');
+    const refused = await startBatch(tenant, [...ids, noAccount]);
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.requests).toEqual([
+      { requestExternalId: noAccount, reason: 'no_payer_match_several_accounts' },
+    ]);
     const startedAt = new Date().toISOString();
     const started = await startBatch(tenant, ids);
     expect(started.status, started.text).toBe(202);
@@ -111,7 +119,6 @@ describe('named outcomes, end to end', () => {
         authorization: { status: 'not_found', number: null, decisionDate: null },
       },
       mfaRequired: { status: 'failed', outcome: 'mfa_required', authorization: null },
-      noAccount: { status: 'failed', outcome: 'no_portal_account', authorization: null },
       neverSeen: {
         status: 'succeeded',
         outcome: 'not_found_on_portal',
@@ -125,7 +132,7 @@ describe('named outcomes, end to end', () => {
         ...expected[name as keyof typeof cases],
       });
     }
-    expect(progress).toMatchObject({ status: 'done', total: 7, done: 7, failed: 5 });
+    expect(progress).toMatchObject({ status: 'done', total: 6, done: 6, failed: 4 });
     const { description } = (await allExecutions()).find(
       (execution) => execution.executionArn === started.body.executionId,
     )!;
@@ -135,12 +142,11 @@ describe('named outcomes, end to end', () => {
     const runOf = async (id: string) =>
       (await call('GET', `${rpaOf(id)}/runs/${outcomes[id].runId}`, { apiKey: tenant.apiKey })).body;
     const usedAccounts: Record<keyof typeof cases, string | null> = {
-      timeout: 'plain',
+      timeout: 'plain-slow',
       wrongPassword: 'wrong-password',
       locked: 'locked',
       totp: 'totp',
       mfaRequired: 'totp-unset',
-      noAccount: null,
       neverSeen: 'plain',
     };
     for (const [name, id] of Object.entries(cases) as Array<[keyof typeof cases, string]>) {
@@ -155,8 +161,8 @@ describe('named outcomes, end to end', () => {
     timedOut = { externalId: cases.timeout, run: await runOf(cases.timeout) };
     expect(timedOut.run.steps.slice(0, 4).map((step: { step: string }) => step.step)).toEqual([
       'queued',
-      'started',
       'portal account selected',
+      'started',
       'logged in',
     ]);
     expect(timedOut.run.steps.at(-1)).toEqual({
@@ -174,9 +180,18 @@ describe('named outcomes, end to end', () => {
       'totp-unset': 'mfa_required',
     };
     for (const [externalId, result] of Object.entries(lastLogins)) {
-      const { lastLogin } = await portalAccount(tenant, externalId);
+      const { lastLogin, attention } = await portalAccount(tenant, externalId);
       expect(lastLogin, externalId).toEqual({ result, at: expect.any(String) });
       expect(lastLogin.at >= startedAt, externalId).toBe(true);
+      // A refused login marks the account: no automation logs in with it again until a client acts.
+      const reasons: Record<string, string> = {
+        'wrong-password': 'wrong_password',
+        locked: 'account_locked',
+        'totp-unset': 'mfa_required',
+      };
+      expect(attention, externalId).toEqual(
+        reasons[externalId] ? { reason: reasons[externalId], since: lastLogin.at } : null,
+      );
     }
 
     // Only the requests read on the portal changed.
@@ -190,7 +205,7 @@ describe('named outcomes, end to end', () => {
   });
 
   it('leaves no form of a password or a TOTP secret in executions, items, runs, sessions, screenshots or logs', async () => {
-    expect(finished).toHaveLength(7);
+    expect(finished).toHaveLength(6);
     await expectNoSecretsAnywhere(
       {
         passwords: [wrongPassword, TEST_PORTAL_USERS.locked.password, totpUser.password, plainUser.password],

@@ -1,14 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NotFound } from '#lib/errors';
+import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { isAutomatedPortal } from '#lib/rpa/automated-portals';
 import type { AutomationMachine, AutomationStarter, ExecutionStatus } from '#lib/rpa/automation-starter';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
-import { RequestsNotFound, rpaService } from '#lib/rpa/rpa';
+import { NoPortalAccount } from '#lib/rpa/portal-account-choice';
+import { RequestsNotAutomatable, RequestsNotFound, rpaService } from '#lib/rpa/rpa';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
 import { scraperTokens } from '#lib/rpa/scraper-token';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { newTenant } from '#test/support/api';
-import { newRequest, storedRun } from './rpa-support.ts';
+import { newPortalAccount, newRequest, storedRun } from './rpa-support.ts';
 
 /*
  * The automation's API service on the real table and bucket, with a test double of our own
@@ -36,14 +39,18 @@ class RecordingStarter implements AutomationStarter {
 }
 
 let tenant: Awaited<ReturnType<typeof newTenant>>;
+let accountId: string;
 beforeAll(async () => {
   tenant = await newTenant('rpa-service');
+  accountId = await newPortalAccount(tenant);
 });
 
 const serviceWith = (automation: AutomationStarter) =>
   rpaService({
     runs: dynamoRunStore,
     requests: dynamoRequestStore,
+    accounts: dynamoPortalAccountStore,
+    automated: isAutomatedPortal,
     tenants: dynamoTenantStore,
     automation,
     screenshots: s3ScreenshotStorage,
@@ -55,7 +62,9 @@ describe('view-on-page', () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     const externalId = await newRequest(tenant.apiKey);
-    const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, tenant.clientUserId);
+    const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, {
+      clientUserId: tenant.clientUserId,
+    });
 
     expect(starter.started).toEqual([
       {
@@ -86,10 +95,12 @@ describe('view-on-page', () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     const externalId = await newRequest(tenant.apiKey);
-    await expect(rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, 'nobody')).rejects.toThrow(NotFound);
-    await expect(rpa.startViewOnPage({ clientId: tenant.clientId }, 'NOPE', tenant.clientUserId)).rejects.toThrow(
-      NotFound,
-    );
+    await expect(
+      rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, { clientUserId: 'nobody' }),
+    ).rejects.toThrow(NotFound);
+    await expect(
+      rpa.startViewOnPage({ clientId: tenant.clientId }, 'NOPE', { clientUserId: tenant.clientUserId }),
+    ).rejects.toThrow(NotFound);
     expect(starter.started).toEqual([]);
     expect(await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10)).toEqual([]);
   });
@@ -99,10 +110,15 @@ describe('view-on-page', () => {
     starter.failStart = true;
     const externalId = await newRequest(tenant.apiKey);
     await expect(
-      serviceWith(starter).startViewOnPage({ clientId: tenant.clientId }, externalId, tenant.clientUserId),
+      serviceWith(starter).startViewOnPage({ clientId: tenant.clientId }, externalId, {
+        clientUserId: tenant.clientUserId,
+      }),
     ).rejects.toThrow('StartExecution refused');
     const [run] = await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10);
-    expect(run).toMatchObject({ status: 'failed', steps: [{ step: 'queued' }, { step: 'not started' }] });
+    expect(run).toMatchObject({
+      status: 'failed',
+      steps: [{ step: 'queued' }, { step: 'portal account selected' }, { step: 'not started' }],
+    });
     expect(run?.outcome).toBeUndefined();
   });
 
@@ -115,7 +131,9 @@ describe('view-on-page', () => {
       ['FAILED', 'portal_error'],
     ] as const) {
       const externalId = await newRequest(tenant.apiKey);
-      const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, tenant.clientUserId);
+      const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, {
+        clientUserId: tenant.clientUserId,
+      });
       starter.statuses.set(run.executionArn!, status);
       expect(await rpa.getRun({ clientId: tenant.clientId }, externalId, run.runId)).toMatchObject({
         status: 'failed',
@@ -124,7 +142,9 @@ describe('view-on-page', () => {
     }
     // An execution that cannot be described: the stored state is shown.
     const externalId = await newRequest(tenant.apiKey);
-    const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, tenant.clientUserId);
+    const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, {
+      clientUserId: tenant.clientUserId,
+    });
     starter.statuses.set(run.executionArn!, 'TIMED_OUT');
     starter.failDescribe = true;
     expect(await rpa.getRun({ clientId: tenant.clientId }, externalId, run.runId)).toMatchObject({ status: 'queued' });
@@ -136,14 +156,21 @@ describe('check-auth-status batches', () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     const ids = [await newRequest(tenant.apiKey), await newRequest(tenant.apiKey), await newRequest(tenant.apiKey)];
-    const batch = await rpa.startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, ids);
+    const batch = await rpa.startCheckAuthStatus(
+      { clientId: tenant.clientId },
+      { clientUserId: tenant.clientUserId, requestExternalIds: ids },
+    );
 
     expect(batch.items.map((item) => item.requestExternalId)).toEqual(ids);
     expect(starter.started).toEqual([
       {
         machine: 'check-auth-status',
         name: batch.batchId,
-        input: { clientId: tenant.clientId, batchId: batch.batchId, items: batch.items },
+        input: {
+          clientId: tenant.clientId,
+          batchId: batch.batchId,
+          groups: [{ portalAccountId: accountId, items: batch.items }],
+        },
       },
     ]);
     expect(await dynamoRunStore.getBatch(tenant.clientId, batch.batchId)).toMatchObject({
@@ -174,7 +201,10 @@ describe('check-auth-status batches', () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     const ids = [await newRequest(tenant.apiKey), await newRequest(tenant.apiKey)];
-    const batch = await rpa.startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, ids);
+    const batch = await rpa.startCheckAuthStatus(
+      { clientId: tenant.clientId },
+      { clientUserId: tenant.clientUserId, requestExternalIds: ids },
+    );
     const [checked] = batch.items;
     const ref = { clientId: tenant.clientId, externalId: checked!.requestExternalId, runId: checked!.runId };
     const run = (await dynamoRunStore.getRun(ref))!;
@@ -208,7 +238,10 @@ describe('check-auth-status batches', () => {
     const starter = new RecordingStarter();
     const known = await newRequest(tenant.apiKey);
     const error = await serviceWith(starter)
-      .startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, [known, 'NOPE-A', 'NOPE-B'])
+      .startCheckAuthStatus(
+        { clientId: tenant.clientId },
+        { clientUserId: tenant.clientUserId, requestExternalIds: [known, 'NOPE-A', 'NOPE-B'] },
+      )
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestsNotFound);
     expect((error as RequestsNotFound).requestExternalIds).toEqual(['NOPE-A', 'NOPE-B']);
@@ -219,15 +252,24 @@ describe('check-auth-status batches', () => {
   it('bounds a batch to 25 distinct requests', async () => {
     const rpa = serviceWith(new RecordingStarter());
     const many = Array.from({ length: 26 }, (_, i) => `R-${i}`);
-    await expect(rpa.startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, many)).rejects.toThrow(
-      /1 to 25/,
-    );
     await expect(
-      rpa.startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, ['A', 'A']),
+      rpa.startCheckAuthStatus(
+        { clientId: tenant.clientId },
+        { clientUserId: tenant.clientUserId, requestExternalIds: many },
+      ),
+    ).rejects.toThrow(/1 to 25/);
+    await expect(
+      rpa.startCheckAuthStatus(
+        { clientId: tenant.clientId },
+        { clientUserId: tenant.clientUserId, requestExternalIds: ['A', 'A'] },
+      ),
     ).rejects.toThrow(/distinct/);
-    await expect(rpa.startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, [])).rejects.toThrow(
-      /1 to 25/,
-    );
+    await expect(
+      rpa.startCheckAuthStatus(
+        { clientId: tenant.clientId },
+        { clientUserId: tenant.clientUserId, requestExternalIds: [] },
+      ),
+    ).rejects.toThrow(/1 to 25/);
   });
 
   it('fails the runs and closes the batch when its execution cannot be started', async () => {
@@ -235,7 +277,10 @@ describe('check-auth-status batches', () => {
     starter.failStart = true;
     const externalId = await newRequest(tenant.apiKey);
     await expect(
-      serviceWith(starter).startCheckAuthStatus({ clientId: tenant.clientId }, tenant.clientUserId, [externalId]),
+      serviceWith(starter).startCheckAuthStatus(
+        { clientId: tenant.clientId },
+        { clientUserId: tenant.clientUserId, requestExternalIds: [externalId] },
+      ),
     ).rejects.toThrow('StartExecution refused');
     const [run] = await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10);
     expect(run).toMatchObject({ status: 'failed' });
@@ -257,5 +302,107 @@ describe('scraper session', () => {
     const session = await rpa.session(claims);
     expect(session.runs).toHaveLength(1);
     expect(session.runs[0]!.screenshots[0]!.url).toMatch(/^http/);
+  });
+});
+
+describe('choosing the portal account at the start', () => {
+  const scopeOf = (t: { clientId: string }) => ({ clientId: t.clientId });
+  const chosen = async (t: Awaited<ReturnType<typeof newTenant>>, externalId: string, named?: string) => {
+    const run = await serviceWith(new RecordingStarter()).startViewOnPage(scopeOf(t), externalId, {
+      clientUserId: t.clientUserId,
+      ...(named ? { portalAccountExternalId: named } : {}),
+    });
+    return run.portalAccountId;
+  };
+  const refusal = async (promise: Promise<unknown>) => {
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(NoPortalAccount);
+    return (error as NoPortalAccount).reason;
+  };
+
+  it("takes the named account, else the payer's oldest active one, else the organization's only one", async () => {
+    const t = await newTenant('choice');
+    const only = await newPortalAccount(t, { payerIds: ['OTHER-PAYER'] });
+    const noPayer = await newRequest(t.apiKey, { PayerId: undefined, Payer: undefined });
+    const withPayer = await newRequest(t.apiKey, { PayerId: 'SANDBOX' });
+    expect(await chosen(t, noPayer)).toBe(only);
+    expect(await chosen(t, withPayer)).toBe(only);
+
+    const serving = await newPortalAccount(t, { payerIds: ['SANDBOX'] });
+    await newPortalAccount(t, { payerIds: ['SANDBOX'] });
+    expect(await chosen(t, withPayer)).toBe(serving);
+    expect(await chosen(t, withPayer, only)).toBe(only);
+    expect(await refusal(chosen(t, noPayer))).toBe('no_payer_and_several_accounts');
+    const otherPayer = await newRequest(t.apiKey, { PayerId: 'NOBODY-SERVES-IT' });
+    expect(await refusal(chosen(t, otherPayer))).toBe('no_payer_match_several_accounts');
+    expect(await dynamoRunStore.latestRuns(t.clientId, otherPayer, 10)).toEqual([]);
+  });
+
+  it("refuses a named account that is disabled, unknown or another organization's, and an organization without one", async () => {
+    const t = await newTenant('choice-refused');
+    const request = await newRequest(t.apiKey);
+    expect(await refusal(chosen(t, request))).toBe('no_active_account');
+
+    const disabled = await newPortalAccount(t);
+    const account = await dynamoPortalAccountStore.get(t.clientId, disabled);
+    await dynamoPortalAccountStore.update(
+      { ...account!, status: 'disabled', version: account!.version + 1 },
+      account!.version,
+    );
+    expect(await refusal(chosen(t, request, disabled))).toBe('named_disabled');
+    expect(await refusal(chosen(t, request))).toBe('no_active_account');
+
+    await expect(chosen(t, request, 'no-such-account')).rejects.toThrow(NotFound);
+    const { organizationId: other } = await t.admin.createOrganization(t.clientId, 'Other organization');
+    await t.admin.createClientUser(t.clientId, other, `${t.clientUserId}-other`);
+    const elsewhere = await newPortalAccount({ apiKey: t.apiKey, clientUserId: `${t.clientUserId}-other` });
+    await expect(chosen(t, request, elsewhere)).rejects.toThrow(NotFound);
+    expect(await dynamoRunStore.latestRuns(t.clientId, request, 10)).toEqual([]);
+  });
+
+  it("groups a batch's requests by their account, in the order the accounts first appear", async () => {
+    const t = await newTenant('choice-groups');
+    const first = await newPortalAccount(t, { payerIds: ['PAYER-A'] });
+    const second = await newPortalAccount(t, { payerIds: ['PAYER-B'] });
+    const ids = [
+      await newRequest(t.apiKey, { PayerId: 'PAYER-B' }),
+      await newRequest(t.apiKey, { PayerId: 'PAYER-A' }),
+      await newRequest(t.apiKey, { PayerId: 'PAYER-B' }),
+    ];
+    const starter = new RecordingStarter();
+    const batch = await serviceWith(starter).startCheckAuthStatus(scopeOf(t), {
+      clientUserId: t.clientUserId,
+      requestExternalIds: ids,
+    });
+    const [a, b, c] = batch.items;
+    expect(starter.started[0]?.input.groups).toEqual([
+      { portalAccountId: second, items: [a, c] },
+      { portalAccountId: first, items: [b] },
+    ]);
+  });
+
+  it('refuses a batch naming every request no account can be chosen for, and starts nothing', async () => {
+    const t = await newTenant('choice-batch');
+    await newPortalAccount(t, { payerIds: ['SANDBOX'] });
+    await newPortalAccount(t, { payerIds: ['SANDBOX'] });
+    const served = await newRequest(t.apiKey, { PayerId: 'SANDBOX' });
+    const a = await newRequest(t.apiKey, { PayerId: 'UNSERVED' });
+    const b = await newRequest(t.apiKey, { PayerId: 'UNSERVED' });
+    const starter = new RecordingStarter();
+    const error = await serviceWith(starter)
+      .startCheckAuthStatus(scopeOf(t), { clientUserId: t.clientUserId, requestExternalIds: [served, a, b] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestsNotAutomatable);
+    expect((error as RequestsNotAutomatable).details).toEqual({
+      requests: [
+        { requestExternalId: a, reason: 'no_payer_match_several_accounts' },
+        { requestExternalId: b, reason: 'no_payer_match_several_accounts' },
+      ],
+    });
+    expect(starter.started).toEqual([]);
+    expect(await dynamoRunStore.latestRuns(t.clientId, served, 10)).toEqual([]);
   });
 });

@@ -23,6 +23,30 @@ export const newRequest = async (apiKey: string, patient: Record<string, unknown
   return externalId;
 };
 
+/**
+ * A sandbox portal account of the tenant's organization, so its requests can be automated (a start
+ * chooses the account then: docs/rpa.md). The first one is the organization's only active account.
+ */
+export const newPortalAccount = async (
+  tenant: { apiKey: string; clientUserId: string },
+  account: { externalId?: string; payerIds?: string[]; username?: string; password?: string } = {},
+) => {
+  const externalId = account.externalId ?? uniqueId('acct');
+  const res = await call('POST', '/api/external/v1.1/Portals/accounts', {
+    apiKey: tenant.apiKey,
+    body: {
+      clientUserId: tenant.clientUserId,
+      portalId: 'sandbox',
+      externalId,
+      payerIds: account.payerIds ?? ['SANDBOX'],
+      username: account.username ?? 'nobody',
+      password: account.password ?? 'not-a-real-password',
+    },
+  });
+  expect(res.status, res.text).toBe(201);
+  return externalId;
+};
+
 /** A PNG signature and some bytes: enough for S3 and for a test to recognise. */
 export const png = (marker: string) =>
   Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(marker)]);

@@ -20,6 +20,7 @@ import {
   type PortalFailureOutcome,
   type PortalSession,
 } from '#lib/rpa/drivers/driver';
+import { dynamoAccountLeases } from '#lib/rpa/dynamo-account-lease';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 
 type Browser = Parameters<PortalDriver['logIn']>[0];
@@ -28,7 +29,14 @@ import { type PriorAuthorizationForm, priorAuthorizationFormOf } from '#lib/rpa/
 import type { RpaBatchRecord, RpaRunRecord, RunKind } from '#lib/rpa/run-store';
 import { uuidv7 } from '#lib/rpa/runs';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
-import { InvalidTaskInput, PortalUnavailable, RunNotFound, rpaWorker, type WorkerDependencies } from '#lib/rpa/worker';
+import {
+  InvalidTaskInput,
+  PortalAccountBusy,
+  PortalUnavailable,
+  RunNotFound,
+  rpaWorker,
+  type WorkerDependencies,
+} from '#lib/rpa/worker';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { sealV1WithLocalKey } from '#test/support/legacy-envelope';
 import { newRequest, png } from './rpa-support.ts';
@@ -133,6 +141,8 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
     runs: dynamoRunStore,
     requests: dynamoRequestStore,
     accounts: dynamoPortalAccountStore,
+    leases: dynamoAccountLeases(),
+    pauseBetweenLookupsMs: 0,
     openCredentials: (account) => openPortalCredentials(account),
     launchBrowser: async () => browser,
     closeBrowser: async () => {
@@ -148,19 +158,27 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
 };
 
 /** A queued run on a new request (or on `externalId`), as the API leaves it. */
-const queuedRun = async (kind: RunKind, options: { externalId?: string; batchId?: string } = {}) => {
+const queuedRun = async (
+  kind: RunKind,
+  options: { externalId?: string; batchId?: string; account?: string | null } = {},
+) => {
   const externalId = options.externalId ?? (await newRequest(tenant.apiKey));
   const at = new Date().toISOString();
+  const account = options.account === undefined ? accountId : options.account;
   const run: RpaRunRecord = {
     clientId: tenant.clientId,
     externalId,
     runId: uuidv7(),
     kind,
     ...(options.batchId ? { batchId: options.batchId } : {}),
+    ...(account ? { portalAccountId: account, portalId: 'sandbox' } : {}),
     clientUserId: tenant.clientUserId,
     organizationId: tenant.organizationId,
     status: 'queued',
-    steps: [{ at, step: 'queued' }],
+    steps: [
+      { at, step: 'queued' },
+      { at, step: 'portal account selected' },
+    ],
     enteredValues: {},
     screenshots: [],
     version: 1,
@@ -170,6 +188,15 @@ const queuedRun = async (kind: RunKind, options: { externalId?: string; batchId?
   await dynamoRunStore.createRun(run);
   return { input: { clientId: tenant.clientId, requestExternalId: externalId, runId: run.runId }, run };
 };
+
+/** A batch's group of one account, as the state machine's Map hands it to CheckPortalStatus. */
+const groupOf = (inputs: Array<{ requestExternalId: string; runId: string }>, account = accountId) => ({
+  clientId: tenant.clientId,
+  batchId: 'batch-1',
+  portalAccountId: account,
+  items: inputs.map(({ requestExternalId, runId }) => ({ requestExternalId, runId })),
+});
+const ALL_DONE = { remaining: [], more: false };
 
 const runOf = async (input: { clientId: string; requestExternalId: string; runId: string }) =>
   (await dynamoRunStore.getRun({ clientId: input.clientId, externalId: input.requestExternalId, runId: input.runId }))!;
@@ -216,8 +243,8 @@ describe('FillPortalForm (view-on-page)', () => {
     });
     expect(run.steps.map((step) => step.step)).toEqual([
       'queued',
-      'started',
       'portal account selected',
+      'started',
       'logged in',
       'form filled',
       'form filled; stopped before submitting',
@@ -254,9 +281,7 @@ describe('FillPortalForm (view-on-page)', () => {
   ] as const) {
     it(`${outcome}: a refused login fails the run and is recorded on the account as ${lastLogin}`, async () => {
       const account = await createAccount({ payerIds: [`PAYER-${outcome}`] });
-      const { input } = await queuedRun('view-on-page', {
-        externalId: await newRequest(tenant.apiKey, { PayerId: `PAYER-${outcome}` }),
-      });
+      const { input } = await queuedRun('view-on-page', { account });
       const { worker, seen } = testWorker({ logIn: failure(outcome) });
       expect(await worker.fillPortalForm(input)).toEqual({ runId: input.runId, status: 'failed', outcome });
       expect(await lastLoginOf(account)).toEqual({ result: lastLogin, at: expect.any(String) });
@@ -268,45 +293,33 @@ describe('FillPortalForm (view-on-page)', () => {
     });
   }
 
-  it('no_portal_account: no payer on the request, no account for it, a disabled one, or one without a driver', async () => {
-    await createAccount({ payerIds: ['PAYER-DISABLED'], status: 'disabled' });
-    await createAccount({ payerIds: ['PAYER-NODRIVER'], portalId: 'availity' });
-    const requests = [
-      await newRequest(tenant.apiKey, { PayerId: undefined, Payer: undefined }),
-      await newRequest(tenant.apiKey, { PayerId: 'PAYER-NOBODY' }),
-      await newRequest(tenant.apiKey, { PayerId: 'PAYER-DISABLED' }),
-      await newRequest(tenant.apiKey, { PayerId: 'PAYER-NODRIVER' }),
-    ];
-    for (const externalId of requests) {
-      const { input } = await queuedRun('view-on-page', { externalId });
+  it("no_portal_account: the run's account is gone, disabled, on a portal without a driver, or another organization's", async () => {
+    const disabled = await createAccount({ status: 'disabled' });
+    const noDriver = await createAccount({ portalId: 'availity' });
+    const elsewhere = await newTenant('rpa-worker-elsewhere');
+    const otherOrganization = uniqueId('acct');
+    const res = await call('POST', '/api/external/v1.1/Portals/accounts', {
+      apiKey: elsewhere.apiKey,
+      body: {
+        externalId: otherOrganization,
+        clientUserId: elsewhere.clientUserId,
+        portalId: 'sandbox',
+        payerIds: [PAYER],
+        username,
+        password,
+      },
+    });
+    expect(res.status).toBe(201);
+    for (const account of [disabled, noDriver, otherOrganization, 'no-such-account', null]) {
+      const { input } = await queuedRun('view-on-page', { account });
       const { worker, seen } = testWorker({});
-      expect(await worker.fillPortalForm(input)).toEqual({
+      expect(await worker.fillPortalForm(input), String(account)).toEqual({
         runId: input.runId,
         status: 'failed',
         outcome: 'no_portal_account',
       });
       expect(seen.credentials).toEqual([]);
     }
-  });
-
-  it('no_portal_account: another organization’s account does not serve this one', async () => {
-    const elsewhere = await newTenant('rpa-worker-elsewhere');
-    const res = await call('POST', '/api/external/v1.1/Portals/accounts', {
-      apiKey: elsewhere.apiKey,
-      body: {
-        externalId: uniqueId('acct'),
-        clientUserId: elsewhere.clientUserId,
-        portalId: 'sandbox',
-        payerIds: ['PAYER-ELSEWHERE'],
-        username,
-        password,
-      },
-    });
-    expect(res.status).toBe(201);
-    const { input } = await queuedRun('view-on-page', {
-      externalId: await newRequest(tenant.apiKey, { PayerId: 'PAYER-ELSEWHERE' }),
-    });
-    expect((await testWorker({}).worker.fillPortalForm(input)).outcome).toBe('no_portal_account');
   });
 
   it('request_not_found: the request was deleted (or never existed)', async () => {
@@ -416,11 +429,8 @@ describe('CheckPortalStatus (a batch item)', () => {
     const { worker, seen } = testWorker({
       read: async () => ({ status: 'approved', number: 'AUTH-123', decisionDate: '2026-11-20' }),
     });
-    expect(await worker.checkPortalStatus(input)).toEqual({
-      runId: input.runId,
-      status: 'succeeded',
-      outcome: 'status_read',
-    });
+    expect(await worker.checkPortalStatus(groupOf([input]))).toEqual(ALL_DONE);
+    expect((await runOf(input)).outcome).toBe('status_read');
     expect(seen.statusQueries).toEqual([
       { memberId: 'MBR-0001', requestExternalId: input.requestExternalId, fromDate: '2026-12-01' },
     ]);
@@ -451,7 +461,7 @@ describe('CheckPortalStatus (a batch item)', () => {
       ['denied', 'denied'],
     ] as const) {
       const { input } = await queuedRun('check-auth-status');
-      await testWorker({ read: async () => ({ status: portal }) }).worker.checkPortalStatus(input);
+      await testWorker({ read: async () => ({ status: portal }) }).worker.checkPortalStatus(groupOf([input]));
       expect((await dynamoRequestStore.get(tenant.clientId, input.requestExternalId))!.authorization).toEqual({
         status: stored,
         number: null,
@@ -463,14 +473,162 @@ describe('CheckPortalStatus (a batch item)', () => {
 
   it('not_found_on_portal: the run succeeds and the request’s authorization says not_found', async () => {
     const { input } = await queuedRun('check-auth-status');
-    expect(await testWorker({ read: async () => ({ status: 'not_found' }) }).worker.checkPortalStatus(input)).toEqual({
-      runId: input.runId,
-      status: 'succeeded',
-      outcome: 'not_found_on_portal',
-    });
+    const { worker } = testWorker({ read: async () => ({ status: 'not_found' }) });
+    expect(await worker.checkPortalStatus(groupOf([input]))).toEqual(ALL_DONE);
+    expect(await runOf(input)).toMatchObject({ status: 'succeeded', outcome: 'not_found_on_portal' });
     expect((await dynamoRequestStore.get(tenant.clientId, input.requestExternalId))!.authorization.status).toBe(
       'not_found',
     );
+  });
+});
+
+describe('one session per portal account (no lockouts)', () => {
+  it('a refused login marks the account: later runs end at once without a login, until new credentials clear it', async () => {
+    const account = await createAccount();
+    const first = await queuedRun('view-on-page', { account });
+    const refused = testWorker({ logIn: failure('wrong_password') });
+    expect((await refused.worker.fillPortalForm(first.input)).outcome).toBe('wrong_password');
+    const marked = await dynamoPortalAccountStore.get(tenant.clientId, account);
+    expect(marked?.attention).toEqual({
+      reason: 'wrong_password',
+      since: expect.any(String),
+      runId: first.input.runId,
+    });
+    const read = await call('GET', `/api/external/v1.1/Portals/accounts/${account}`, { apiKey: tenant.apiKey });
+    expect(read.body.attention).toEqual({ reason: 'wrong_password', since: marked!.attention!.since });
+
+    for (let i = 0; i < 3; i++) {
+      const later = await queuedRun('view-on-page', { account });
+      const { worker, seen } = testWorker({});
+      expect((await worker.fillPortalForm(later.input)).outcome).toBe('account_needs_attention');
+      expect(seen.credentials).toEqual([]);
+    }
+    const group = [
+      await queuedRun('check-auth-status', { account }),
+      await queuedRun('check-auth-status', { account }),
+    ];
+    const batchWorker = testWorker({});
+    expect(
+      await batchWorker.worker.checkPortalStatus(
+        groupOf(
+          group.map((run) => run.input),
+          account,
+        ),
+      ),
+    ).toEqual(ALL_DONE);
+    for (const { input } of group) expect((await runOf(input)).outcome).toBe('account_needs_attention');
+    expect(batchWorker.seen.credentials).toEqual([]);
+
+    const put = await call('PUT', `/api/external/v1.1/Portals/accounts/${account}`, {
+      apiKey: tenant.apiKey,
+      body: {
+        clientUserId: tenant.clientUserId,
+        portalId: 'sandbox',
+        payerIds: [PAYER],
+        username,
+        password: `${password}-new`,
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    expect(put.body.attention).toBeNull();
+    const after = await queuedRun('view-on-page', { account });
+    const { worker, seen } = testWorker({});
+    expect((await worker.fillPortalForm(after.input)).outcome).toBe('form_filled');
+    expect(seen.credentials).toEqual([{ username, password: `${password}-new`, totpSecret: null }]);
+  });
+
+  it('status set back to active clears the mark too; a PUT that changes neither keeps it', async () => {
+    const account = await createAccount();
+    const { input } = await queuedRun('view-on-page', { account });
+    await testWorker({ logIn: failure('account_locked') }).worker.fillPortalForm(input);
+    const body = { clientUserId: tenant.clientUserId, portalId: 'sandbox', payerIds: [PAYER], username };
+    const kept = await call('PUT', `/api/external/v1.1/Portals/accounts/${account}`, { apiKey: tenant.apiKey, body });
+    expect(kept.body.attention).toMatchObject({ reason: 'account_locked' });
+    const cleared = await call('PUT', `/api/external/v1.1/Portals/accounts/${account}`, {
+      apiKey: tenant.apiKey,
+      body: { ...body, status: 'active' },
+    });
+    expect(cleared.body.attention).toBeNull();
+  });
+
+  it('waits behind another session on the account: PortalAccountBusy, no login, one waiting step', async () => {
+    const account = await createAccount();
+    const leases = dynamoAccountLeases();
+    expect(await leases.acquire(tenant.clientId, account, 'another-session', 60)).toBe(true);
+    const { input } = await queuedRun('view-on-page', { account });
+    const { worker, seen } = testWorker({});
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await expect(worker.fillPortalForm(input)).rejects.toBeInstanceOf(PortalAccountBusy);
+    }
+    expect(seen.credentials).toEqual([]);
+    const waiting = await runOf(input);
+    expect(waiting.status).toBe('queued');
+    expect(waiting.steps.filter((step) => step.step === 'waiting for the portal account')).toHaveLength(1);
+
+    await leases.release(tenant.clientId, account, 'another-session');
+    expect((await worker.fillPortalForm(input)).outcome).toBe('form_filled');
+    // The worker gave the lease back: another holder takes it at once.
+    expect(await leases.acquire(tenant.clientId, account, 'next-session', 60)).toBe(true);
+    await leases.release(tenant.clientId, account, 'next-session');
+
+    // Waiting too long: the state machine's Catch names it.
+    const late = await queuedRun('view-on-page', { account });
+    const recorded = await worker.recordRunFailure({ ...late.input, error: 'PortalAccountBusy' });
+    expect(recorded).toMatchObject({ status: 'failed', outcome: 'portal_account_busy' });
+  });
+
+  it('a batch group logs in once for all its requests, a bounded number per invocation', async () => {
+    const account = await createAccount();
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push(await queuedRun('check-auth-status', { account }));
+    const { worker, seen } = testWorker({ read: async () => ({ status: 'pended' }) }, { lookupsPerInvocation: 3 });
+    const group = groupOf(
+      runs.map((run) => run.input),
+      account,
+    );
+    const first = await worker.checkPortalStatus(group);
+    expect(first).toEqual({ remaining: group.items.slice(3), more: true });
+    expect(seen.credentials).toHaveLength(1);
+    expect(seen.statusQueries).toHaveLength(3);
+    expect(await worker.checkPortalStatus({ ...group, items: first.remaining })).toEqual(ALL_DONE);
+    expect(seen.credentials).toHaveLength(2);
+    expect(seen.statusQueries).toHaveLength(5);
+    for (const { input } of runs)
+      expect(await runOf(input)).toMatchObject({ status: 'succeeded', outcome: 'status_read' });
+    // Delivered again: every run has ended, nothing is looked up and nobody logs in.
+    expect(await worker.checkPortalStatus(group)).toEqual(ALL_DONE);
+    expect(seen.credentials).toHaveLength(2);
+  });
+
+  it("a group's refused login ends every run of the group with it; its Catch fails the runs still going", async () => {
+    const account = await createAccount();
+    const runs = [await queuedRun('check-auth-status', { account }), await queuedRun('check-auth-status', { account })];
+    const { worker } = testWorker({ logIn: failure('mfa_required') });
+    expect(
+      await worker.checkPortalStatus(
+        groupOf(
+          runs.map((run) => run.input),
+          account,
+        ),
+      ),
+    ).toEqual(ALL_DONE);
+    for (const { input } of runs) expect((await runOf(input)).outcome).toBe('mfa_required');
+
+    const other = await createAccount();
+    const pending = [
+      await queuedRun('check-auth-status', { account: other }),
+      await queuedRun('check-auth-status', { account: other }),
+    ];
+    const group = groupOf(
+      pending.map((run) => run.input),
+      other,
+    );
+    expect(await worker.recordRunFailure({ ...group, error: 'States.Timeout' })).toEqual({
+      outcome: 'portal_timeout',
+      runs: 2,
+    });
+    for (const { input } of pending)
+      expect(await runOf(input)).toMatchObject({ status: 'failed', outcome: 'portal_timeout' });
   });
 });
 
@@ -487,7 +645,7 @@ describe('an attempt that goes on after its task timed out', () => {
         throw new PortalFailure('portal_timeout', 'test: portal_timeout');
       },
     });
-    const attempt = late.worker.checkPortalStatus(input);
+    const attempt = late.worker.checkPortalStatus(groupOf([input]));
     await vi.waitFor(() => expect(late.seen.statusQueries).toHaveLength(1));
     // The Task timed out meanwhile, and its Catch recorded the run.
     await testWorker({}).worker.recordRunFailure({ ...input, error: 'States.Timeout' });
@@ -537,7 +695,7 @@ describe('RecordRunFailure and FinishBatch', () => {
     const batchId = crypto.randomUUID();
     const done = await queuedRun('check-auth-status', { batchId });
     const lost = await queuedRun('check-auth-status', { batchId });
-    await testWorker({ read: async () => ({ status: 'approved' }) }).worker.checkPortalStatus(done.input);
+    await testWorker({ read: async () => ({ status: 'approved' }) }).worker.checkPortalStatus(groupOf([done.input]));
     const at = new Date().toISOString();
     const batch: RpaBatchRecord = {
       clientId: tenant.clientId,

@@ -46,12 +46,15 @@ const portal = async (event: Event, outcome: string) => {
 
 const handlers: Record<string, (event: Event) => Promise<unknown>> = {
   'rpa/fill-portal-form': (event) => portal(event, 'form_filled'),
+  // A batch's group of one account: two lookups per call, the rest left for the next call.
   'rpa/check-portal-status': async (event) => {
     checking++;
     mostChecking = Math.max(mostChecking, checking);
     try {
       await sleep(30);
-      return await portal(event, 'status_read');
+      const items = (event as unknown as { items: Array<{ requestExternalId: string }> }).items;
+      if (items[0]?.requestExternalId.startsWith('BROKEN')) throw named('PortalError', 'an unexpected page');
+      return { remaining: items.slice(2), more: items.length > 2, portalPage: '<html>page of the portal</html>' };
     } finally {
       checking--;
     }
@@ -173,9 +176,14 @@ describe('ViewOnPage', () => {
 });
 
 describe('CheckAuthStatusBatch', () => {
-  it('checks every item two at a time, records a failing item, finishes the batch and succeeds', async () => {
-    const items = ['B-1', 'BROKEN-2', 'B-3'].map((requestExternalId) => ({ requestExternalId, runId: unique('run') }));
-    const input = { clientId: 'client-1', batchId: unique('batch'), items };
+  it('checks each account group, two at a time, in as many calls as it takes; records a failing group; finishes', async () => {
+    const item = (requestExternalId: string) => ({ requestExternalId, runId: unique('run') });
+    const groups = [
+      { portalAccountId: 'acct-a', items: ['A-1', 'A-2', 'A-3', 'A-4', 'A-5'].map(item) },
+      { portalAccountId: 'acct-b', items: ['BROKEN-1', 'B-2'].map(item) },
+      { portalAccountId: 'acct-c', items: ['C-1'].map(item) },
+    ];
+    const input = { clientId: 'client-1', batchId: unique('batch'), groups };
     const { executionArn } = await sfn.send(
       new StartExecutionCommand({
         stateMachineArn: stepFunctions.stateMachineArns.checkAuthStatus,
@@ -185,18 +193,22 @@ describe('CheckAuthStatusBatch', () => {
     );
     const execution = await finished(executionArn!);
     expect(execution.status).toBe('SUCCEEDED');
-    // Per-item results are dropped: the output is the input, ids only.
+    // Per-group results are dropped: the output is the input, ids only.
     expect(JSON.parse(execution.output!)).toEqual(input);
 
     const ids = { clientId: input.clientId, batchId: input.batchId };
-    expect(
-      callsOf('rpa/check-portal-status')
-        .map((call) => call.event)
-        .sort((a, b) => a.runId!.localeCompare(b.runId!)),
-    ).toEqual(items.map((item) => ({ ...ids, ...item })));
+    const checks = callsOf('rpa/check-portal-status').map((call) => call.event as unknown);
+    const [a, b, c] = groups;
+    // Group A's five items: three calls, each given what the last one left.
+    expect(checks.filter((event) => (event as Event).portalAccountId === 'acct-a')).toEqual([
+      { ...ids, portalAccountId: 'acct-a', items: a!.items },
+      { ...ids, portalAccountId: 'acct-a', items: a!.items.slice(2) },
+      { ...ids, portalAccountId: 'acct-a', items: a!.items.slice(4) },
+    ]);
+    expect(checks).toContainEqual({ ...ids, portalAccountId: 'acct-c', items: c!.items });
     expect(mostChecking).toBe(2);
     expect(callsOf('rpa/record-run-failure').map((call) => call.event)).toEqual([
-      { ...ids, ...items[1], error: 'PortalError' },
+      { ...ids, portalAccountId: 'acct-b', items: b!.items, error: 'PortalError' },
     ]);
     expect(callsOf('rpa/finish-batch').map((call) => call.event)).toEqual([ids]);
     expect(calls.at(-1)?.module).toBe('rpa/finish-batch');

@@ -70,6 +70,7 @@ export const storedPortalAccount = (
     username: `frontdesk-${n}@clinic.example`,
     status: 'active',
     lastLogin: null,
+    attention: null,
     password: {
       v: 1,
       alg: 'AES-256-GCM',

@@ -67,6 +67,7 @@ const account: StoredPortalAccount = {
   username: 'Front.Desk@Example',
   status: 'active',
   lastLogin: null,
+  attention: null,
   password: envelope('cHc='),
   passwordChangedAt: t0,
   totpSecret: null,

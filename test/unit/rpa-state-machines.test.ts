@@ -19,9 +19,12 @@ const definitions = Object.entries(stateMachineDefinitions).map(([key, build]) =
 const browserTasks = new Set(automationTasks.filter((task) => task.worker === 'browser').map((task) => task.name));
 
 /** The ids an execution may carry, and where a state may read them. */
-const ID_FIELDS = ['clientId', 'requestExternalId', 'runId', 'batchId'];
+const ID_FIELDS = ['clientId', 'requestExternalId', 'runId', 'batchId', 'portalAccountId'];
+/** A group's `items` are ids too: `[{requestExternalId, runId}]` (what a group's task left, or the batch's). */
+const ITEM_PATHS = ['$.items', '$$.Map.Item.Value.items', '$.result.items'];
 const isIdPath = (key: string, path: unknown) =>
-  ID_FIELDS.includes(key) && (path === `$.${key}` || path === `$$.Map.Item.Value.${key}`);
+  (ID_FIELDS.includes(key) && (path === `$.${key}` || path === `$$.Map.Item.Value.${key}`)) ||
+  (key === 'items' && ITEM_PATHS.includes(path as string));
 
 /** Every payload template (Parameters, ItemSelector) of a definition, Map iterations included. */
 const templatesOf = (definition: Pick<AslDefinition, 'States'>): Array<[string, Record<string, unknown>]> =>
@@ -66,6 +69,14 @@ describe('state machine definitions', () => {
             BackoffRate: 2,
             MaxAttempts: 3,
           });
+          // Behind another session on the account: about 200 s in all, inside a view-on-page execution.
+          const busy = retry.find((retrier) => (retrier.ErrorEquals as string[]).includes('PortalAccountBusy'))!;
+          const waited = Array.from(
+            { length: busy.MaxAttempts as number },
+            (_, i) => (busy.IntervalSeconds as number) * (busy.BackoffRate as number) ** i,
+          ).reduce((sum, seconds) => sum + seconds, 0);
+          expect(waited).toBeGreaterThan(120);
+          expect(waited).toBeLessThan(300 - 120);
           expect(state.Catch).toEqual([
             { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'RecordRunFailure' },
           ]);
@@ -81,7 +92,21 @@ describe('state machine definitions', () => {
     expect(viewOnPageDefinition(resources).TimeoutSeconds).toBe(300);
     const batch = checkAuthStatusDefinition(resources);
     expect(batch.TimeoutSeconds).toBe(900);
-    expect(batch.States.CheckEachRequest).toMatchObject({ Type: 'Map', MaxConcurrency: 2, Next: 'FinishBatch' });
+    expect(batch.States.CheckEachAccount).toMatchObject({
+      Type: 'Map',
+      ItemsPath: '$.groups',
+      MaxConcurrency: 2,
+      Next: 'FinishBatch',
+    });
+    // A group's task is called again with what it left, until it says there is no more.
+    const group = (batch.States.CheckEachAccount!.ItemProcessor as Pick<AslDefinition, 'States'>).States;
+    expect(group.CheckPortalStatus).toMatchObject({ Next: 'MoreToCheck' });
+    expect(group.MoreToCheck).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.result.more', BooleanEquals: true, Next: 'NextLookups' }],
+      Default: 'GroupDone',
+    });
+    expect(group.NextLookups).toMatchObject({ Type: 'Pass', Next: 'CheckPortalStatus' });
     // Tests may shorten them; the definition stays the same otherwise.
     const short = viewOnPageDefinition(resources, { taskTimeoutSeconds: 1, executionTimeoutSeconds: 2 });
     expect(short.TimeoutSeconds).toBe(2);
@@ -105,7 +130,13 @@ describe('state machine definitions', () => {
   it('keep no task result beyond its outcome: ResultSelector picks the outcome, or ResultPath drops it', () => {
     for (const [, definition] of definitions) {
       for (const [name, state] of Object.entries(taskStatesOf(definition))) {
-        if (browserTasks.has(name as never)) {
+        if (name === 'CheckPortalStatus') {
+          // A group's task keeps what it left for the next call, ids only.
+          expect(state).toMatchObject({
+            ResultSelector: { 'more.$': '$.more', 'items.$': '$.remaining' },
+            ResultPath: '$.result',
+          });
+        } else if (browserTasks.has(name as never)) {
           expect(state).toMatchObject({ ResultSelector: { 'outcome.$': '$.outcome' }, ResultPath: '$.result' });
         } else {
           expect(state.ResultPath).toBeNull();
@@ -113,6 +144,6 @@ describe('state machine definitions', () => {
       }
     }
     // So is the batch's per-item output: the run records hold the outcomes.
-    expect(checkAuthStatusDefinition(resources).States.CheckEachRequest?.ResultPath).toBeNull();
+    expect(checkAuthStatusDefinition(resources).States.CheckEachAccount?.ResultPath).toBeNull();
   });
 });

@@ -3,6 +3,11 @@ import { DRAFT, identifier } from './common.ts';
 /** A batch checks 1 to 25 requests (lib/rpa/rpa.ts bounds its work with the same number). */
 export const MAX_BATCH_REQUESTS = 25;
 
+/** The account a start may name; without it the account is chosen as docs/rpa.md says. */
+const portalAccountChoice = identifier(
+  "The portal account to use (the client user's organization's, active). Without it: the organization's oldest active account serving the request's patient.PayerId, else its only active account",
+);
+
 /** Body of POST …/ServiceReviews/requests/{requestExternalId}/rpa/view-on-page. */
 export const viewOnPageRequestSchema = {
   $schema: DRAFT,
@@ -15,6 +20,7 @@ export const viewOnPageRequestSchema = {
     clientUserId: identifier(
       "The client user on whose behalf the automation runs (it selects the organization's portal account)",
     ),
+    portalAccountExternalId: portalAccountChoice,
   },
 } as const;
 
@@ -30,6 +36,7 @@ export const checkAuthStatusBatchSchema = {
     clientUserId: identifier(
       "The client user on whose behalf the automation runs (it selects the organization's portal accounts)",
     ),
+    portalAccountExternalId: portalAccountChoice,
     requestExternalIds: {
       type: 'array',
       description: 'The requests whose authorization status is read on the payer portal, each once',
