@@ -277,7 +277,7 @@ const packagesOf = (access: RouteAccess): Set<string> => {
   if (access.bucket?.length || access.screenshots?.length) needed.add('@aws-sdk/client-s3');
   if (access.bucket?.includes('presign')) needed.add('@aws-sdk/s3-request-presigner');
   if (access.secrets) needed.add('@aws-sdk/client-kms');
-  if (access.cursors || access.rpaTokens) needed.add('@aws-sdk/client-secrets-manager');
+  if (access.cursors || access.rpaTokens || access.requestFingerprints) needed.add('@aws-sdk/client-secrets-manager');
   if (access.automation) needed.add('@aws-sdk/client-sfn');
   return needed;
 };

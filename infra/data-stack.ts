@@ -20,6 +20,7 @@ export class DataStack extends Stack {
   readonly attachments: AttachmentsBucket;
   readonly cursorSigning: SigningSecret;
   readonly rpaTokens: SigningSecret;
+  readonly requestFingerprints: SigningSecret;
   readonly audit: AuditLog;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
@@ -39,6 +40,12 @@ export class DataStack extends Stack {
       signs: 'scraper-session tokens',
       environmentVariable: 'RPA_TOKEN_SECRET_ARN',
       validFor: 'the 15-minute tokens',
+    });
+    this.requestFingerprints = new SigningSecret(this, 'RequestFingerprints', {
+      encryptionKey: this.keys.data,
+      signs: 'idempotency request fingerprints',
+      environmentVariable: 'IDEMPOTENCY_FINGERPRINT_SECRET_ARN',
+      validFor: 'the 24-hour idempotency records',
     });
     this.audit = new AuditLog(this, 'Audit', { encryptionKey: this.keys.data });
   }

@@ -57,6 +57,11 @@ export interface RouteAccess {
   automation?: 'start' | 'read';
   /** Signing or verifying scraper-session tokens (reads the RPA token secret: HMAC, either needs the key). */
   rpaTokens?: 'sign' | 'verify';
+  /**
+   * Keying the request fingerprints of idempotency records (reads the idempotency fingerprint secret:
+   * lib/http/request-fingerprint.ts). Every idempotent POST, with IDEMPOTENT's table actions.
+   */
+  requestFingerprints?: 'sign';
 }
 
 /** What an audit event names as the thing accessed (docs/security.md, "Audit trail"). */
@@ -111,7 +116,10 @@ export interface Route {
   assets?: Readonly<Record<string, string>>;
 }
 
-/** Powertools' idempotency records (lib/http/idempotency.ts): get, put, update, delete one record. */
+/**
+ * Powertools' idempotency records (lib/http/idempotency.ts): get, put, update, delete one record; an
+ * idempotent route also reads the key of their request fingerprints (`requestFingerprints`).
+ */
 const IDEMPOTENT: readonly TableAction[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
 /** The actions of `lists`, once each, in the order of TableAction. */
@@ -143,7 +151,11 @@ const portalAccountRoutes: Route[] = [
     method: 'POST',
     path: `${v11}/Portals/accounts`,
     handler: 'portal-accounts/create-portal-account',
-    access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) }, secrets: 'encrypt' },
+    access: {
+      table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) },
+      secrets: 'encrypt',
+      requestFingerprints: 'sign',
+    },
     audit: {
       action: 'portalAccount.create',
       resource: 'portalAccount',
@@ -246,6 +258,7 @@ const rpaRoutes: Route[] = [
     access: {
       table: { actions: tableActions(CHOOSE_ACCOUNT, ['PutItem'], IDEMPOTENT), queryIndexes: CHOOSE_ACCOUNT_INDEXES },
       automation: 'start',
+      requestFingerprints: 'sign',
     },
     audit: {
       action: 'rpa.viewOnPage.start',
@@ -273,6 +286,7 @@ const rpaRoutes: Route[] = [
     access: {
       table: { actions: tableActions(CHOOSE_ACCOUNT, ['PutItem'], IDEMPOTENT), queryIndexes: CHOOSE_ACCOUNT_INDEXES },
       automation: 'start',
+      requestFingerprints: 'sign',
     },
     audit: {
       action: 'rpa.checkAuthStatus.start',
@@ -327,7 +341,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: `${v11}/Requests`,
     handler: 'requests/create-request',
-    access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) } },
+    access: { table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) }, requestFingerprints: 'sign' },
     audit: { action: 'request.create', resource: 'request', createdId: 'requestExternalId' },
   },
   {
@@ -354,6 +368,7 @@ export const routes: readonly Route[] = [
     access: {
       table: { actions: tableActions(['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], IDEMPOTENT) },
       bucket: ['write', 'presign', 'delete'],
+      requestFingerprints: 'sign',
     },
     audit: { action: 'attachment.create', resource: 'attachment', ids: requestIds, createdId: 'attachmentId' },
   },

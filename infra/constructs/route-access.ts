@@ -29,6 +29,7 @@ export const bindRouteAccess = (
   if (access.secrets === 'decrypt') bindSecretsDecrypt(fn, data.keys.secrets);
   if (access.cursors === 'sign') bindSigningSecret(fn, data.cursorSigning);
   if (access.rpaTokens) bindSigningSecret(fn, data.rpaTokens);
+  if (access.requestFingerprints) bindSigningSecret(fn, data.requestFingerprints);
   if (access.screenshots?.length) bindScreenshots(fn, data.attachments, access.screenshots);
   if (access.automation) {
     if (!automation) throw new Error(`${fn.node.path} has automation access, but no automation stack was given`);

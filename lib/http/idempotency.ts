@@ -10,6 +10,7 @@ import { TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
 import type { Scope } from '#lib/tenancy/scope';
 import { type ApiEvent, scopeOf } from './endpoint.ts';
 import { badRequest } from './problem.ts';
+import { fingerprintKeys, fingerprintsOf } from './request-fingerprint.ts';
 import type { ApiResult } from './response.ts';
 
 /**
@@ -23,7 +24,8 @@ import type { ApiResult } from './response.ts';
  * - when it fails (any thrown error: every 4xx and 5xx of a handler), keeps nothing, so a corrected
  *   retry with the same key runs.
  * Keys are the client's own (the authorizer's clientId is hashed in with the key). Without the header
- * nothing is read or written.
+ * nothing is read or written. The record keeps a keyed fingerprint of the request, never a plain
+ * hash of it (bodies can hold secrets: request-fingerprint.ts).
  *
  * An endpoint opts in with `endpoint(handler, { idempotency: idempotentRequests() })`: the handler
  * module imports this file, so only those bundles carry Powertools.
@@ -36,6 +38,8 @@ export const DEFAULT_IDEMPOTENCY_EXPIRY_SECONDS = 24 * 60 * 60;
 export interface IdempotencyOptions {
   /** How long a key's response is kept and replayed; after that the key runs afresh. */
   expiresAfterSeconds?: number;
+  /** The request fingerprint's keys, the current one first; by default this container's (request-fingerprint.ts). */
+  fingerprintKeys?: () => Promise<Buffer[]>;
 }
 
 /** The two halves endpoint() registers at two places of its stack (see there). */
@@ -47,6 +51,26 @@ export interface IdempotencyMiddleware {
 }
 
 /**
+ * What Powertools sees of a request: `key`, whose hash names the record, and `request`, whose hash
+ * must match on a retry. The scope comes from the authorizer, never from the request: an
+ * organization-restricted key has its own keys, so it never replays what a key of another scope
+ * created (unrestricted keys keep theirs). `request` is the request's fingerprint under the current
+ * key and `earlier` under the rotation's older ones (request-fingerprint.ts): what Powertools
+ * stores is its SHA-256 of that HMAC, of no use without the key.
+ */
+type RequestView = {
+  key: string[];
+  request: string;
+  earlier: string[];
+};
+
+const isRequestView = (data: unknown): data is RequestView =>
+  typeof data === 'object' && data !== null && Array.isArray((data as RequestView).earlier);
+
+/** Powertools' "same key, another request" (by name: its classes stay out of domain-errors.ts too). */
+const isMismatch = (error: unknown) => (error as Error)?.name === 'IdempotencyValidationError';
+
+/**
  * Every record is its own partition, `IDEMPOTENCY#<sha256>`, rather than Powertools' one static
  * partition key for all: a record holds a whole response (up to a few hundred KB), and one
  * partition for every client's creations would cap their write rate. docs/data-model.md.
@@ -55,6 +79,31 @@ const KEY_PREFIX = 'IDEMPOTENCY';
 class IdempotencyRecords extends DynamoDBPersistenceLayer {
   protected override getKey(idempotencyKey: string): Record<string, AttributeValue> {
     return { [TABLE_KEY.partition]: { S: idempotencyKey }, [TABLE_KEY.sort]: { S: KEY_PREFIX } };
+  }
+
+  /**
+   * A record fingerprinted under an earlier key of the rotation still matches its retry: Powertools
+   * compares one hash, so the view's `request` (the current key's fingerprint) is tried first, then
+   * each of `earlier`. Every read of a stored record for a request goes through here (2.35.0: the
+   * failed lock's old item, and getRecord).
+   */
+  override processExistingRecord(
+    ...[stored, processed]: Parameters<DynamoDBPersistenceLayer['processExistingRecord']>
+  ) {
+    try {
+      return super.processExistingRecord(stored, processed);
+    } catch (error) {
+      if (!isRequestView(processed) || !isMismatch(error)) throw error;
+      const view: RequestView = processed;
+      for (const request of view.earlier) {
+        try {
+          return super.processExistingRecord(stored, { ...view, request, earlier: [] });
+        } catch (other) {
+          if (!isMismatch(other)) throw other;
+        }
+      }
+      throw error;
+    }
   }
 }
 
@@ -80,17 +129,21 @@ const idempotencyKeyOf = (event: ApiEvent<unknown>): string | undefined => {
 };
 
 /**
- * What Powertools sees of a request: `key`, whose hash names the record, and `request`, whose hash
- * must match on a retry. The request is its JSON text as parsed (whitespace and number spelling do
- * not count; member order does, since documents are stored as sent); a multipart form is its
- * fields and each file's name, type, size and SHA-256 (MultipartForm.toJSON), whatever its boundary.
- * The scope comes from the authorizer, never from the request: an organization-restricted key has
- * its own keys, so it never replays what a key of another scope created (unrestricted keys keep theirs).
+ * The request as compared: its JSON text as parsed (whitespace and number spelling do not count;
+ * member order does, since documents are stored as sent); a multipart form is its fields and each
+ * file's name, type, size and SHA-256 (MultipartForm.toJSON), whatever its boundary.
  */
-const viewOf = (event: ApiEvent<unknown>, key: string, { clientId, organizationId }: Scope) => ({
-  key: organizationId === undefined ? [clientId, key] : [clientId, organizationId, key],
-  request: JSON.stringify([event.httpMethod, event.resource, event.pathParameters ?? {}, event.body]),
-});
+const requestTextOf = (event: ApiEvent<unknown>) =>
+  JSON.stringify([event.httpMethod, event.resource, event.pathParameters ?? {}, event.body]);
+
+const viewOf = (event: ApiEvent<unknown>, key: string, keys: Buffer[], { clientId, organizationId }: Scope) => {
+  const [request, ...earlier] = fingerprintsOf(keys, requestTextOf(event));
+  return {
+    key: organizationId === undefined ? [clientId, key] : [clientId, organizationId, key],
+    request: request!,
+    earlier,
+  } satisfies RequestView;
+};
 
 const markReplayed = (response: unknown) => {
   const result = response as ApiResult;
@@ -110,6 +163,7 @@ export const idempotentRequests = (options: IdempotencyOptions = {}): Idempotenc
     hashFunction: 'sha256',
     responseHook: markReplayed,
   });
+  const keys = options.fingerprintKeys ?? fingerprintKeys;
   // Built on first use: TABLE_NAME is read at run time, like every store's.
   let powertools: PowertoolsMiddleware | undefined;
   const middleware = () =>
@@ -137,7 +191,7 @@ export const idempotentRequests = (options: IdempotencyOptions = {}): Idempotenc
       before: async (request) => {
         const key = idempotencyKeyOf(request.event);
         if (key === undefined) return undefined;
-        const view = viewOf(request.event, key, scopeOf(request.event));
+        const view = viewOf(request.event, key, await keys(), scopeOf(request.event));
         const replay = await run('before', { ...request, event: view });
         if (replay !== undefined) return replay as ApiResult;
         locked.add(request);

@@ -41,7 +41,7 @@ describe('route table, as API Gateway needs it', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it("lets the idempotent routes keep Powertools' records (get, put, update, delete one record)", () => {
+  it("lets the idempotent routes keep Powertools' records (get, put, update, delete one record) and key their fingerprints", () => {
     const idempotent = routes.filter((route) => handlerSource(route.handler).includes('idempotentRequests('));
     expect(idempotent.map(functionNameOf).sort()).toEqual(
       [
@@ -54,10 +54,22 @@ describe('route table, as API Gateway needs it', () => {
       ].sort(),
     );
     for (const route of idempotent) {
-      expect({ handler: route.handler, actions: route.access.table?.actions }).toEqual({
+      expect({
+        handler: route.handler,
+        actions: route.access.table?.actions,
+        requestFingerprints: route.access.requestFingerprints,
+      }).toEqual({
         handler: route.handler,
         actions: expect.arrayContaining(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem']),
+        requestFingerprints: 'sign',
       });
     }
+    // And no other route: the key is read only where records are fingerprinted.
+    expect(
+      routes
+        .filter((route) => route.access.requestFingerprints)
+        .map(functionNameOf)
+        .sort(),
+    ).toEqual(idempotent.map(functionNameOf).sort());
   });
 });

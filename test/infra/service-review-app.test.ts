@@ -286,6 +286,28 @@ describe('least privilege', () => {
     expect(secret).not.toBe(logicalIdOf(synthesized.data.cursorSigning.secret));
   });
 
+  it('lets only the idempotent routes read the idempotency fingerprint secret', () => {
+    const secret = logicalIdOf(synthesized.data.requestFingerprints.secret);
+    const readers = ['Authorizer', ...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name)].filter(
+      (name) =>
+        statementsOf(synthesized.apiTemplate, functionNamed(name)).some((statement) =>
+          statement.resources.includes(secret),
+        ),
+    );
+    expect(readers.sort()).toEqual(
+      [
+        'CreateAttachment',
+        'CreatePortalAccount',
+        'CreatePortalAccountV1',
+        'CreateRequest',
+        'StartCheckAuthStatus',
+        'StartViewOnPage',
+      ].sort(),
+    );
+    const others = [synthesized.data.cursorSigning.secret, synthesized.data.rpaTokens.secret].map(logicalIdOf);
+    expect(others).not.toContain(secret);
+  });
+
   it('grants kms:Decrypt on the secrets key to the browser workers only, with clientId in the context', () => {
     const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
     const decrypting: string[] = [];

@@ -70,6 +70,7 @@ export interface ResourceIds {
   secretsKey: string;
   cursorSecret: string;
   rpaTokenSecret: string;
+  fingerprintSecret: string;
 }
 
 export const resourceIdsOf = (synthesized: ReturnType<typeof synthesize>): ResourceIds => ({
@@ -78,6 +79,7 @@ export const resourceIdsOf = (synthesized: ReturnType<typeof synthesize>): Resou
   secretsKey: logicalIdOf(synthesized.data.keys.secrets),
   cursorSecret: logicalIdOf(synthesized.data.cursorSigning.secret),
   rpaTokenSecret: logicalIdOf(synthesized.data.rpaTokens.secret),
+  fingerprintSecret: logicalIdOf(synthesized.data.requestFingerprints.secret),
 });
 
 /** What one resource of a statement is, e.g. `table`, `index gsi1`, `attachments` (objects), `bucket`. */
@@ -88,7 +90,7 @@ const labelOf = (resource: unknown, ids: ResourceIds): string => {
     const index = /\/index\/([\w-]+)/.exec(text);
     return index ? `index ${index[1]}` : 'table';
   }
-  for (const name of ['dataKey', 'secretsKey', 'cursorSecret', 'rpaTokenSecret'] as const) {
+  for (const name of ['dataKey', 'secretsKey', 'cursorSecret', 'rpaTokenSecret', 'fingerprintSecret'] as const) {
     if (text.includes(ids[name])) return name;
   }
   if (text.includes('/*/requests/*/attachments/*"')) return 'attachments';
@@ -200,6 +202,7 @@ export const expectedGrants = (
   };
   if (access.cursors === 'sign') secretReader('cursorSecret');
   if (access.rpaTokens) secretReader('rpaTokenSecret');
+  if (access.requestFingerprints) secretReader('fingerprintSecret');
   for (const kind of access.screenshots ?? []) {
     if (kind === 'read') {
       grants.push('s3:GetObject on screenshots');

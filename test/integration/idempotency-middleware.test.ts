@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { KeyConfigurationError } from '#lib/crypto/config';
 import { NotFound } from '#lib/errors';
 import { type ApiEvent, endpoint } from '#lib/http/endpoint';
 import { type IdempotencyOptions, idempotentRequests } from '#lib/http/idempotency';
@@ -138,6 +139,38 @@ describe('idempotency middleware', () => {
     expect(corrected.headers['Idempotent-Replayed']).toBeUndefined();
     expect(JSON.parse(corrected.body)).toEqual({ run: 2, body: { a: 2 } });
     expect(h.runs).toBe(2);
+  });
+
+  it('still replays a record fingerprinted under the previous key while a new key is rolled in', async () => {
+    const [oldKey, newFingerprintKey] = [randomBytes(32), randomBytes(32)];
+    const before = harness({ fingerprintKeys: async () => [oldKey] });
+    const rolling = harness({ fingerprintKeys: async () => [newFingerprintKey, oldKey] });
+    const after = harness({ fingerprintKeys: async () => [newFingerprintKey] });
+    const client = clientId();
+    const key = newKey();
+    const first = await before.invoke(post(client, { a: 1 }, { 'Idempotency-Key': key }));
+    expect(first.statusCode).toBe(201);
+
+    const replay = await rolling.invoke(post(client, { a: 1 }, { 'Idempotency-Key': key }));
+    expect(replay).toEqual({ ...first, headers: { ...first.headers, 'Idempotent-Replayed': 'true' } });
+    expect((await rolling.invoke(post(client, { a: 2 }, { 'Idempotency-Key': key }))).statusCode).toBe(422);
+    // Once the old key is dropped its records no longer match: hence the 24-hour overlap (docs/idempotency.md).
+    expect((await after.invoke(post(client, { a: 1 }, { 'Idempotency-Key': key }))).statusCode).toBe(422);
+    expect([before.runs, rolling.runs, after.runs]).toEqual([1, 0, 0]);
+  });
+
+  it('fails closed when the fingerprint key cannot be read: 500, nothing runs, the key stays free', async () => {
+    const broken = harness({
+      fingerprintKeys: () => Promise.reject(new KeyConfigurationError('No idempotency fingerprint key')),
+    });
+    const client = clientId();
+    const key = newKey();
+    const res = await broken.invoke(post(client, { a: 1 }, { 'Idempotency-Key': key }));
+    expect(res.statusCode).toBe(500);
+    expect(res.body).not.toContain('fingerprint');
+    expect(broken.runs).toBe(0);
+    const working = harness();
+    expect((await working.invoke(post(client, { a: 1 }, { 'Idempotency-Key': key }))).statusCode).toBe(201);
   });
 
   it('runs an expired key afresh', async () => {
