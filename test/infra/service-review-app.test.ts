@@ -680,6 +680,20 @@ describe('REST API', () => {
     expect(JSON.stringify(association?.Properties.ResourceArn)).toContain(stageId);
   });
 
+  it('logs WAF requests without a credential: the API key, Authorization, Cookie, path and query string redacted', () => {
+    const [logging, ...others] = Object.values(
+      synthesized.apiTemplate.findResources('AWS::WAFv2::LoggingConfiguration'),
+    );
+    expect(others).toEqual([]);
+    expect(logging!.Properties.RedactedFields).toEqual([
+      { SingleHeader: { Name: 'x-api-key' } },
+      { SingleHeader: { Name: 'authorization' } },
+      { SingleHeader: { Name: 'cookie' } },
+      { UriPath: {} },
+      { QueryString: {} },
+    ]);
+  });
+
   it('logs access as JSON to an encrypted group, traces, and never logs request or response data', () => {
     synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
       TracingEnabled: true,
