@@ -181,9 +181,11 @@ describe('least privilege', () => {
       holding(`dynamodb:Query on index ${index}`)
         .map(({ name }) => name)
         .sort();
+    // The scraper session reads its token's API key by id (access pattern 2).
     expect(queryingIndex('gsi1')).toEqual([
       'FilterPortalAccounts',
       'FilterPortalAccountsV1',
+      'GetScraperSession',
       'ListPortalAccounts',
       'ListPortalAccountsV1',
     ]);
