@@ -247,7 +247,12 @@ const rpaRoutes: Route[] = [
     method: 'GET',
     path: `${serviceReviews}/{requestExternalId}/rpa/session`,
     handler: 'rpa/get-scraper-session',
-    access: { table: { actions: ['GetItem', 'Query'] }, rpaTokens: 'verify', screenshots: ['read'] },
+    // gsi1: the token's API key by its id (is it still active?), read with every call.
+    access: {
+      table: { actions: ['GetItem', 'Query'], queryIndexes: ['gsi1'] },
+      rpaTokens: 'verify',
+      screenshots: ['read'],
+    },
     audit: { action: 'rpa.session.read', resource: 'rpaSession', ids: { requestExternalId: 'requestExternalId' } },
     auth: 'scraper-token',
   },

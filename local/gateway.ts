@@ -127,11 +127,29 @@ function* headerPairs(rawHeaders: string[]): Generator<[string, string]> {
  */
 const asDelivered = <T>(serialized: string): T => JSON.parse(serialized) as T;
 
+/**
+ * A proxy result's headers as API Gateway (REST) sends them: a name in both `headers` and
+ * `multiValueHeaders` gets every value of the latter, plus the former's unless it is among them
+ * (several Set-Cookie lines need multiValueHeaders). Names match whatever their case.
+ */
+export const responseHeaders = (result: Pick<APIGatewayProxyResult, 'headers' | 'multiValueHeaders'>) => {
+  const merged = new Map<string, { name: string; values: string[] }>();
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    merged.set(name.toLowerCase(), { name, values: values.map(String) });
+  }
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    const entry = merged.get(name.toLowerCase());
+    if (!entry) merged.set(name.toLowerCase(), { name, values: [String(value)] });
+    else if (!entry.values.includes(String(value))) entry.values.push(String(value));
+  }
+  return [...merged.values()];
+};
+
 const send = (res: ServerResponse, result: APIGatewayProxyResult, requestId: string) => {
   const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
   res.statusCode = result.statusCode;
-  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, values.map(String));
+  for (const { name, values } of responseHeaders(result))
+    res.setHeader(name, values.length === 1 ? values[0]! : values);
   res.setHeader('x-amzn-RequestId', requestId);
   res.setHeader('Content-Length', body.length);
   res.end(body);

@@ -34,6 +34,15 @@ const STAGE_NAME = 'prod';
  */
 export const AUTHORIZER_CACHE_TTL = Duration.seconds(GATEWAY_LIMITS.authorizerCacheTtlSeconds);
 
+/** What the WAF log leaves out (header names in lower case, as WAF requires). */
+const WAF_REDACTED_FIELDS = [
+  { singleHeader: { Name: 'x-api-key' } },
+  { singleHeader: { Name: 'authorization' } },
+  { singleHeader: { Name: 'cookie' } },
+  { uriPath: {} },
+  { queryString: {} },
+];
+
 /** The usage plan's limits: each client's own bucket, keyed by the usageIdentifierKey the authorizer returns. */
 export const CLIENT_THROTTLE = { rateLimit: 50, burstLimit: 100 };
 
@@ -263,7 +272,9 @@ export class ServiceApi extends Construct {
           arnFormat: ArnFormat.COLON_RESOURCE_NAME,
         }),
       ],
-      redactedFields: [{ singleHeader: { Name: 'x-api-key' } }, { uriPath: {} }, { queryString: {} }],
+      // Every credential a request can carry: the API key, the scraper token (Bearer, or the session's cookie,
+      // or a ?token= link: the query string), and the ids in the path.
+      redactedFields: WAF_REDACTED_FIELDS,
     });
   }
 

@@ -108,6 +108,13 @@ export const scopeOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>): Sc
   return typeof organizationId === 'string' && organizationId !== '' ? { clientId, organizationId } : { clientId };
 };
 
+/** The id of the API key the authorizer accepted (not the key, nor its hash). */
+export const apiKeyIdOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>): string => {
+  const keyId = event.requestContext.authorizer?.keyId;
+  if (typeof keyId !== 'string' || keyId === '') throw unauthorized();
+  return keyId;
+};
+
 /**
  * JSON bodies: size, media type, then lib/json/safe-json.ts, then the route's validator. Not
  * @middy/http-json-body-parser, which refuses `__proto__` members (ordinary members here) and parses

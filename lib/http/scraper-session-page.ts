@@ -5,7 +5,8 @@ import type { ScraperSession } from '#lib/rpa/rpa';
  * The scraper session as a web page: server-rendered, every value escaped, nothing loaded from
  * anywhere but the screenshots' presigned S3 URLs, under a Content-Security-Policy that allows
  * exactly that (no script at all; the one inline style by its hash). While a run is queued or
- * running the page reloads itself every 5 seconds (the screenshots' URLs live 60).
+ * running the page reloads itself every 5 seconds (the screenshots' URLs live 60): a reload the
+ * page starts itself, so the browser sends the session cookie with it.
  */
 
 /** The quality (RFC 9110 `q`) the Accept header gives a media type; 1 without a header. */
@@ -137,13 +138,17 @@ ${definitionList([
   ['Decision date', authorization.decisionDate],
   ['Last checked', authorization.lastCheckedAt],
   ['Client user', session.clientUserId],
-  ['This link works until', session.tokenExpiresAt],
+  ['Access ends', session.tokenExpiresAt],
 ])}
 ${active ? '<p class="muted">A run is in progress: this page reloads every 5 seconds.</p>' : ''}
 ${session.runs.length === 0 ? '<p>No automation has run on this request yet.</p>' : session.runs.map(runSection).join('\n')}
 </body>
 </html>
 `;
+  return { body, headers: pageHeaders(imageOrigins) };
+};
+
+const pageHeaders = (imageOrigins: string[]) => {
   const csp = [
     "default-src 'none'",
     `img-src ${imageOrigins.length > 0 ? imageOrigins.join(' ') : "'none'"}`,
@@ -152,12 +157,28 @@ ${session.runs.length === 0 ? '<p>No automation has run on this request yet.</p>
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
-  return {
-    body,
-    headers: {
-      'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': csp,
-      'X-Frame-Options': 'DENY',
-    },
-  };
+  return { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp, 'X-Frame-Options': 'DENY' };
 };
+
+/**
+ * What a browser gets when it arrives from another site's link without its session cookie (the
+ * SameSite=Strict cookie is withheld on such a navigation and its redirects): nothing of the
+ * request, and an immediate reload of the same URL, which this page starts, so the browser sends
+ * the cookie then. Served with a 401: without the cookie that reload is a 401 problem, no loop.
+ */
+export const continuePage = (): { body: string; headers: Record<string, string> } => ({
+  body: `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="referrer" content="no-referrer">
+<meta http-equiv="refresh" content="0">
+<title>Scraper session</title>
+</head>
+<body>
+<p>Opening the scraper session…</p>
+</body>
+</html>
+`,
+  headers: pageHeaders([]),
+});

@@ -1,3 +1,4 @@
+import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
 import { MAX_ERROR_TEXTS } from '#lib/validation/error-text';
 
 /**
@@ -207,7 +208,19 @@ export const securitySchemes = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'The scraper token from POST …/rpa (15 minutes); the session also takes it as ?token=',
+    description:
+      'The scraper token from POST …/rpa (15 minutes, and only while the API key that asked for it is active)',
   },
-  scraperTokenQuery: { type: 'apiKey', in: 'query', name: 'token', description: 'The scraper token, for a browser' },
+  scraperSessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SCRAPER_SESSION_COOKIE,
+    description: "The scraper token as the session's cookie, set by the 303 that answers a ?token= link",
+  },
+  scraperTokenQuery: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'token',
+    description: 'The scraper token in a link for a browser: exchanged for the session cookie (303)',
+  },
 } as const;

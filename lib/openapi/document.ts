@@ -1,5 +1,6 @@
 import { V1_PORTALS_DEPRECATION } from '#lib/http/deprecation';
 import { IDEMPOTENCY_KEY_HEADER } from '#lib/http/idempotency';
+import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
 import type { Route } from '#lib/routes';
 import { functionNameOf } from '#lib/routes';
 import type { SchemaName } from '#lib/validation/schema-names';
@@ -78,6 +79,10 @@ const FAILURES: Record<number, string> = {
 const HEADERS = {
   ETag: { description: 'The version, quoted: "<version>"', schema: { type: 'string' } },
   Location: { description: 'The URL of the resource', schema: { type: 'string' } },
+  'Set-Cookie': {
+    description: `The scraper session's cookie: ${SCRAPER_SESSION_COOKIE}=<accessToken>; Max-Age=<seconds the token has left>; Path=<this session's path>; HttpOnly; [Secure;] SameSite=Strict`,
+    schema: { type: 'string' },
+  },
   'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
 };
 
@@ -95,6 +100,9 @@ const deprecationHeaders = (successor: string) => ({
     schema: { type: 'string', example: `<${successor}>; rel="successor-version"` },
   },
 });
+
+/** The scraper session's credentials, any one of them: a bearer token, the session cookie, a `?token=` link. */
+const SCRAPER_SESSION_SECURITY = [{ scraperToken: [] }, { scraperSessionCookie: [] }, { scraperTokenQuery: [] }];
 
 const MEDIA_TYPES: Record<string, string> = { Html: 'text/html', JavaScript: 'text/javascript' };
 
@@ -210,7 +218,7 @@ const operationOf = (route: Route, doc: OperationDoc, schemaSources: DocumentSou
     tags: [route.successor ? `${doc.tag} (v1, obsolete)` : doc.tag],
     ...(route.successor ? { deprecated: true } : {}),
     ...(route.auth === 'public' ? { security: [] } : {}),
-    ...(route.auth === 'scraper-token' ? { security: [{ scraperToken: [] }, { scraperTokenQuery: [] }] } : {}),
+    ...(route.auth === 'scraper-token' ? { security: SCRAPER_SESSION_SECURITY } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(doc.body ? { requestBody: requestBodyOf(doc.body) } : {}),
     responses,

@@ -6,7 +6,7 @@ import type { SchemaName } from '#lib/validation/schema-names';
  * handlers validate with (test/unit/openapi.test.ts reads them from the handlers); everything else
  * (paths, methods, parameters, security, deprecation) comes from the route table itself.
  */
-export type Header = 'ETag' | 'Location';
+export type Header = 'ETag' | 'Location' | 'Set-Cookie';
 
 export interface Outcome {
   description: string;
@@ -207,10 +207,15 @@ export const operations: Record<string, OperationDoc> = {
     summary: 'Read the scraper session',
     tag: 'Service-review automation',
     description:
-      'Authenticated by the scraper token (Authorization: Bearer, or ?token=), not by an API key. JSON, or an HTML page for a browser (Accept: text/html).',
-    query: { token: 'The scraper token, when it cannot go in the Authorization header' },
+      "Authenticated by the scraper token, not by an API key: Authorization: Bearer (wins), else the session cookie. A browser opens scraperUri?token=<accessToken>: the link is exchanged for the session cookie (303 to the same URL without the token; HttpOnly, SameSite=Strict, scoped to this session's path, Secure on https, Max-Age at most the token's remaining life). JSON, or an HTML page for a browser (Accept: text/html); a browser arriving from another site's link without the cookie gets a 401 page that reloads itself once. A token stops working when the API key that asked for it is revoked or expires, or its client is deleted.",
+    query: { token: "A link's scraper token: exchanged for the session cookie (303 to the URL without it)" },
     outcomes: {
       200: { description: 'The latest runs, steps, values entered and screenshots', body: 'ScraperSession' },
+      303: {
+        description: 'A ?token= link: the session cookie is set, and the browser sent to the URL without the token',
+        body: 'none',
+        headers: ['Location', 'Set-Cookie'],
+      },
     },
     failures: [404],
   },

@@ -3,6 +3,7 @@ import { DomainError, Invalid, NotFound, Unprocessable } from '#lib/errors';
 import { log } from '#lib/observability/logger';
 import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
+import { apiKeyState } from '#lib/tenancy/api-keys';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import { MAX_BATCH_REQUESTS } from '#lib/validation/schemas/rpa';
@@ -21,7 +22,7 @@ import {
   type RunStore,
 } from './run-store.ts';
 import { changeBatch, changeRun, settledByExecution, uuidv7, withStep } from './runs.ts';
-import type { ScraperClaims, ScraperTokens } from './scraper-token.ts';
+import { InvalidScraperToken, type ScraperClaims, type ScraperTokens } from './scraper-token.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
 
 /**
@@ -144,7 +145,7 @@ export interface RpaDependencies {
   accounts: Pick<PortalAccountStore, 'get' | 'page'>;
   /** Whether the automation drives a portal (lib/rpa/automated-portals.ts). */
   automated: (portalId: string) => boolean;
-  tenants: Pick<TenantStore, 'getClientUser'>;
+  tenants: Pick<TenantStore, 'getClientUser' | 'getApiKeyById'>;
   automation: AutomationStarter;
   screenshots: Pick<ScreenshotStorage, 'presignGet'>;
   tokens: ScraperTokens;
@@ -265,17 +266,30 @@ export const rpaService = ({
   };
 
   return {
-    /** A scraper token for one request on behalf of one of the caller's client users. */
-    issueAccessToken: async (scope: Scope, externalId: string, clientUserId: string) => {
-      const { clientId } = scope;
+    /**
+     * A scraper token for one request on behalf of one of the caller's client users, naming the API
+     * key that asked for it (`keyId`, the authorizer's).
+     */
+    issueAccessToken: async (caller: Scope & { keyId: string }, externalId: string, clientUserId: string) => {
+      const { keyId, ...scope } = caller;
       await clientUser(scope, clientUserId);
-      await existingRequest(clientId, externalId);
-      const { token, expiresAt } = await tokens.sign({ ...scope, clientUserId, requestExternalId: externalId });
+      await existingRequest(scope.clientId, externalId);
+      const { token, expiresAt } = await tokens.sign({ ...scope, keyId, clientUserId, requestExternalId: externalId });
       return { accessToken: token, expiresAt };
     },
 
-    /** The claims of a token for this request; InvalidScraperToken otherwise. */
-    verifyAccessToken: (token: string | undefined, externalId: string) => tokens.verify(token, externalId),
+    /**
+     * The claims of a token for this request whose API key is still active; InvalidScraperToken
+     * otherwise. One read: revoking the key, or deleting the client (which revokes all its keys),
+     * ends its tokens too. A key whose organization is not the token's is refused alike.
+     */
+    verifyAccessToken: async (token: string | undefined, externalId: string) => {
+      const claims = await tokens.verify(token, externalId);
+      const key = await tenants.getApiKeyById(claims.clientId, claims.keyId);
+      if (!key || apiKeyState(key, now()) !== 'active') throw new InvalidScraperToken('api key not active');
+      if (key.organizationId !== claims.organizationId) throw new InvalidScraperToken('api key scope');
+      return claims;
+    },
 
     /**
      * What a token holder sees: the request's latest runs with short-lived screenshot URLs; a token

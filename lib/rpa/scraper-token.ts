@@ -24,15 +24,27 @@ const MAX_TOKEN_LENGTH = 4096;
 
 /**
  * What a valid token grants: one request of one client, on behalf of one client user; and, when an
- * organization-restricted API key asked for it, only that organization's runs (`org`).
+ * organization-restricted API key asked for it, only that organization's runs (`org`). `keyId`
+ * (`akid`) is the API key that asked for it: the token works only while that key is active
+ * (checked by the session, lib/rpa/rpa.ts).
  */
 export interface ScraperClaims {
   clientId: string;
   organizationId?: string;
+  keyId: string;
   clientUserId: string;
   requestExternalId: string;
   tokenId: string;
   expiresAt: string;
+}
+
+/** Who asks for a token, and for what. */
+export interface ScraperGrant {
+  clientId: string;
+  organizationId?: string;
+  keyId: string;
+  clientUserId: string;
+  requestExternalId: string;
 }
 
 /** Missing, malformed, expired, for another request, or badly signed: the holder learns no more than that. */
@@ -61,10 +73,7 @@ export const scraperTokenKeys = signingKeysOnce(RPA_TOKEN_KEYS);
 const keyIdOf = (key: Buffer) => createHash('sha256').update(key).digest('base64url').slice(0, 12);
 
 export interface ScraperTokens {
-  sign(grant: { clientId: string; organizationId?: string; clientUserId: string; requestExternalId: string }): Promise<{
-    token: string;
-    expiresAt: string;
-  }>;
+  sign(grant: ScraperGrant): Promise<{ token: string; expiresAt: string }>;
   /** The claims of a valid token for `requestExternalId`; InvalidScraperToken otherwise. */
   verify(token: string | undefined, requestExternalId: string): Promise<ScraperClaims>;
 }
@@ -79,12 +88,13 @@ export const scraperTokens = (
   keys: () => Promise<Buffer[]> = scraperTokenKeys,
   now: () => Date = () => new Date(),
 ): ScraperTokens => ({
-  sign: async ({ clientId, organizationId, clientUserId, requestExternalId }) => {
+  sign: async ({ clientId, organizationId, keyId, clientUserId, requestExternalId }) => {
     const [key] = await keys();
     const issuedAt = Math.floor(now().getTime() / 1000);
     const expiresAt = issuedAt + SCRAPER_TOKEN_TTL_SECONDS;
     const token = await new SignJWT({
       cid: clientId,
+      akid: keyId,
       req: requestExternalId,
       ...(organizationId ? { org: organizationId } : {}),
     })
@@ -116,7 +126,7 @@ export const scraperTokens = (
           algorithms: ['HS256'],
           issuer: SCRAPER_TOKEN_ISSUER,
           audience: SCRAPER_TOKEN_AUDIENCE,
-          requiredClaims: ['sub', 'jti', 'iat', 'exp', 'cid', 'req'],
+          requiredClaims: ['sub', 'jti', 'iat', 'exp', 'cid', 'akid', 'req'],
           // A token never lives longer than it was issued for, whatever its exp says.
           maxTokenAge: SCRAPER_TOKEN_TTL_SECONDS,
           currentDate: now(),
@@ -129,6 +139,7 @@ export const scraperTokens = (
     const claims: ScraperClaims = {
       clientId: stringClaim(payload, 'cid'),
       ...(payload.org === undefined ? {} : { organizationId: stringClaim(payload, 'org') }),
+      keyId: stringClaim(payload, 'akid'),
       clientUserId: stringClaim(payload, 'sub'),
       requestExternalId: stringClaim(payload, 'req'),
       tokenId: stringClaim(payload, 'jti'),

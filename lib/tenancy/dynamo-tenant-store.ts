@@ -79,6 +79,32 @@ const API_KEY_PROJECTION = {
   ExpressionAttributeNames: Object.fromEntries(recordFields.map((name, i) => [`#f${i}`, name])),
 };
 
+/**
+ * Access pattern 2 for one key: its gsi1 entry (keyIds are unique per client), the record's
+ * attributes only. The key's own item is addressed by the key's hash, which a token must not carry.
+ */
+const getApiKeyById = async (clientId: string, keyId: string): Promise<ApiKeyRecord | undefined> => {
+  const { Items } = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: GSI1.name,
+      KeyConditionExpression: '#pk = :pk AND #sk = :sk',
+      ExpressionAttributeNames: {
+        ...API_KEY_PROJECTION.ExpressionAttributeNames,
+        '#pk': GSI1.partition,
+        '#sk': GSI1.sort,
+      },
+      ExpressionAttributeValues: {
+        ':pk': apiKeyEntity.keys.gsi1pk.render({ clientId }),
+        ':sk': apiKeyEntity.keys.gsi1sk.render({ keyId }),
+      },
+      ProjectionExpression: API_KEY_PROJECTION.ProjectionExpression,
+    }),
+  );
+  const [item] = Items ?? [];
+  return item ? apiKeyEntity.fromItem(item) : undefined;
+};
+
 const put = (item: Record<string, unknown>) => dynamo.send(new PutCommand({ TableName: tableName(), Item: item }));
 
 export const dynamoTenantStore: TenantStore = {
@@ -132,6 +158,7 @@ export const dynamoTenantStore: TenantStore = {
     return Item ? apiKeyEntity.fromItem(Item) : undefined;
   },
   listApiKeys,
+  getApiKeyById,
   revokeApiKey: (keyHash, revokedAt) =>
     updatedIf({
       Key: apiKeyEntity.key({ keyHash }),

@@ -85,6 +85,11 @@ export interface TenantStore {
   findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /** Every key of a client, revoked and expired ones included. */
   listApiKeys(clientId: string): Promise<ApiKeyRecord[]>;
+  /**
+   * One key of a client by its id (revoked and expired ones included), in one read: what a scraper
+   * token names (lib/rpa/rpa.ts). Read through an index, so a change is seen once it has reached it.
+   */
+  getApiKeyById(clientId: string, keyId: string): Promise<ApiKeyRecord | undefined>;
   revokeApiKey(keyHash: string, revokedAt: string): Promise<boolean>;
   /**
    * Sets lastUsedAt to `usedAt` unless it is already at or after `staleBefore`: a conditional write,

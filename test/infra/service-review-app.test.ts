@@ -188,9 +188,11 @@ describe('least privilege', () => {
       holding(`dynamodb:Query on index ${index}`)
         .map(({ name }) => name)
         .sort();
+    // The scraper session reads its token's API key by id (access pattern 2).
     expect(queryingIndex('gsi1')).toEqual([
       'FilterPortalAccounts',
       'FilterPortalAccountsV1',
+      'GetScraperSession',
       'ListPortalAccounts',
       'ListPortalAccountsV1',
     ]);
@@ -711,6 +713,20 @@ describe('REST API', () => {
     const [association] = Object.values(synthesized.apiTemplate.findResources('AWS::WAFv2::WebACLAssociation'));
     const [stageId] = Object.keys(synthesized.apiTemplate.findResources('AWS::ApiGateway::Stage'));
     expect(JSON.stringify(association?.Properties.ResourceArn)).toContain(stageId);
+  });
+
+  it('logs WAF requests without a credential: the API key, Authorization, Cookie, path and query string redacted', () => {
+    const [logging, ...others] = Object.values(
+      synthesized.apiTemplate.findResources('AWS::WAFv2::LoggingConfiguration'),
+    );
+    expect(others).toEqual([]);
+    expect(logging!.Properties.RedactedFields).toEqual([
+      { SingleHeader: { Name: 'x-api-key' } },
+      { SingleHeader: { Name: 'authorization' } },
+      { SingleHeader: { Name: 'cookie' } },
+      { UriPath: {} },
+      { QueryString: {} },
+    ]);
   });
 
   it('logs access as JSON to an encrypted group, traces, and never logs request or response data', () => {

@@ -169,16 +169,27 @@ export const scraperAccess = async (tenant: Tenant, externalId: string) => {
   return res.body as { accessToken: string; scraperUri: string };
 };
 
-/** GET of the scraper session, as a browser or a script would: the token in a header or in the URL. */
+/**
+ * GET of the scraper session, as a script or a browser would: the token in a header, or a `?token=`
+ * link, which the session exchanges for its cookie (303), then the redirect followed with that cookie.
+ */
 export const openSession = async (
   scraperUri: string,
   token: string,
   { via = 'header', accept }: { via?: 'header' | 'query'; accept?: string } = {},
 ) => {
-  const url = via === 'query' ? `${scraperUri}?token=${encodeURIComponent(token)}` : scraperUri;
-  const response = await fetch(url, {
-    headers: { ...(via === 'header' ? { authorization: `Bearer ${token}` } : {}), ...(accept ? { accept } : {}) },
-  });
+  const headers: Record<string, string> = accept ? { accept } : {};
+  let response: Response;
+  if (via === 'query') {
+    const link = `${scraperUri}?token=${encodeURIComponent(token)}`;
+    response = await fetch(link, { headers, redirect: 'manual' });
+    if (response.status === 303) {
+      const cookie = response.headers.getSetCookie()[0]!.split(';')[0]!;
+      response = await fetch(response.headers.get('location')!, { headers: { ...headers, cookie } });
+    }
+  } else {
+    response = await fetch(scraperUri, { headers: { ...headers, authorization: `Bearer ${token}` } });
+  }
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) };
 };

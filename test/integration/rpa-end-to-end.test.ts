@@ -82,7 +82,7 @@ describe('view-on-page, end to end', () => {
     expect(locationOf(started)).toBe(`${rpaOf(externalId)}/runs/${runId}`);
     remember(tenant, [{ requestExternalId: externalId, runId }], executionArn);
 
-    // While the run is queued or running, a browser's page reloads itself (with its ?token=).
+    // While the run is queued or running, a browser's page reloads itself (with its session cookie).
     const whileActive = await openSession(scraperUri, accessToken, { via: 'query', accept: 'text/html' });
     expect(whileActive.status).toBe(200);
     expect(whileActive.text).toContain('<meta http-equiv="refresh" content="5">');
@@ -179,7 +179,7 @@ describe('view-on-page, end to end', () => {
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     expect(png.length).toBeGreaterThan(5000);
 
-    // As HTML with ?token=, as a browser opens it: the run, its values escaped, no reload once it has ended.
+    // As HTML from a ?token= link, as a browser opens it: the run, its values escaped, no reload once it has ended.
     const asHtml = await openSession(scraperUri, accessToken, { via: 'query', accept: 'text/html' });
     expect(asHtml.status).toBe(200);
     expect(asHtml.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -370,9 +370,13 @@ describe('the scraper token’s scope, end to end', () => {
     Buffer.from(readFileSync(join(stackEnv.LOCAL_STATE_DIR!, 'rpa-token.key'), 'utf8').trim(), 'base64');
 
   /** A token signed with the stack's own key, as the API would sign it, for any times. */
-  const signToken = (claims: { cid: string; sub: string; req: string }, issuedAt: number, expiresAt: number) => {
+  const signToken = (
+    claims: { cid: string; akid: string; sub: string; req: string },
+    issuedAt: number,
+    expiresAt: number,
+  ) => {
     const key = tokenKey();
-    return new SignJWT({ cid: claims.cid, req: claims.req })
+    return new SignJWT({ cid: claims.cid, akid: claims.akid, req: claims.req })
       .setProtectedHeader({
         alg: 'HS256',
         typ: 'JWT',
@@ -469,7 +473,7 @@ describe('the scraper token’s scope, end to end', () => {
 
     // Signed with the stack's key: valid now, it opens A; expired, it is 401 like any bad token.
     const now = Math.floor(Date.now() / 1000);
-    const claims = { cid: tenant.clientId, sub: tenant.clientUserId, req: a };
+    const claims = { cid: tenant.clientId, akid: tenant.keyId, sub: tenant.clientUserId, req: a };
     expect((await openSession(tokenA.scraperUri, await signToken(claims, now, now + 900))).status).toBe(200);
     const expired = await openSession(tokenA.scraperUri, await signToken(claims, now - 1200, now - 300));
     refused(expired, 401, 'expired');

@@ -293,11 +293,10 @@ describe('scraper session', () => {
     const rpa = serviceWith(new RecordingStarter());
     const externalId = await newRequest(tenant.apiKey);
     await storedRun(tenant, externalId);
-    await expect(rpa.issueAccessToken({ clientId: tenant.clientId }, externalId, 'nobody')).rejects.toThrow(NotFound);
-    await expect(rpa.issueAccessToken({ clientId: tenant.clientId }, 'NOPE', tenant.clientUserId)).rejects.toThrow(
-      NotFound,
-    );
-    const { accessToken } = await rpa.issueAccessToken({ clientId: tenant.clientId }, externalId, tenant.clientUserId);
+    const caller = { clientId: tenant.clientId, keyId: tenant.keyId };
+    await expect(rpa.issueAccessToken(caller, externalId, 'nobody')).rejects.toThrow(NotFound);
+    await expect(rpa.issueAccessToken(caller, 'NOPE', tenant.clientUserId)).rejects.toThrow(NotFound);
+    const { accessToken } = await rpa.issueAccessToken(caller, externalId, tenant.clientUserId);
     const claims = await rpa.verifyAccessToken(accessToken, externalId);
     const session = await rpa.session(claims);
     expect(session.runs).toHaveLength(1);

@@ -132,7 +132,12 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
   });
 
   it('answers 401 for an expired, tampered, foreign or malformed token, or one for another request', async () => {
-    const grant = { clientId: tenant.clientId, clientUserId: tenant.clientUserId, requestExternalId: externalId };
+    const grant = {
+      clientId: tenant.clientId,
+      keyId: tenant.keyId,
+      clientUserId: tenant.clientUserId,
+      requestExternalId: externalId,
+    };
     const expired = await scraperTokens(scraperTokenKeys, () => new Date(Date.now() - 16 * 60_000)).sign(grant);
     const foreign = await scraperTokens(async () => [Buffer.alloc(32, 7)]).sign(grant);
     const { accessToken: valid } = await accessToken();
@@ -160,6 +165,7 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
     // A token for the same id in another client: signed by us, yet it opens nothing of this client.
     const token = await scraperTokens().sign({
       clientId: tenant.clientId,
+      keyId: tenant.keyId,
       clientUserId: tenant.clientUserId,
       requestExternalId: othersRequest,
     });
@@ -218,7 +224,7 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
     );
   });
 
-  it('answers a page to a browser, with ?token=: escaped, self-contained, under a strict CSP', async () => {
+  it('answers a page to a browser: escaped, self-contained, under a strict CSP', async () => {
     const id = await newRequest(tenant.apiKey);
     const run = await storedRun(tenant, id, {
       status: 'running',
@@ -226,10 +232,7 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
       enteredValues: { memberId: '<script>alert(1)</script>', note: 'A & "B"' },
     });
     const { accessToken: token } = await accessToken(id);
-    const res = await session(id, {
-      query: `?token=${token}`,
-      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-    });
+    const res = await session(id, { token, accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const csp = res.headers.get('content-security-policy')!;

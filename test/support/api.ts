@@ -47,11 +47,11 @@ const admin = provisioning(dynamoTenantStore);
 
 /** A fresh tenant: client, API key, organization and one client user. */
 export const newTenant = async (label = 'test') => {
-  const { clientId, apiKey } = await admin.createClient(`${label} client`);
+  const { clientId, apiKey, keyId } = await admin.createClient(`${label} client`);
   const { organizationId } = await admin.createOrganization(clientId, `${label} organization`);
   const clientUserId = `user-${Math.random().toString(36).slice(2, 10)}`;
   await admin.createClientUser(clientId, organizationId, clientUserId);
-  return { clientId, apiKey, organizationId, clientUserId, admin };
+  return { clientId, apiKey, keyId, organizationId, clientUserId, admin };
 };
 
 export const uniqueId = (prefix = 'id') =>

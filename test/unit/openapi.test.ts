@@ -71,7 +71,11 @@ describe('the OpenAPI document', () => {
     // Security: the key by default, none for the public description, the scraper token for the session.
     if (route.auth === 'public') expect(operation.security).toEqual([]);
     else if (route.auth === 'scraper-token') {
-      expect(operation.security).toEqual([{ scraperToken: [] }, { scraperTokenQuery: [] }]);
+      expect(operation.security).toEqual([
+        { scraperToken: [] },
+        { scraperSessionCookie: [] },
+        { scraperTokenQuery: [] },
+      ]);
     } else expect(operation.security).toBeUndefined();
     // Obsolete routes: deprecated, and every response says so in its headers.
     expect(operation.deprecated).toBe(route.successor ? true : undefined);
@@ -88,6 +92,15 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(byHandler('requests/get-request').responses['304'].headers)).toEqual(['ETag']);
     expect(Object.keys(byHandler('requests/create-request').responses['201'].headers)).toEqual(['ETag', 'Location']);
     expect(Object.keys(byHandler('attachments/download-attachment').responses['303'].headers)).toEqual(['Location']);
+    // A ?token= link: 303 to the session without it, with the session cookie.
+    const session = byHandler('rpa/get-scraper-session');
+    expect(Object.keys(session.responses['303'].headers)).toEqual(['Location', 'Set-Cookie']);
+    expect(session.responses['303'].content).toBeUndefined();
+    expect(document.components.securitySchemes.scraperSessionCookie).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'scraper_token',
+    });
     expect(byHandler('requests/get-request').parameters.map((parameter: Json) => parameter.name)).toContain(
       'If-None-Match',
     );

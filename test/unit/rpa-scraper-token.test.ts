@@ -17,7 +17,7 @@ const key = randomBytes(32);
 const otherKey = randomBytes(32);
 const t0 = new Date('2026-11-22T10:00:00Z');
 const at = (seconds: number) => () => new Date(t0.getTime() + seconds * 1000);
-const grant = { clientId: 'client-a', clientUserId: 'user-1', requestExternalId: 'REQ-1' };
+const grant = { clientId: 'client-a', keyId: 'key-1', clientUserId: 'user-1', requestExternalId: 'REQ-1' };
 
 const tokensWith = (keys: Buffer[], now = at(0)) => scraperTokens(async () => keys, now);
 
@@ -43,6 +43,7 @@ describe('scraper token', () => {
       aud: SCRAPER_TOKEN_AUDIENCE,
       sub: 'user-1',
       cid: 'client-a',
+      akid: 'key-1',
       req: 'REQ-1',
       iat: t0.getTime() / 1000,
       exp: t0.getTime() / 1000 + 900,
@@ -57,6 +58,7 @@ describe('scraper token', () => {
     const { token } = await tokensWith([key]).sign(grant);
     expect(await tokensWith([key], at(899)).verify(token, 'REQ-1')).toEqual({
       clientId: 'client-a',
+      keyId: 'key-1',
       clientUserId: 'user-1',
       requestExternalId: 'REQ-1',
       tokenId: decodeJwt(token).jti,
@@ -87,6 +89,7 @@ describe('scraper token', () => {
     for (const changed of [
       { ...claims, req: 'REQ-2' },
       { ...claims, cid: 'client-b' },
+      { ...claims, akid: 'key-2' },
       { ...claims, exp: claims.exp + 3600 },
     ]) {
       const forged = `${header}.${Buffer.from(JSON.stringify(changed)).toString('base64url')}.${signature}`;
@@ -102,7 +105,7 @@ describe('scraper token', () => {
     const { token } = await tokensWith([otherKey]).sign(grant);
     expect(await verdict(tokensWith([key]).verify(token, 'REQ-1'))).toBe('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
     const kid = decodeProtectedHeader((await tokensWith([key]).sign(grant)).token).kid!;
-    const spoofed = await new SignJWT({ cid: 'client-a', req: 'REQ-1' })
+    const spoofed = await new SignJWT({ cid: 'client-a', akid: 'key-1', req: 'REQ-1' })
       .setProtectedHeader({ alg: 'HS256', kid })
       .setIssuer(SCRAPER_TOKEN_ISSUER)
       .setAudience(SCRAPER_TOKEN_AUDIENCE)
@@ -116,7 +119,7 @@ describe('scraper token', () => {
 
   it('refuses tokens of the right key but the wrong audience, issuer, algorithm or lifetime', async () => {
     const base = () =>
-      new SignJWT({ cid: 'client-a', req: 'REQ-1' })
+      new SignJWT({ cid: 'client-a', akid: 'key-1', req: 'REQ-1' })
         .setIssuer(SCRAPER_TOKEN_ISSUER)
         .setAudience(SCRAPER_TOKEN_AUDIENCE)
         .setSubject('user-1')
@@ -146,17 +149,22 @@ describe('scraper token', () => {
       .setProtectedHeader({ alg: 'HS256', kid })
       .sign(key);
     expect(await verdict(tokensWith([key], at(901)).verify(long, 'REQ-1'))).toBe('ERR_JWT_EXPIRED');
-    // Each grant claim is required.
-    const withoutRequest = await new SignJWT({ cid: 'client-a' })
-      .setIssuer(SCRAPER_TOKEN_ISSUER)
-      .setAudience(SCRAPER_TOKEN_AUDIENCE)
-      .setSubject('user-1')
-      .setJti('x')
-      .setIssuedAt(t0.getTime() / 1000)
-      .setExpirationTime(t0.getTime() / 1000 + 900)
-      .setProtectedHeader({ alg: 'HS256', kid })
-      .sign(key);
-    expect(await verify(withoutRequest)).toBe('ERR_JWT_CLAIM_VALIDATION_FAILED');
+    // Each grant claim is required: the request, and the API key that asked for it (tokens from before it was).
+    for (const claims of [
+      { cid: 'client-a', akid: 'key-1' },
+      { cid: 'client-a', req: 'REQ-1' },
+    ]) {
+      const incomplete = await new SignJWT(claims)
+        .setIssuer(SCRAPER_TOKEN_ISSUER)
+        .setAudience(SCRAPER_TOKEN_AUDIENCE)
+        .setSubject('user-1')
+        .setJti('x')
+        .setIssuedAt(t0.getTime() / 1000)
+        .setExpirationTime(t0.getTime() / 1000 + 900)
+        .setProtectedHeader({ alg: 'HS256', kid })
+        .sign(key);
+      expect(await verify(incomplete), JSON.stringify(claims)).toBe('ERR_JWT_CLAIM_VALIDATION_FAILED');
+    }
   });
 
   it('rotates: the first key signs, every key verifies', async () => {
