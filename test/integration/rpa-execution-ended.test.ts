@@ -3,10 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '#functions/rpa/record-execution-ended';
 import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
+import { LOST_AFTER_MS } from '#lib/rpa/rpa';
 import type { RpaBatchRecord, RpaRunRecord } from '#lib/rpa/run-store';
 import { InvalidTaskInput } from '#lib/rpa/worker';
-import { newTenant } from '#test/support/api';
-import { newRequest, storedRun } from './rpa-support.ts';
+import { call, newTenant } from '#test/support/api';
+import { batchPath, newRequest, rpaOf, storedRun } from './rpa-support.ts';
 
 /*
  * RecordExecutionEnded on the real table: the event EventBridge delivers when an execution of the
@@ -153,5 +154,81 @@ describe('events that are not ours', () => {
     await expect(handler(event)).rejects.toThrow(InvalidTaskInput);
     expect(await reread(run)).toEqual(run);
     expect(await reread(other)).toEqual(other);
+  });
+});
+
+describe('a run or batch read through the API whose execution does not exist (the local stack after a restart)', () => {
+  /** An execution of the shared stack's local Step Functions that was never started (or was forgotten). */
+  const missingExecution = (machineArn: string, name: string) =>
+    `${machineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+  const longAgo = () => new Date(Date.now() - LOST_AFTER_MS - 5_000);
+
+  it('fails the run execution_lost when GET reads it, in the table too', async () => {
+    const externalId = await newRequest(tenant.apiKey);
+    const run = await storedRun(tenant, externalId, { status: 'running', outcome: undefined }, longAgo());
+    const executionArn = missingExecution(viewOnPageStateMachineArn(), run.runId);
+    await dynamoRunStore.updateRun({ ...run, executionArn, version: 2 });
+    const res = await call('GET', `${rpaOf(externalId)}/runs/${run.runId}`, { apiKey: tenant.apiKey });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ status: 'failed', outcome: 'execution_lost', executionId: executionArn });
+    expect(await reread(run)).toMatchObject({ status: 'failed', outcome: 'execution_lost', version: 3 });
+  });
+
+  it('leaves a run just started as it is (DescribeExecution may not see it yet), and one whose execution cannot be described', async () => {
+    const recent = await storedRun(tenant, await newRequest(tenant.apiKey), { status: 'queued', outcome: undefined });
+    await dynamoRunStore.updateRun({
+      ...recent,
+      executionArn: missingExecution(viewOnPageStateMachineArn(), recent.runId),
+      version: 2,
+    });
+    const unreadable = await storedRun(
+      tenant,
+      await newRequest(tenant.apiKey),
+      { status: 'running', outcome: undefined },
+      longAgo(),
+    );
+    // Not an ARN Step Functions accepts: InvalidArn, not ExecutionDoesNotExist.
+    await dynamoRunStore.updateRun({ ...unreadable, executionArn: 'arn:aws:lambda:nowhere', version: 2 });
+    for (const run of [recent, unreadable]) {
+      const res = await call('GET', `${rpaOf(run.externalId)}/runs/${run.runId}`, { apiKey: tenant.apiKey });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({ status: run.status, outcome: null });
+      expect(await reread(run)).toMatchObject({ status: run.status, version: 2 });
+    }
+  });
+
+  it('closes the batch and fails its unended runs execution_lost when its progress is read', async () => {
+    const batchId = randomUUID();
+    const createdAt = longAgo();
+    const ended = await runningRun({ kind: 'check-auth-status', batchId, status: 'succeeded', outcome: 'status_read' });
+    const running = await runningRun({ kind: 'check-auth-status', batchId });
+    const at = createdAt.toISOString();
+    await dynamoRunStore.createBatch({
+      clientId: tenant.clientId,
+      batchId,
+      clientUserId: tenant.clientUserId,
+      organizationId: tenant.organizationId,
+      items: [ended, running].map((run) => ({ requestExternalId: run.externalId, runId: run.runId })),
+      status: 'running',
+      executionArn: missingExecution(checkAuthStatusStateMachineArn(), batchId),
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const res = await call('GET', `${batchPath}/${batchId}`, { apiKey: tenant.apiKey });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({
+      status: 'done',
+      done: 2,
+      failed: 1,
+      finishedAt: expect.any(String),
+      items: [
+        { runId: ended.runId, status: 'succeeded', outcome: 'status_read' },
+        { runId: running.runId, status: 'failed', outcome: 'execution_lost' },
+      ],
+    });
+    expect(await dynamoRunStore.getBatch(tenant.clientId, batchId)).toMatchObject({ status: 'done', version: 2 });
+    expect(await reread(running)).toMatchObject({ status: 'failed', outcome: 'execution_lost' });
+    expect(await reread(ended)).toEqual(ended);
   });
 });
