@@ -5,9 +5,9 @@ import { changeBatch } from './runs.ts';
 import { finisherOf, InvalidTaskInput, type RecorderDependencies } from './worker.ts';
 
 /*
- * No run is left hanging (docs/rpa.md, "Executions that end without their runs"): an execution
- * that ends without having recorded its runs' outcomes (it timed out as a whole, was stopped, failed
- * in its recorder, or is gone) fails them with an outcome of its own. Three callers: the
+ * No run is left hanging (docs/rpa.md): an execution that ends without having recorded its runs'
+ * outcomes (it timed out as a whole, was stopped, failed in its recorder, or is gone) fails them
+ * with an outcome of its own. Three callers: the
  * RecordExecutionEnded function (on AWS, an EventBridge rule on the state machines'
  * execution-status events; locally the Step Functions stand-in hands it the same event), the API's
  * reads of a run or a batch (rpa.ts), and the local stack's start (whose stand-in forgot every
