@@ -83,7 +83,9 @@ Object.assign(process.env, env);
 await ensureTable(dynalite.endpoint, env.TABLE_NAME!);
 
 // --- Seeding and events: the local gateway builds each event exactly as it hands it to a handler.
-const { authorizerAccess, automationTasks, eventFunctions, routes } = await import('#lib/routes');
+const { authorizerAccess, automationEventFunctions, automationTasks, eventFunctions, routes } = await import(
+  '#lib/routes'
+);
 const { createGateway } = await import('#local/gateway');
 const { provisioning } = await import('#lib/tenancy/provisioning');
 const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
@@ -283,7 +285,9 @@ const packagesOf = (access: RouteAccess): Set<string> => {
 };
 const accessOf = (handler: string): RouteAccess => {
   if (handler === 'authorizer') return authorizerAccess;
-  const found = [...routes, ...eventFunctions, ...automationTasks].find((row) => row.handler === handler);
+  const found = [...routes, ...eventFunctions, ...automationTasks, ...automationEventFunctions].find(
+    (row) => row.handler === handler,
+  );
   if (!found) throw new Error(`${handler} is in no route table row`);
   return found.access;
 };

@@ -1,12 +1,19 @@
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import { serviceConfigOf } from '#infra/config';
 import { AutomationStateMachine } from '#infra/constructs/automation-state-machine';
 import { secretsReaderRoleName } from '#infra/constructs/encryption-keys';
+import { ExecutionStatusTrigger } from '#infra/constructs/execution-status-trigger';
 import { bindRouteAccess } from '#infra/constructs/route-access';
 import { ServiceFunction, type ServiceFunctionProps } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
-import type { AutomationTask, AutomationTaskName } from '#lib/routes';
+import type {
+  AutomationTask,
+  AutomationTaskName,
+  EventFunction,
+  ExecutionStatusTrigger as ExecutionStatusChange,
+} from '#lib/routes';
 import {
   type StateMachineKey,
   stateMachineDefinitions,
@@ -20,6 +27,8 @@ export interface AutomationStackProps extends StackProps {
   data: DataStack;
   /** The automation task table (lib/routes.ts): one function per Task state. */
   tasks: readonly AutomationTask[];
+  /** Functions of the state machines' execution-status events (lib/routes.ts automationEventFunctions). */
+  eventFunctions: readonly EventFunction<ExecutionStatusChange>[];
 }
 
 type Sizing = Pick<ServiceFunctionProps, 'memorySize' | 'timeout' | 'architecture' | 'installedModules'>;
@@ -41,13 +50,16 @@ const SIZING: Record<AutomationTask['worker'], Sizing> = {
 };
 
 /**
- * Service-review automation: one function per automation task (the browser workers and the
- * recorders), each with the access its row declares, and the two state machines of
- * lib/rpa/state-machines.ts bound to those functions. The API stack starts executions by the
+ * Service-review automation: one function per automation task (the browser workers, with their
+ * reserved concurrency, and the recorders), each with the access its row declares, the two state
+ * machines of lib/rpa/state-machines.ts bound to those functions, and the functions of their
+ * execution-status events behind an EventBridge rule. The API stack starts executions by the
  * machines' names.
  */
 export class AutomationStack extends Stack {
   readonly functions: Partial<Record<AutomationTaskName, ServiceFunction>> = {};
+  /** The execution-status event functions, by name, and the rule that triggers each. */
+  readonly eventFunctions: Record<string, { fn: ServiceFunction; trigger: ExecutionStatusTrigger }> = {};
   readonly stateMachines: Partial<Record<StateMachineKey, AutomationStateMachine>> = {};
   /** `<stack name>-ViewOnPage`, `<stack name>-CheckAuthStatusBatch`. */
   readonly stateMachineNames: Record<StateMachineKey, string>;
@@ -57,6 +69,7 @@ export class AutomationStack extends Stack {
     const { data } = props;
     this.addStackDependency(data);
     const logKey = data.keys.data;
+    const { browserConcurrency } = serviceConfigOf(this);
 
     for (const task of props.tasks) {
       const fn = new ServiceFunction(this, task.name, {
@@ -64,6 +77,8 @@ export class AutomationStack extends Stack {
         invocation: 'task',
         logKey,
         ...SIZING[task.worker],
+        // Each invocation is a Chromium of up to 2 GB and a portal login: a bounded number at once.
+        ...(task.worker === 'browser' ? { reservedConcurrency: browserConcurrency } : {}),
         // The secrets key's policy names its readers (encryption-keys.ts).
         ...(task.access.secrets === 'decrypt' ? { roleName: secretsReaderRoleName(this.stackName, task.name) } : {}),
       });
@@ -91,6 +106,30 @@ export class AutomationStack extends Stack {
         functions: Object.keys(taskStatesOf(definition)).map(functionOf),
         logKey,
       });
+    }
+    this.addEventFunctions(props);
+  }
+
+  /** Each event function, told the two state machines' ARNs, behind a rule on their executions' status changes. */
+  private addEventFunctions({ eventFunctions, data }: AutomationStackProps) {
+    const machines = [this.stateMachines.viewOnPage!.stateMachine, this.stateMachines.checkAuthStatus!.stateMachine];
+    for (const eventFunction of eventFunctions) {
+      const fn = new ServiceFunction(this, eventFunction.name, {
+        handler: eventFunction.handler,
+        invocation: 'event',
+        logKey: data.keys.data,
+        ...SIZING.recorder,
+      });
+      bindRouteAccess(fn, eventFunction.access, data);
+      // Which machine an event is about (lib/rpa/recorder-service.ts); no Step Functions permission.
+      fn.addEnvironment('VIEW_ON_PAGE_STATE_MACHINE_ARN', machines[0]!.stateMachineArn);
+      fn.addEnvironment('CHECK_AUTH_STATUS_STATE_MACHINE_ARN', machines[1]!.stateMachineArn);
+      const trigger = new ExecutionStatusTrigger(this, `${eventFunction.name}Trigger`, {
+        fn,
+        stateMachines: machines,
+        trigger: eventFunction.trigger.executionStatusChange,
+      });
+      this.eventFunctions[eventFunction.name] = { fn, trigger };
     }
   }
 }

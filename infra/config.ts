@@ -1,5 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
+import { BROWSER_CONCURRENCY } from '#lib/rpa/state-machines';
 
 /**
  * Deployment settings, from CDK context (`cdk deploy -c stage=dev -c logLevel=DEBUG`, or cdk.json's
@@ -23,6 +24,12 @@ export interface ServiceConfig {
    * throwaway dev stacks only: log groups, keys, queues, topics and the table go with the stack.
    */
   removalPolicy: 'retain' | 'destroy';
+  /**
+   * Reserved concurrency of each browser worker function (FillPortalForm, CheckPortalStatus; default
+   * 10): at most this many Chromium of 2 GB, each with a portal login, per function. It is also their
+   * ceiling; a run beyond it waits for a worker (docs/rpa.md). The account must keep 100 unreserved.
+   */
+  browserConcurrency: number;
 }
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -34,6 +41,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   logRetention: RetentionDays.ONE_YEAR,
   latencyP99Ms: 5000,
   removalPolicy: 'retain',
+  browserConcurrency: BROWSER_CONCURRENCY,
 };
 
 const PRODUCTION_STAGES = ['prod', 'production'];
@@ -70,6 +78,11 @@ export const serviceConfigOf = (scope: IConstruct): ServiceConfig => {
     throw invalid('latencyP99Ms', context('latencyP99Ms'), 'a positive number');
   }
 
+  const browserConcurrency = Number(context('browserConcurrency') ?? DEFAULT_CONFIG.browserConcurrency);
+  if (!Number.isInteger(browserConcurrency) || browserConcurrency < 1 || browserConcurrency > 1000) {
+    throw invalid('browserConcurrency', context('browserConcurrency'), 'a whole number from 1 to 1000');
+  }
+
   const alarmTopicArn = text('alarmTopicArn');
   if (alarmTopicArn && !/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/.test(alarmTopicArn)) {
     throw invalid('alarmTopicArn', alarmTopicArn, 'an SNS topic ARN');
@@ -89,6 +102,7 @@ export const serviceConfigOf = (scope: IConstruct): ServiceConfig => {
     logRetention: days as RetentionDays,
     latencyP99Ms,
     removalPolicy,
+    browserConcurrency,
     ...(alarmTopicArn ? { alarmTopicArn } : {}),
     ...(alarmEmail ? { alarmEmail } : {}),
   };

@@ -9,8 +9,10 @@ import { DataStack } from '#infra/data-stack';
 import { MonitoringStack } from '#infra/monitoring-stack';
 import {
   type AutomationTask,
+  automationEventFunctions,
   automationTasks,
   type EventFunction,
+  type ExecutionStatusTrigger,
   eventFunctions,
   type Route,
   routes,
@@ -27,6 +29,7 @@ export interface ServiceReviewAppOptions {
   routes?: readonly Route[];
   eventFunctions?: readonly EventFunction[];
   automationTasks?: readonly AutomationTask[];
+  automationEventFunctions?: readonly EventFunction<ExecutionStatusTrigger>[];
 }
 
 /** The automation stack's name (its id at the app's top level), which names its secrets readers' roles. */
@@ -64,6 +67,7 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     description: 'Service review: automation (state machines, portal workers)',
     data,
     tasks,
+    eventFunctions: options.automationEventFunctions ?? automationEventFunctions,
   });
   const api = new ApiStack(app, 'ServiceReviewApi', {
     env,

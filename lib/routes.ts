@@ -277,7 +277,8 @@ const rpaRoutes: Route[] = [
     method: 'GET',
     path: `${serviceReviews}/{requestExternalId}/rpa/runs/{runId}`,
     handler: 'rpa/get-rpa-run',
-    access: { table: { actions: ['GetItem'] }, automation: 'read' },
+    // PutItem: a run its execution left unended (ended, or gone) is failed when read (docs/rpa.md).
+    access: { table: { actions: ['GetItem', 'PutItem'] }, automation: 'read' },
     audit: {
       action: 'rpa.run.read',
       resource: 'rpaRun',
@@ -305,7 +306,8 @@ const rpaRoutes: Route[] = [
     method: 'GET',
     path: `${serviceReviews}/rpa/batch/check-auth-status/{batchId}`,
     handler: 'rpa/get-check-auth-status',
-    access: { table: { actions: ['GetItem', 'BatchGetItem'] }, automation: 'read' },
+    // PutItem: a batch its execution left open (ended, or gone) is closed when read, its unended runs failed.
+    access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem'] }, automation: 'read' },
     audit: { action: 'rpa.checkAuthStatus.read', resource: 'rpaBatch', ids: { batchId: 'batchId' } },
   },
 ];
@@ -447,18 +449,35 @@ export const routes: readonly Route[] = [
   },
 ];
 
+/** S3 ObjectCreated notifications of the attachments bucket, for keys with this prefix and suffix. */
+export interface S3ObjectCreatedTrigger {
+  s3ObjectCreated: { prefix?: string; suffix?: string };
+}
+
+/** How an execution of the automation's state machines may end without recording its runs. */
+export type EndedExecutionStatus = 'TIMED_OUT' | 'ABORTED' | 'FAILED';
+
+/**
+ * Step Functions' "Execution Status Change" events (EventBridge, source `aws.states`) of the
+ * automation's two state machines, for these statuses.
+ */
+export interface ExecutionStatusTrigger {
+  executionStatusChange: { statuses: readonly EndedExecutionStatus[] };
+}
+
 /**
  * Functions that are not behind the API: triggered by events. The CDK stack wires each trigger;
  * the local stack binds the same handler to the emulator's events.
  */
-export interface EventFunction {
+export interface EventFunction<Trigger = S3ObjectCreatedTrigger> {
   /** PascalCase function name, e.g. `ProcessUploadedAttachment`. */
   name: string;
   handler: string;
-  trigger: { s3ObjectCreated: { prefix?: string; suffix?: string } };
+  trigger: Trigger;
   access: RouteAccess;
 }
 
+/** Deployed with the API (infra/api-stack.ts); locally invoked on s3rver's events (local/stack.ts). */
 export const eventFunctions: readonly EventFunction[] = [
   {
     // Attachments: every stored object is checked against its metadata (size, SHA-256, type).
@@ -466,6 +485,21 @@ export const eventFunctions: readonly EventFunction[] = [
     handler: 'attachments/verify-uploaded-attachment',
     trigger: { s3ObjectCreated: {} },
     access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] }, bucket: ['read', 'delete'] },
+  },
+];
+
+/**
+ * Deployed with the automation (infra/automation-stack.ts: an EventBridge rule); locally invoked by
+ * the Step Functions stand-in when an execution ends so (local/step-functions.ts).
+ */
+export const automationEventFunctions: readonly EventFunction<ExecutionStatusTrigger>[] = [
+  {
+    // No run is left hanging: an execution that ended without recording its runs fails them (docs/rpa.md).
+    name: 'RecordExecutionEnded',
+    handler: 'rpa/record-execution-ended',
+    trigger: { executionStatusChange: { statuses: ['TIMED_OUT', 'ABORTED', 'FAILED'] } },
+    // The run, or the batch and its runs (BatchGetItem); conditional puts fail those still going.
+    access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem'] } },
   },
 ];
 

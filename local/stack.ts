@@ -41,8 +41,8 @@ export interface LocalStackOptions {
   bucketName?: string;
   /** The sandbox payer portal's options (port, seed, hang paths); it always runs, on loopback. */
   sandboxPortal?: SandboxPortalOptions;
-  /** Shorter Task timeouts and retry waits for the local Step Functions (tests). */
-  stepFunctions?: Pick<StepFunctionsOptions, 'definitionOptions' | 'retryIntervalMs'>;
+  /** Shorter Task timeouts and retry waits, another browser bound, for the local Step Functions (tests). */
+  stepFunctions?: Pick<StepFunctionsOptions, 'definitionOptions' | 'retryIntervalMs' | 'browserConcurrency'>;
 }
 
 export interface LocalStack {
@@ -231,6 +231,9 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   const stepFunctions = await startStepFunctions({ loadHandler, ...options.stepFunctions });
   Object.assign(env, { SANDBOX_PORTAL_URL: portal.url }, stepFunctions.env);
   Object.assign(process.env, env);
+  // The stand-in starts with no executions: runs an earlier start left unended are lost (lost-runs.ts).
+  const { endLostRuns } = await import('./lost-runs.ts');
+  await endLostRuns();
   const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
   const { cachedClientLimits, localLimitsFromEnv } = await import('./throttle.ts');
   const server: Server = createGateway({
@@ -277,8 +280,10 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.allSettled([...invocations]);
       await stepFunctions.close();
-      await portal.close();
+      // The table before the portal: a task its aborted execution left running must not record what
+      // the portal's closing does to it (the run is lost, and the next start says so).
       for (const emulator of emulators.reverse()) await emulator.close();
+      await portal.close();
       if (!stateDir) rmSync(scratch, { recursive: true, force: true });
     },
   };

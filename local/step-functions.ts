@@ -9,8 +9,9 @@ import {
   StateMachine,
   type StateMachineDefinition,
 } from 'aws-local-stepfunctions';
-import { type AutomationTaskName, automationTasks } from '#lib/routes';
+import { type AutomationTaskName, automationEventFunctions, automationTasks } from '#lib/routes';
 import {
+  BROWSER_CONCURRENCY,
   type DefinitionOptions,
   type StateMachineKey,
   stateMachineDefinitions,
@@ -28,6 +29,12 @@ import { type HandlerLoader, lambdaContext } from './gateway.ts';
  * TimeoutSeconds as the definitions say), every Task bound to its automation task's handler,
  * invoked as Lambda would: a JSON copy of the input, a Lambda context, a JSON result, and a thrown
  * error reported by its name. State is in memory; nothing here is imported by functions/ or lib/.
+ *
+ * As EventBridge does on AWS, an execution that ends TIMED_OUT, ABORTED or FAILED is handed, as a
+ * "Step Functions Execution Status Change" event, to the automation's event functions
+ * (`automationEventFunctions`, invoked asynchronously); and each browser function runs at most
+ * `browserConcurrency` invocations at once, as its reserved concurrency bounds it on AWS: one more is
+ * throttled (`Lambda.TooManyRequestsException`), which the definitions retry.
  */
 const REGION = 'us-east-1';
 const ACCOUNT = '000000000000';
@@ -105,6 +112,35 @@ const withoutData = (details: Record<string, unknown>) =>
     }),
   );
 const epochSeconds = (date: Date) => date.getTime() / 1000;
+
+/**
+ * The EventBridge event of an execution's status change, as Step Functions sends it (source
+ * `aws.states`; dates in epoch milliseconds; input and output as JSON strings).
+ */
+const statusChangeEvent = (execution: Execution) => ({
+  version: '0',
+  id: randomUUID(),
+  'detail-type': 'Step Functions Execution Status Change',
+  source: 'aws.states',
+  account: ACCOUNT,
+  time: (execution.stopDate ?? new Date()).toISOString(),
+  region: REGION,
+  resources: [execution.executionArn],
+  detail: {
+    executionArn: execution.executionArn,
+    stateMachineArn: execution.stateMachineArn,
+    name: execution.name,
+    status: execution.status,
+    startDate: execution.startDate.getTime(),
+    stopDate: execution.stopDate?.getTime() ?? null,
+    input: execution.input,
+    output: execution.output ?? null,
+    inputDetails: { included: true },
+    outputDetails: execution.output === undefined ? null : { included: true },
+    ...(execution.error !== undefined ? { error: execution.error } : {}),
+    ...(execution.cause !== undefined ? { cause: execution.cause } : {}),
+  },
+});
 
 type EventLog = ReturnType<StateMachine['run']>['eventLogs'] extends AsyncGenerator<infer E> ? E : never;
 type HistoryEntry = Omit<HistoryEvent, 'timestamp'>;
@@ -205,6 +241,8 @@ export interface StepFunctionsOptions {
   definitionOptions?: DefinitionOptions;
   /** Replaces every Retry's wait (milliseconds), keeping its MaxAttempts (tests). */
   retryIntervalMs?: number;
+  /** Invocations of each browser function at once (default BROWSER_CONCURRENCY, its reserved concurrency on AWS). */
+  browserConcurrency?: number;
 }
 
 export interface LocalStepFunctions {
@@ -212,7 +250,10 @@ export interface LocalStepFunctions {
   stateMachineArns: Record<StateMachineKey, string>;
   /** What the API functions need: the SDK's endpoint variable and the two ARNs. */
   env: Record<string, string>;
-  /** Aborts running executions, then stops listening. */
+  /**
+   * Aborts running executions, then stops listening. Their end is not delivered as an event: like a
+   * crash, closing loses them, and the next start fails their runs as lost (local/lost-runs.ts).
+   */
   close(): Promise<void>;
 }
 
@@ -230,6 +271,26 @@ export const startStepFunctions = async (options: StepFunctionsOptions): Promise
   }
   const stateMachines = new Map([...machines].map(([arn, machine]) => [arn, stateMachineOf(machine.definition)]));
   const executions = new Map<string, Execution>();
+  const browserConcurrency = options.browserConcurrency ?? BROWSER_CONCURRENCY;
+  /** Invocations under way, per browser function (they hold their slot until the handler returns, as on Lambda). */
+  const browsersInUse = new Map<AutomationTaskName, number>();
+  /** Event deliveries under way (close() waits for them). */
+  const deliveries = new Set<Promise<unknown>>();
+  let closing = false;
+
+  /** EventBridge's part: an execution's end, to every event function whose trigger names its status. */
+  const deliverStatusChange = (execution: Execution) => {
+    if (closing) return;
+    for (const fn of automationEventFunctions) {
+      if (!(fn.trigger.executionStatusChange.statuses as readonly string[]).includes(execution.status)) continue;
+      const delivery = options
+        .loadHandler(fn.handler)
+        .then((handler) => handler(statusChangeEvent(execution), lambdaContext(fn.name)))
+        .catch((error: Error) => process.stderr.write(`local ${fn.name}: ${error.stack ?? String(error)}\n`))
+        .finally(() => deliveries.delete(delivery));
+      deliveries.add(delivery);
+    }
+  };
 
   const invokeTask = async (
     machine: Machine,
@@ -237,7 +298,7 @@ export const startStepFunctions = async (options: StepFunctionsOptions): Promise
     input: unknown,
     record: (event: HistoryEntry) => void,
   ) => {
-    const { handler: module } = automationTasks.find((candidate) => candidate.name === task)!;
+    const { handler: module, worker } = automationTasks.find((candidate) => candidate.name === task)!;
     const timeoutSeconds = machine.taskTimeouts[task] ?? 60;
     const event = json(input);
     record({
@@ -267,6 +328,18 @@ export const startStepFunctions = async (options: StepFunctionsOptions): Promise
         lambdaFailure('Runtime.ImportModuleError', `Cannot load functions/${module}: ${(error as Error).name}`),
       );
     }
+    const inUse = browsersInUse.get(task) ?? 0;
+    if (worker === 'browser' && inUse >= browserConcurrency) {
+      // Lambda refuses the invoke before the function starts: its reserved concurrency is used up.
+      const throttled = lambdaFailure('Lambda.TooManyRequestsException', 'Rate Exceeded.');
+      record({
+        rank: 5,
+        type: 'LambdaFunctionStartFailed',
+        details: { lambdaFunctionStartFailedEventDetails: { error: throttled.name, cause: throttled.message } },
+      });
+      throw throttled;
+    }
+    if (worker === 'browser') browsersInUse.set(task, inUse + 1);
     record({ rank: 4, type: 'LambdaFunctionStarted', details: {} });
     const deadline = Date.now() + timeoutSeconds * 1000;
     const context: Context = {
@@ -284,6 +357,8 @@ export const startStepFunctions = async (options: StepFunctionsOptions): Promise
     } catch (error) {
       const { name, message } = error instanceof Error ? error : new Error(String(error));
       throw fail(lambdaFailure(name, message));
+    } finally {
+      if (worker === 'browser') browsersInUse.set(task, (browsersInUse.get(task) ?? 1) - 1);
     }
   };
 
@@ -337,6 +412,7 @@ export const startStepFunctions = async (options: StepFunctionsOptions): Promise
         await consumeHistory;
         // StopExecution may already have closed it, with its own error and cause.
         if (execution.status === 'RUNNING') Object.assign(execution, outcome, { stopDate });
+        deliverStatusChange(execution);
       });
     return execution;
   };
@@ -504,9 +580,11 @@ export const startStepFunctions = async (options: StepFunctionsOptions): Promise
       CHECK_AUTH_STATUS_STATE_MACHINE_ARN: stateMachineArns.checkAuthStatus,
     },
     close: async () => {
+      closing = true;
       const running = [...executions.values()].filter((execution) => execution.status === 'RUNNING');
       for (const execution of running) execution.abort();
       await Promise.allSettled(running.map((execution) => execution.settled));
+      await Promise.allSettled([...deliveries]);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -10,5 +10,6 @@ export interface AutomationStarter {
    * id, so a repeated start of the same name and input is the same execution); its ARN.
    */
   start(machine: AutomationMachine, name: string, input: Record<string, unknown>): Promise<string>;
-  describe(executionArn: string): Promise<{ status: ExecutionStatus }>;
+  /** The execution's status; undefined when it does not exist (ExecutionDoesNotExist). */
+  describe(executionArn: string): Promise<{ status: ExecutionStatus } | undefined>;
 }

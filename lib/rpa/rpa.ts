@@ -7,7 +7,8 @@ import { apiKeyState } from '#lib/tenancy/api-keys';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import { MAX_BATCH_REQUESTS } from '#lib/validation/schemas/rpa';
-import type { AutomationStarter, ExecutionStatus } from './automation-starter.ts';
+import type { AutomationStarter } from './automation-starter.ts';
+import { outcomeOfExecution, runEnder } from './execution-ended.ts';
 import { choosePortalAccount, NoPortalAccount } from './portal-account-choice.ts';
 import {
   type BatchItem,
@@ -21,7 +22,7 @@ import {
   type RunStep,
   type RunStore,
 } from './run-store.ts';
-import { changeBatch, changeRun, settledByExecution, uuidv7, withStep } from './runs.ts';
+import { changeBatch, changeRun, uuidv7, withStep } from './runs.ts';
 import { InvalidScraperToken, type ScraperClaims, type ScraperTokens } from './scraper-token.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
 
@@ -38,6 +39,11 @@ export const MAX_BATCH_ITEMS = MAX_BATCH_REQUESTS;
 export const SESSION_RUNS = 10;
 /** Presigned screenshot URLs of the session live this long (the page refreshes every 5 s while a run is active). */
 export const SCREENSHOT_URL_SECONDS = 60;
+/**
+ * A run (or batch) whose execution cannot be found is lost only once it is this old: DescribeExecution
+ * may not see an execution in the moment after StartExecution returned it.
+ */
+export const LOST_AFTER_MS = 60_000;
 
 /** Some requests of a batch do not exist (or are another client's): nothing was started. */
 export class RequestsNotFound extends DomainError {
@@ -183,15 +189,24 @@ export const rpaService = ({
     return request;
   };
 
-  /** The execution's status, or undefined when it cannot be read now (the stored state is shown then). */
-  const executionStatus = async (executionArn: string | undefined): Promise<ExecutionStatus | undefined> => {
+  const ender = runEnder({ runs, now });
+
+  /**
+   * The outcome an execution that ended (or is gone) without recording its runs leaves them with;
+   * undefined while it runs, before it started (no ARN yet: StartExecution may be under way), or when
+   * it cannot be described now (the stored state is shown then).
+   */
+  const endedExecutionOutcome = async (executionArn: string | undefined, createdAt: string) => {
     if (!executionArn) return undefined;
+    let execution: Awaited<ReturnType<AutomationStarter['describe']>>;
     try {
-      return (await automation.describe(executionArn)).status;
+      execution = await automation.describe(executionArn);
     } catch (error) {
       log.warn('The execution could not be described', { errorName: (error as Error).name });
       return undefined;
     }
+    if (!execution && now().getTime() - Date.parse(createdAt) < LOST_AFTER_MS) return undefined;
+    return outcomeOfExecution(execution?.status);
   };
 
   /** The account a run of `request` will use, chosen now (portal-account-choice.ts). */
@@ -425,7 +440,10 @@ export const rpaService = ({
       return started ?? { ...batch, executionArn };
     },
 
-    /** One run of one request, its status settled by its execution's when that ended unrecorded. */
+    /**
+     * One run of one request. A run its execution left unended (the execution ended, or is gone) is
+     * failed now, with the outcome that says how (execution-ended.ts).
+     */
     getRun: async (scope: Scope, externalId: string, runId: string) => {
       const { clientId } = scope;
       const ref = { clientId, externalId, runId };
@@ -434,24 +452,33 @@ export const rpaService = ({
       const executionArn =
         run.executionArn ?? (run.batchId ? (await runs.getBatch(clientId, run.batchId))?.executionArn : undefined);
       if (!isTerminal(run.status)) {
-        const execution = await executionStatus(executionArn);
-        if (execution && execution !== 'RUNNING') run = settledByExecution((await runs.getRun(ref)) ?? run, execution);
+        // Every task records its run before it returns: the run is read again after the execution was.
+        const outcome = await endedExecutionOutcome(executionArn, run.createdAt);
+        if (outcome) {
+          await ender.endRun(ref, outcome);
+          run = (await runs.getRun(ref)) ?? run;
+        }
       }
       return runViewOf(run, executionArn);
     },
 
-    /** A batch's progress: each item's run, read in one batched read. */
+    /**
+     * A batch's progress: each item's run, read in one batched read. A batch its execution left open
+     * (the execution ended, or is gone) is closed now, its unended runs failed.
+     */
     batchProgress: async (scope: Scope, batchId: string): Promise<BatchProgress> => {
       const { clientId } = scope;
-      const batch = await runs.getBatch(clientId, batchId);
+      let batch = await runs.getBatch(clientId, batchId);
       if (!batch || !reaches(scope, batch.organizationId)) throw new NotFound(`Batch ${batchId}`);
-      const execution = batch.status === 'done' ? undefined : await executionStatus(batch.executionArn);
-      const executionEnded = execution !== undefined && execution !== 'RUNNING' && execution !== 'PENDING_REDRIVE';
+      if (batch.status !== 'done') {
+        const outcome = await endedExecutionOutcome(batch.executionArn, batch.createdAt);
+        if (outcome) batch = (await ender.endBatch(clientId, batchId, outcome)).batch ?? batch;
+      }
       const read = await runs.getRuns(
         clientId,
         batch.items.map(({ requestExternalId, runId }) => ({ externalId: requestExternalId, runId })),
       );
-      const byId = new Map(read.map((run) => [run.runId, settledByExecution(run, execution)]));
+      const byId = new Map(read.map((run) => [run.runId, run]));
       const items = batch.items.map(({ requestExternalId, runId }) => {
         const run = byId.get(runId);
         return {
@@ -464,7 +491,7 @@ export const rpaService = ({
       });
       return {
         batchId,
-        status: batch.status === 'done' || executionEnded ? 'done' : 'running',
+        status: batch.status,
         total: items.length,
         done: items.filter((item) => isTerminal(item.status)).length,
         failed: items.filter((item) => item.status === 'failed').length,

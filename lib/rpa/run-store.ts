@@ -17,6 +17,10 @@ export const RUN_OUTCOMES = [
   'request_not_found',
   'browser_failed',
   'portal_error',
+  'browser_busy',
+  'execution_timed_out',
+  'execution_aborted',
+  'execution_lost',
 ] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { retryOnConflict } from '#lib/concurrency';
-import type { ExecutionStatus } from './automation-starter.ts';
 import {
-  isTerminal,
   type RpaBatchRecord,
   type RpaRunRecord,
   type RunOutcome,
@@ -80,15 +78,3 @@ export const changeBatch = (
     },
     { attempts: 8 },
   );
-
-/**
- * A run as it stands, taking its execution into account: an execution that ended without the run
- * being recorded (it timed out as a whole, or was stopped) leaves the run queued or running in the
- * table; it is shown failed, `portal_timeout` when the execution timed out, `portal_error` otherwise.
- * `run` must have been read after `execution` was: every task records its run before it returns.
- */
-export const settledByExecution = (run: RpaRunRecord, execution: ExecutionStatus | undefined): RpaRunRecord => {
-  if (isTerminal(run.status) || !execution || execution === 'RUNNING' || execution === 'PENDING_REDRIVE') return run;
-  const outcome: RunOutcome = execution === 'TIMED_OUT' ? 'portal_timeout' : 'portal_error';
-  return { ...run, status: 'failed', outcome };
-};

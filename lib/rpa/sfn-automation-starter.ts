@@ -19,7 +19,13 @@ export const sfnAutomationStarter: AutomationStarter = {
     return executionArn;
   },
   describe: async (executionArn) => {
-    const { status } = await sfn.send(new DescribeExecutionCommand({ executionArn }));
-    return { status: (status ?? 'RUNNING') as ExecutionStatus };
+    try {
+      const { status } = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+      return { status: (status ?? 'RUNNING') as ExecutionStatus };
+    } catch (error) {
+      // Never started, gone after Step Functions' retention, or (locally) lost with the stand-in's memory.
+      if ((error as Error).name === 'ExecutionDoesNotExist') return undefined;
+      throw error;
+    }
   },
 };

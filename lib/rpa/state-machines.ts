@@ -25,6 +25,12 @@ export const TIMEOUTS = {
   checkAuthStatus: 900,
 } as const;
 
+/**
+ * Concurrent invocations of each browser function (its reserved concurrency on AWS, infra/config.ts;
+ * the same bound in the local stand-in): each is a Chromium of up to 2 GB and a portal login.
+ */
+export const BROWSER_CONCURRENCY = 10;
+
 /** The error name a worker throws when the portal cannot be reached at all (retried with backoff). */
 export const PORTAL_UNAVAILABLE = 'PortalUnavailable';
 /** The error name a worker throws when the run's portal account is in another session (waits behind it). */
@@ -56,18 +62,37 @@ const portalRetry = { ErrorEquals: [PORTAL_UNAVAILABLE], IntervalSeconds: 2, Bac
  */
 const busyRetry = { ErrorEquals: [PORTAL_ACCOUNT_BUSY], IntervalSeconds: 5, BackoffRate: 1.2, MaxAttempts: 10 };
 
-/** Lambda's own transient failures (throttling, service errors), as AWS recommends retrying them. */
-const lambdaRetry = {
-  ErrorEquals: [
-    'Lambda.ClientExecutionTimeoutException',
-    'Lambda.ServiceException',
-    'Lambda.AWSLambdaException',
-    'Lambda.SdkClientException',
-    'Lambda.TooManyRequestsException',
-  ],
+/** Lambda's own transient failures (service errors; throttling below), as AWS recommends retrying them. */
+const LAMBDA_TRANSIENT_ERRORS = [
+  'Lambda.ClientExecutionTimeoutException',
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+];
+const LAMBDA_THROTTLED = 'Lambda.TooManyRequestsException';
+
+const lambdaRetry = (errors: string[]) => ({
+  ErrorEquals: errors,
   IntervalSeconds: 1,
   BackoffRate: 2,
   MaxAttempts: 3,
+  JitterStrategy: 'FULL',
+});
+/** Recorders are small and have no reserved concurrency: a throttled one is retried like any transient failure. */
+const recorderRetry = lambdaRetry([...LAMBDA_TRANSIENT_ERRORS, LAMBDA_THROTTLED]);
+
+/**
+ * Every browser worker is busy (the function's reserved concurrency is used up, and Lambda throttles
+ * the invoke): the run waits for one, spaced out, for up to about 2½ minutes (half that on average,
+ * with the jitter), so that a worker found at the end still has its Task's time within the
+ * execution's; then `browser_busy`.
+ */
+const browserBusyRetry = {
+  ErrorEquals: [LAMBDA_THROTTLED],
+  IntervalSeconds: 3,
+  BackoffRate: 1.5,
+  MaxDelaySeconds: 30,
+  MaxAttempts: 9,
   JitterStrategy: 'FULL',
 };
 
@@ -90,7 +115,7 @@ const browserTask = (
   ResultSelector: resultSelector,
   ResultPath: '$.result',
   TimeoutSeconds: timeoutSeconds,
-  Retry: [portalRetry, busyRetry, lambdaRetry],
+  Retry: [portalRetry, busyRetry, browserBusyRetry, lambdaRetry(LAMBDA_TRANSIENT_ERRORS)],
   // Anything else (a timeout, retries exhausted, a crash): the run is marked failed by the recorder.
   Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'RecordRunFailure' }],
   ...next,
@@ -107,7 +132,7 @@ const recordRunFailure = (
   Parameters: { ...parameters, 'error.$': '$.error.Error' },
   ResultPath: null,
   TimeoutSeconds: timeoutSeconds,
-  Retry: [lambdaRetry],
+  Retry: [recorderRetry],
   ...next,
 });
 
@@ -197,7 +222,7 @@ export const checkAuthStatusDefinition = (resources: TaskResources, options: Def
         Parameters: ids('clientId', 'batchId'),
         ResultPath: null,
         TimeoutSeconds: recorder,
-        Retry: [lambdaRetry],
+        Retry: [recorderRetry],
         End: true,
       },
     },

@@ -166,6 +166,10 @@ const OUTCOME_STEPS: Record<RunOutcome, string> = {
   request_not_found: 'the request does not exist',
   browser_failed: 'the browser did not start',
   portal_error: 'the portal answered in a way the automation did not expect',
+  browser_busy: 'every browser worker stayed busy for as long as the run waited for one',
+  execution_timed_out: 'the execution timed out before the run ended',
+  execution_aborted: 'the execution was stopped before the run ended',
+  execution_lost: 'the execution ended or vanished without recording how the run ended',
 };
 
 /** What a refused login is recorded as on the portal account. */
@@ -182,6 +186,8 @@ const OUTCOME_OF_ERROR: Record<string, RunOutcome> = {
   'States.Timeout': 'portal_timeout',
   'States.HeartbeatTimeout': 'portal_timeout',
   'Lambda.ClientExecutionTimeoutException': 'portal_timeout',
+  // The browser function's reserved concurrency was used up for as long as the Task retried.
+  'Lambda.TooManyRequestsException': 'browser_busy',
 };
 
 /** The portal's answer in the request's own terms. */
@@ -251,7 +257,7 @@ const resultOf = (run: RpaRunRecord | undefined, runId: string): TaskResult => (
 export type RecorderDependencies = Pick<WorkerDependencies, 'runs' | 'now'>;
 
 /** Ends a run with `outcome` (unless it already ended: a task delivered twice records once). */
-const finisherOf =
+export const finisherOf =
   ({ runs, now = () => new Date() }: RecorderDependencies) =>
   async (ref: RunRef, outcome: RunOutcome, change: Partial<RpaRunRecord> = {}) => {
     const run = await changeRun(

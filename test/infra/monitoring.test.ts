@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigOf } from '#infra/config';
 import { SERVER_ERROR_RATE_THRESHOLD } from '#infra/constructs/monitoring';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability/names';
-import { automationTasks, eventFunctions, functionNameOf, routes } from '#lib/routes';
+import { automationEventFunctions, automationTasks, eventFunctions, functionNameOf, routes } from '#lib/routes';
 import { logicalIdOf, synthesize } from './synthesized-app.ts';
 
 /*
@@ -17,7 +17,10 @@ type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?
 const resourcesOf = (template: Template, type: string): Resource[] =>
   Object.values(template.toJSON().Resources as Record<string, Resource>).filter((r) => r.Type === type);
 
-const functionCount = routes.length + 1 + eventFunctions.length + automationTasks.length;
+const functionCount =
+  routes.length + 1 + eventFunctions.length + automationTasks.length + automationEventFunctions.length;
+/** Functions invoked asynchronously, each with a dead-letter queue. */
+const withDeadLetters = [...eventFunctions, ...automationEventFunctions];
 
 describe('monitoring with the default (production) configuration', () => {
   let app: ReturnType<typeof synthesize>;
@@ -57,7 +60,7 @@ describe('monitoring with the default (production) configuration', () => {
   it('alarms on throttles of every function, dead letters and state-machine failures', () => {
     const throttles = alarms().filter((alarm) => alarm.Properties.MetricName === 'Throttles');
     expect(throttles).toHaveLength(functionCount);
-    for (const eventFunction of eventFunctions) {
+    for (const eventFunction of withDeadLetters) {
       expect(alarmNamed(`ServiceReview-prod-${eventFunction.name}-dead-letters`)?.Properties).toMatchObject({
         Namespace: 'AWS/SQS',
         MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -69,7 +72,7 @@ describe('monitoring with the default (production) configuration', () => {
       expect(JSON.stringify(failures?.Properties.Metrics)).toContain('ExecutionsFailed');
       expect(JSON.stringify(failures?.Properties.Metrics)).toContain('ExecutionsTimedOut');
     }
-    expect(alarms()).toHaveLength(routes.length * 2 + functionCount + eventFunctions.length + 2);
+    expect(alarms()).toHaveLength(routes.length * 2 + functionCount + withDeadLetters.length + 2);
   });
 
   it('sends every alarm, and its return to OK, to an encrypted, TLS-only topic with no subscriber by default', () => {
@@ -143,6 +146,7 @@ describe('monitoring of a dev stack configured from context', () => {
         alarmEmail: 'oncall@example.com',
         latencyP99Ms: 2000,
         removalPolicy: 'destroy',
+        browserConcurrency: 3,
       },
     });
   }, 180_000);
@@ -170,11 +174,18 @@ describe('monitoring of a dev stack configured from context', () => {
     }
     expect(
       resourcesOf(app.apiTemplate, 'AWS::Logs::LogGroup').filter((g) => g.Properties.RetentionInDays === 30),
-    ).toHaveLength(functionCount - automationTasks.length);
+    ).toHaveLength(functionCount - automationTasks.length - automationEventFunctions.length);
     const [table] = resourcesOf(app.dataTemplate, 'AWS::DynamoDB::Table');
     expect(table?.DeletionPolicy).toBe('Delete');
     expect(table?.Properties.DeletionProtectionEnabled).toBe(false);
     expect(app.data.terminationProtection).toBe(false);
+  });
+
+  it("reserves the browser workers' concurrency from context", () => {
+    const reserved = Object.values(app.automationTemplate.findResources('AWS::Lambda::Function'))
+      .map((fn) => fn.Properties.ReservedConcurrentExecutions)
+      .filter((value) => value !== undefined);
+    expect(reserved).toEqual(automationTasks.filter((task) => task.worker === 'browser').map(() => 3));
   });
 });
 
@@ -182,7 +193,14 @@ describe('context configuration', () => {
   const configOf = (context: Record<string, unknown>) => serviceConfigOf(new App({ context }));
 
   it('defaults to production-safe settings', () => {
-    expect(configOf({})).toMatchObject({ stage: 'prod', logLevel: 'INFO', logRetention: 365, removalPolicy: 'retain' });
+    expect(configOf({})).toMatchObject({
+      stage: 'prod',
+      logLevel: 'INFO',
+      logRetention: 365,
+      removalPolicy: 'retain',
+      browserConcurrency: 10,
+    });
+    expect(configOf({ browserConcurrency: '4' }).browserConcurrency).toBe(4);
   });
 
   it('refuses removalPolicy=destroy for production, and values that make no sense', () => {
@@ -193,6 +211,9 @@ describe('context configuration', () => {
     expect(() => configOf({ alarmTopicArn: 'my-topic' })).toThrow(/alarmTopicArn/);
     expect(() => configOf({ stage: 'Prod Stage' })).toThrow(/stage/);
     expect(() => configOf({ latencyP99Ms: -1 })).toThrow(/latencyP99Ms/);
+    for (const browserConcurrency of [0, 2.5, 'many', 1001]) {
+      expect(() => configOf({ browserConcurrency })).toThrow(/browserConcurrency/);
+    }
   });
 
   it('sends alarms to an existing topic when given one, creating none', () => {

@@ -11,6 +11,7 @@ import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import {
   type AutomationTaskName,
   authorizerAccess,
+  automationEventFunctions,
   automationTasks,
   eventFunctions,
   functionNameOf,
@@ -396,7 +397,10 @@ describe('automation', () => {
     );
 
   it('has one function per automation task with exactly its access; browser workers sized for Chromium, on x86_64', () => {
-    synthesized.automationTemplate.resourceCountIs('AWS::Lambda::Function', automationTasks.length);
+    synthesized.automationTemplate.resourceCountIs(
+      'AWS::Lambda::Function',
+      automationTasks.length + automationEventFunctions.length,
+    );
     for (const task of automationTasks) {
       const fn = taskFunction(task.name);
       expect({
@@ -412,6 +416,87 @@ describe('automation', () => {
           : { Architectures: ['arm64'], MemorySize: 1024, Timeout: 30 }),
       });
     }
+  });
+
+  it('reserves concurrency for each browser worker (infra/config.ts browserConcurrency, 10), and for nothing else', () => {
+    expect(synthesized.config.browserConcurrency).toBe(10);
+    for (const task of automationTasks) {
+      expect({
+        task: task.name,
+        reserved: resourceOf(taskFunction(task.name).function).Properties.ReservedConcurrentExecutions,
+      }).toEqual({
+        task: task.name,
+        reserved: task.worker === 'browser' ? 10 : undefined,
+      });
+    }
+    const reserving = Object.entries(synthesized.apiTemplate.findResources('AWS::Lambda::Function')).filter(
+      ([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined,
+    );
+    expect(reserving).toEqual([]);
+  });
+
+  it('records executions that ended TIMED_OUT, ABORTED or FAILED: a rule on the two state machines, to RecordExecutionEnded', () => {
+    expect(automationEventFunctions.map((fn) => fn.name)).toEqual(['RecordExecutionEnded']);
+    const { fn, trigger } = synthesized.automation.eventFunctions.RecordExecutionEnded!;
+    const machineRefs = (['viewOnPage', 'checkAuthStatus'] as const).map((key) => ({
+      Ref: logicalIdOf(synthesized.automation.stateMachines[key]!.stateMachine),
+    }));
+    const functionArn = { 'Fn::GetAtt': [logicalIdOf(fn.function), 'Arn'] };
+    const deadLetters = { 'Fn::GetAtt': [logicalIdOf(fn.deadLetterQueue!), 'Arn'] };
+    expect(resourceOf(trigger.rule).Properties).toMatchObject({
+      State: 'ENABLED',
+      EventPattern: {
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: { status: ['TIMED_OUT', 'ABORTED', 'FAILED'], stateMachineArn: machineRefs },
+      },
+      Targets: [{ Arn: functionArn, DeadLetterConfig: { Arn: deadLetters }, Id: expect.any(String) }],
+    });
+    expect(Object.keys(synthesized.automationTemplate.findResources('AWS::Events::Rule'))).toEqual([
+      logicalIdOf(trigger.rule),
+    ]);
+    // EventBridge may invoke it for this rule only, and send what it cannot deliver to its dead letters.
+    const permissions = Object.values(
+      synthesized.automationTemplate.findResources('AWS::Lambda::Permission', {
+        Properties: { FunctionName: functionArn },
+      }),
+    );
+    expect(permissions.map((permission) => permission.Properties)).toEqual([
+      {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: functionArn,
+        Principal: 'events.amazonaws.com',
+        SourceArn: { 'Fn::GetAtt': [logicalIdOf(trigger.rule), 'Arn'] },
+      },
+    ]);
+    synthesized.automationTemplate.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: logicalIdOf(fn.deadLetterQueue!) }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'sqs:SendMessage',
+            Principal: { Service: 'events.amazonaws.com' },
+            Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [logicalIdOf(trigger.rule), 'Arn'] } } },
+          }),
+        ]),
+      },
+    });
+    // A recorder: the run store's calls only, no Step Functions permission; told which machine is which.
+    expect(grantsOf(statementsOf(synthesized.automationTemplate, fn), resourceIdsOf(synthesized))).toEqual(
+      expectedGrants(automationEventFunctions[0]!.access, 'event'),
+    );
+    expect(resourceOf(fn.function).Properties).toMatchObject({
+      Description: 'functions/rpa/record-execution-ended.ts',
+      Architectures: ['arm64'],
+      Timeout: 30,
+      DeadLetterConfig: { TargetArn: deadLetters },
+      Environment: {
+        Variables: {
+          VIEW_ON_PAGE_STATE_MACHINE_ARN: machineRefs[0],
+          CHECK_AUTH_STATUS_STATE_MACHINE_ARN: machineRefs[1],
+        },
+      },
+    });
   });
 
   it("ships Chromium and playwright-core installed beside the browser workers' bundles only", () => {

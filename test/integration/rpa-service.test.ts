@@ -6,7 +6,7 @@ import { isAutomatedPortal } from '#lib/rpa/automated-portals';
 import type { AutomationMachine, AutomationStarter, ExecutionStatus } from '#lib/rpa/automation-starter';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { NoPortalAccount } from '#lib/rpa/portal-account-choice';
-import { RequestsNotAutomatable, RequestsNotFound, rpaService } from '#lib/rpa/rpa';
+import { LOST_AFTER_MS, RequestsNotAutomatable, RequestsNotFound, rpaService } from '#lib/rpa/rpa';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
 import { scraperTokens } from '#lib/rpa/scraper-token';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
@@ -21,6 +21,7 @@ import { newPortalAccount, newRequest, storedRun } from './rpa-support.ts';
 class RecordingStarter implements AutomationStarter {
   readonly started: Array<{ machine: AutomationMachine; name: string; input: Record<string, unknown> }> = [];
   readonly statuses = new Map<string, ExecutionStatus>();
+  readonly described: string[] = [];
   failStart = false;
   failDescribe = false;
 
@@ -33,8 +34,10 @@ class RecordingStarter implements AutomationStarter {
   }
 
   async describe(executionArn: string) {
+    this.described.push(executionArn);
     if (this.failDescribe) throw new Error('DescribeExecution unavailable');
-    return { status: this.statuses.get(executionArn) ?? ('RUNNING' as const) };
+    const status = this.statuses.get(executionArn);
+    return status ? { status } : undefined;
   }
 }
 
@@ -45,8 +48,9 @@ beforeAll(async () => {
   accountId = await newPortalAccount(tenant);
 });
 
-const serviceWith = (automation: AutomationStarter) =>
+const serviceWith = (automation: AutomationStarter, now?: () => Date) =>
   rpaService({
+    ...(now ? { now } : {}),
     runs: dynamoRunStore,
     requests: dynamoRequestStore,
     accounts: dynamoPortalAccountStore,
@@ -122,13 +126,13 @@ describe('view-on-page', () => {
     expect(run?.outcome).toBeUndefined();
   });
 
-  it('shows a run failed when its execution ended without recording it (timed out, aborted)', async () => {
+  it('fails a run its execution ended without recording, in the table, with the outcome that says how', async () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     for (const [status, outcome] of [
-      ['TIMED_OUT', 'portal_timeout'],
-      ['ABORTED', 'portal_error'],
-      ['FAILED', 'portal_error'],
+      ['TIMED_OUT', 'execution_timed_out'],
+      ['ABORTED', 'execution_aborted'],
+      ['FAILED', 'execution_lost'],
     ] as const) {
       const externalId = await newRequest(tenant.apiKey);
       const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, {
@@ -139,8 +143,11 @@ describe('view-on-page', () => {
         status: 'failed',
         outcome,
       });
+      const stored = await dynamoRunStore.getRun({ clientId: tenant.clientId, externalId, runId: run.runId });
+      expect(stored).toMatchObject({ status: 'failed', outcome, version: 3 });
+      expect(stored?.steps.at(-1)).toMatchObject({ detail: outcome });
     }
-    // An execution that cannot be described: the stored state is shown.
+    // An execution that cannot be described: the stored state is shown, and stays stored.
     const externalId = await newRequest(tenant.apiKey);
     const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, {
       clientUserId: tenant.clientUserId,
@@ -148,6 +155,63 @@ describe('view-on-page', () => {
     starter.statuses.set(run.executionArn!, 'TIMED_OUT');
     starter.failDescribe = true;
     expect(await rpa.getRun({ clientId: tenant.clientId }, externalId, run.runId)).toMatchObject({ status: 'queued' });
+    expect(await dynamoRunStore.getRun({ clientId: tenant.clientId, externalId, runId: run.runId })).toMatchObject({
+      status: 'queued',
+      version: 2,
+    });
+  });
+
+  it('never overwrites a run that ended, whatever its execution says', async () => {
+    const starter = new RecordingStarter();
+    const rpa = serviceWith(starter);
+    const externalId = await newRequest(tenant.apiKey);
+    const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, {
+      clientUserId: tenant.clientUserId,
+    });
+    const ref = { clientId: tenant.clientId, externalId, runId: run.runId };
+    const stored = (await dynamoRunStore.getRun(ref))!;
+    await dynamoRunStore.updateRun({ ...stored, status: 'failed', outcome: 'wrong_password', version: 3 });
+    starter.statuses.set(run.executionArn!, 'FAILED');
+    expect(await rpa.getRun({ clientId: tenant.clientId }, externalId, run.runId)).toMatchObject({
+      status: 'failed',
+      outcome: 'wrong_password',
+    });
+    expect(await dynamoRunStore.getRun(ref)).toMatchObject({ outcome: 'wrong_password', version: 3 });
+  });
+
+  it('fails a run whose execution does not exist as lost, once it is old enough to have been seen', async () => {
+    const starter = new RecordingStarter();
+    let clock = new Date();
+    const rpa = serviceWith(starter, () => clock);
+    const externalId = await newRequest(tenant.apiKey);
+    const run = await rpa.startViewOnPage({ clientId: tenant.clientId }, externalId, {
+      clientUserId: tenant.clientUserId,
+    });
+    starter.statuses.delete(run.executionArn!);
+    // Just started: DescribeExecution may not see it yet.
+    clock = new Date(clock.getTime() + LOST_AFTER_MS - 1_000);
+    expect(await rpa.getRun({ clientId: tenant.clientId }, externalId, run.runId)).toMatchObject({ status: 'queued' });
+    clock = new Date(clock.getTime() + 2_000);
+    expect(await rpa.getRun({ clientId: tenant.clientId }, externalId, run.runId)).toMatchObject({
+      status: 'failed',
+      outcome: 'execution_lost',
+    });
+    expect(await dynamoRunStore.getRun({ clientId: tenant.clientId, externalId, runId: run.runId })).toMatchObject({
+      status: 'failed',
+      outcome: 'execution_lost',
+    });
+  });
+
+  it('leaves a run whose execution has not started yet (no ARN) as it is', async () => {
+    const starter = new RecordingStarter();
+    const rpa = serviceWith(starter, () => new Date(Date.now() + 10 * LOST_AFTER_MS));
+    const externalId = await newRequest(tenant.apiKey);
+    const run = await storedRun(tenant, externalId, { status: 'queued', outcome: undefined, steps: [] });
+    expect(await rpa.getRun({ clientId: tenant.clientId }, externalId, run.runId)).toMatchObject({
+      status: 'queued',
+      executionId: null,
+    });
+    expect(starter.described).toEqual([]);
   });
 });
 
@@ -225,13 +289,32 @@ describe('check-auth-status batches', () => {
       ],
     });
     starter.statuses.set(batch.executionArn!, 'TIMED_OUT');
-    expect(await rpa.batchProgress({ clientId: tenant.clientId }, batch.batchId)).toMatchObject({
+    const progress = await rpa.batchProgress({ clientId: tenant.clientId }, batch.batchId);
+    expect(progress).toMatchObject({
       status: 'done',
       total: 2,
       done: 2,
       failed: 1,
-      items: [{ status: 'succeeded' }, { status: 'failed', outcome: 'portal_timeout' }],
+      finishedAt: expect.any(String),
+      items: [
+        { status: 'succeeded', outcome: 'status_read' },
+        { status: 'failed', outcome: 'execution_timed_out' },
+      ],
     });
+    // Recorded, not only shown: the batch is closed and its unended run failed in the table.
+    expect(await dynamoRunStore.getBatch(tenant.clientId, batch.batchId)).toMatchObject({
+      status: 'done',
+      finishedAt: progress.finishedAt,
+    });
+    const [, timedOut] = batch.items;
+    expect(
+      await dynamoRunStore.getRun({
+        clientId: tenant.clientId,
+        externalId: timedOut!.requestExternalId,
+        runId: timedOut!.runId,
+      }),
+    ).toMatchObject({ status: 'failed', outcome: 'execution_timed_out' });
+    expect(await dynamoRunStore.getRun(ref)).toMatchObject({ status: 'succeeded', outcome: 'status_read' });
   });
 
   it('refuses unknown requests, naming every one, before storing anything', async () => {

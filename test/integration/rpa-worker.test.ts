@@ -667,6 +667,8 @@ describe('RecordRunFailure and FinishBatch', () => {
       ['States.Timeout', 'portal_timeout'],
       [{ Error: 'PortalUnavailable', Cause: '{"errorMessage":"x"}' }, 'portal_timeout'],
       ['Lambda.Unknown', 'portal_error'],
+      // Throttled through every retry: the browser function's reserved concurrency stayed used up.
+      ['Lambda.TooManyRequestsException', 'browser_busy'],
       [{ Error: 'TypeError', Cause: `{"errorMessage":"${password}"}` }, 'portal_error'],
       [undefined, 'portal_error'],
     ] as const) {

@@ -61,6 +61,8 @@ const handlers: Record<string, (event: Event) => Promise<unknown>> = {
   },
   'rpa/record-run-failure': async () => ({ outcome: 'recorded' }),
   'rpa/finish-batch': async () => ({ outcome: 'finished' }),
+  // EventBridge's target: what it is given is in `calls`.
+  'rpa/record-execution-ended': async () => ({ ended: 0 }),
 };
 
 const loadHandler: StepFunctionsOptions['loadHandler'] = async (module) => async (event, context) => {
@@ -249,6 +251,134 @@ describe('timeouts', () => {
       expect(execution.stopDate!.getTime() - execution.startDate!.getTime()).toBeGreaterThanOrEqual(900);
       expect(callsOf('rpa/record-run-failure')).toEqual([]);
       expect((await historyOf(executionArn, client)).at(-1)?.type).toBe('ExecutionTimedOut');
+    } finally {
+      client.destroy();
+      await local.close();
+    }
+  });
+});
+
+/** The execution-status events delivered for an execution so far, waiting up to a second for one. */
+const statusChanges = async (executionArn: string, expected = 1) => {
+  const of = () =>
+    callsOf('rpa/record-execution-ended').filter(
+      (call) => (call.event as unknown as { detail: { executionArn: string } }).detail.executionArn === executionArn,
+    );
+  for (let waited = 0; waited < 1_000 && of().length < expected; waited += 20) await sleep(20);
+  return of();
+};
+
+describe('execution status changes (EventBridge to RecordExecutionEnded)', () => {
+  it('hands an execution that ended TIMED_OUT to RecordExecutionEnded, as EventBridge delivers it', async () => {
+    const local = await startStepFunctions({ loadHandler, definitionOptions: { executionTimeoutSeconds: 1 } });
+    const client = new SFNClient({ endpoint: local.endpoint });
+    try {
+      const { executionArn, input } = await viewOnPage('HANG-4', client, local.stateMachineArns);
+      const execution = await finished(executionArn, client);
+      const [delivered, ...more] = await statusChanges(executionArn);
+      expect(more).toEqual([]);
+      expect(delivered!.context.functionName).toBe('RecordExecutionEnded');
+      expect(delivered!.event).toEqual({
+        version: '0',
+        id: expect.any(String),
+        'detail-type': 'Step Functions Execution Status Change',
+        source: 'aws.states',
+        account: '000000000000',
+        time: execution.stopDate!.toISOString(),
+        region: 'us-east-1',
+        resources: [executionArn],
+        detail: {
+          executionArn,
+          stateMachineArn: local.stateMachineArns.viewOnPage,
+          name: input.runId,
+          status: 'TIMED_OUT',
+          startDate: execution.startDate!.getTime(),
+          stopDate: execution.stopDate!.getTime(),
+          input: JSON.stringify(input),
+          output: null,
+          inputDetails: { included: true },
+          outputDetails: null,
+        },
+      });
+    } finally {
+      client.destroy();
+      await local.close();
+    }
+  });
+
+  it('hands it an execution stopped (ABORTED) or failed (FAILED); never one that succeeded', async () => {
+    const stopped = await viewOnPage('HOLD-4');
+    await sfn.send(new StopExecutionCommand({ executionArn: stopped.executionArn }));
+    const failed = await viewOnPage('BROKEN-3');
+    const succeeded = await viewOnPage('A-3');
+    await finished(failed.executionArn);
+    await finished(succeeded.executionArn);
+    const [aborted] = await statusChanges(stopped.executionArn);
+    expect(aborted!.event).toMatchObject({ detail: { status: 'ABORTED', name: stopped.input.runId } });
+    const [failure] = await statusChanges(failed.executionArn);
+    expect(failure!.event).toMatchObject({
+      detail: { status: 'FAILED', name: failed.input.runId, error: 'PortalError', input: JSON.stringify(failed.input) },
+    });
+    expect(await statusChanges(succeeded.executionArn)).toEqual([]);
+    held.get(stopped.input.runId)?.();
+  });
+
+  it('hands it nothing for the executions close() aborts: closing loses them, like a crash', async () => {
+    const local = await startStepFunctions({ loadHandler });
+    const client = new SFNClient({ endpoint: local.endpoint });
+    const { executionArn } = await viewOnPage('HANG-5', client, local.stateMachineArns);
+    client.destroy();
+    await local.close();
+    expect(await statusChanges(executionArn)).toEqual([]);
+  });
+});
+
+describe('browser concurrency (reserved concurrency on AWS)', () => {
+  it('throttles a browser function beyond its bound; the definition retries, then catches it', async () => {
+    const local = await startStepFunctions({ loadHandler, browserConcurrency: 1, retryIntervalMs: 20 });
+    const client = new SFNClient({ endpoint: local.endpoint });
+    try {
+      const holding = await viewOnPage('HOLD-5', client, local.stateMachineArns);
+      for (let waited = 0; !held.has(holding.input.runId) && waited < 2_000; waited += 10) await sleep(10);
+      // The one worker is busy: a second run waits through its retries, then fails as browser_busy would.
+      const refused = await viewOnPage('A-4', client, local.stateMachineArns);
+      expect(await finished(refused.executionArn, client)).toMatchObject({
+        status: 'FAILED',
+        error: 'Lambda.TooManyRequestsException',
+      });
+      const history = await historyOf(refused.executionArn, client);
+      const throttles = history.filter((event) => event.type === 'LambdaFunctionStartFailed');
+      expect(throttles).toHaveLength(10);
+      expect(throttles[0]!.lambdaFunctionStartFailedEventDetails).toEqual({
+        error: 'Lambda.TooManyRequestsException',
+        cause: JSON.stringify({ errorType: 'Lambda.TooManyRequestsException', errorMessage: 'Rate Exceeded.' }),
+      });
+      // The only function that started is the recorder: FillPortalForm never ran for this run.
+      expect(history.filter((event) => event.type === 'LambdaFunctionStarted')).toHaveLength(1);
+      expect(callsOf('rpa/fill-portal-form').filter((call) => call.event.runId === refused.input.runId)).toEqual([]);
+      expect(callsOf('rpa/record-run-failure').map((call) => call.event)).toContainEqual({
+        ...refused.input,
+        error: 'Lambda.TooManyRequestsException',
+      });
+
+      // The bound is per function: the batch's CheckPortalStatus still runs.
+      const items = [{ requestExternalId: 'B-4', runId: unique('run') }];
+      const batch = { clientId: 'client-1', batchId: unique('batch'), items };
+      const { executionArn } = await client.send(
+        new StartExecutionCommand({
+          stateMachineArn: local.stateMachineArns.checkAuthStatus,
+          name: batch.batchId,
+          input: JSON.stringify(batch),
+        }),
+      );
+      expect((await finished(executionArn!, client)).status).toBe('SUCCEEDED');
+
+      // A run that finds the worker busy and waits gets it once it is free.
+      const waiting = viewOnPage('A-5', client, local.stateMachineArns);
+      await sleep(60);
+      held.get(holding.input.runId)!();
+      expect((await finished((await waiting).executionArn, client)).status).toBe('SUCCEEDED');
+      expect((await finished(holding.executionArn, client)).status).toBe('SUCCEEDED');
     } finally {
       client.destroy();
       await local.close();

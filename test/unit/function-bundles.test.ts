@@ -63,10 +63,14 @@ describe('function bundles', () => {
     expect(multipartIn(inputs)).toContain('lib/http/multipart.ts');
   });
 
-  it('the recorders bundle no browser and no Encryption SDK', async () => {
-    const inputs = await inputsOf('rpa/finish-batch');
-    expect(inputs.filter((input) => /playwright-core|@sparticuz|@aws-crypto/.test(input))).toEqual([]);
-  });
+  it.each(['rpa/finish-batch', 'rpa/record-execution-ended', 'rpa/get-rpa-run'])(
+    '%s (a recorder, or a read that fails a run left unended) bundles no browser and no Encryption SDK',
+    async (handler) => {
+      const inputs = await inputsOf(handler);
+      expect(inputs).toContain('lib/rpa/execution-ended.ts');
+      expect(inputs.filter((input) => /playwright-core|@sparticuz|@aws-crypto/.test(input))).toEqual([]);
+    },
+  );
 
   it.each(['requests/get-request', 'requests/create-request'])(
     '%s reads credentials from the environment and imports node:http without ESM',

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { prefersHtml, scraperSessionPage } from '#lib/http/scraper-session-page';
+import { outcomeOfExecution } from '#lib/rpa/execution-ended';
 import type { ScraperSession } from '#lib/rpa/rpa';
 import type { RpaRunRecord } from '#lib/rpa/run-store';
-import { MAX_RUN_STEPS, settledByExecution, statusOfOutcome, uuidv7, withStep } from '#lib/rpa/runs';
+import { MAX_RUN_STEPS, statusOfOutcome, uuidv7, withStep } from '#lib/rpa/runs';
 
 const run: RpaRunRecord = {
   clientId: 'c1',
@@ -54,19 +55,17 @@ describe('run steps', () => {
   });
 });
 
-describe('a run settled by its execution', () => {
-  it('fails a run its ended execution never recorded; leaves every other as stored', () => {
-    expect(settledByExecution(run, 'TIMED_OUT')).toMatchObject({ status: 'failed', outcome: 'portal_timeout' });
-    expect(settledByExecution({ ...run, status: 'queued' }, 'ABORTED')).toMatchObject({
-      status: 'failed',
-      outcome: 'portal_error',
-    });
-    expect(settledByExecution(run, 'SUCCEEDED')).toMatchObject({ status: 'failed', outcome: 'portal_error' });
-    for (const execution of ['RUNNING', 'PENDING_REDRIVE', undefined] as const) {
-      expect(settledByExecution(run, execution)).toBe(run);
+describe('the outcome of an execution that ended without its run', () => {
+  it('names how it ended: timed out, aborted, or lost (failed unrecorded, or gone); none while it may still record', () => {
+    expect(outcomeOfExecution('TIMED_OUT')).toBe('execution_timed_out');
+    expect(outcomeOfExecution('ABORTED')).toBe('execution_aborted');
+    expect(outcomeOfExecution('FAILED')).toBe('execution_lost');
+    expect(outcomeOfExecution('SUCCEEDED')).toBe('execution_lost');
+    expect(outcomeOfExecution(undefined)).toBe('execution_lost');
+    for (const status of ['RUNNING', 'PENDING_REDRIVE'] as const) expect(outcomeOfExecution(status)).toBeUndefined();
+    for (const outcome of ['execution_timed_out', 'execution_aborted', 'execution_lost', 'browser_busy'] as const) {
+      expect(statusOfOutcome(outcome)).toBe('failed');
     }
-    const ended: RpaRunRecord = { ...run, status: 'succeeded', outcome: 'form_filled' };
-    expect(settledByExecution(ended, 'TIMED_OUT')).toBe(ended);
   });
 });
 

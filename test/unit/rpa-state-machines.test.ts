@@ -8,6 +8,7 @@ import {
   checkAuthStatusDefinition,
   stateMachineDefinitions,
   type TaskResources,
+  TIMEOUTS,
   taskStatesOf,
   viewOnPageDefinition,
 } from '#lib/rpa/state-machines';
@@ -80,6 +81,23 @@ describe('state machine definitions', () => {
           expect(state.Catch).toEqual([
             { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'RecordRunFailure' },
           ]);
+          // Throttled (reserved concurrency used up): the run waits for a worker, longer than for a transient error.
+          const throttled = retry.filter((retrier) =>
+            (retrier.ErrorEquals as string[]).includes('Lambda.TooManyRequestsException'),
+          );
+          expect(throttled).toEqual([
+            {
+              ErrorEquals: ['Lambda.TooManyRequestsException'],
+              IntervalSeconds: 3,
+              BackoffRate: 1.5,
+              MaxDelaySeconds: 30,
+              MaxAttempts: 9,
+              JitterStrategy: 'FULL',
+            },
+          ]);
+          const longest = Array.from({ length: 9 }, (_, n) => Math.min(30, 3 * 1.5 ** n)).reduce((a, b) => a + b);
+          // A worker found after the longest wait still has its Task's time before the execution times out.
+          expect(longest).toBeLessThan(TIMEOUTS.viewOnPage - TIMEOUTS.browserTask);
         } else {
           expect(state.TimeoutSeconds).toBe(30);
           expect(state.Catch).toBeUndefined();

@@ -1,0 +1,157 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { rpaRunEntity } from '#lib/entities/rpa';
+import { DEMO_CLIENT_ID } from '#local/seed';
+import { dropTable } from '#local/stack';
+import { batchPath, rpaOf } from './rpa-support.ts';
+
+/*
+ * Issue 17's reproduction of runs left hanging: start 5 view-on-page runs on `npm start` (its own
+ * process and state directory, the demo tenant and portal account), close the stack 2.5 s later as
+ * Ctrl-C does, start it again. The local Step Functions kept its executions in memory, so they are
+ * gone: every run is failed `execution_lost` in the table as the stack starts, before anyone reads
+ * it, and reads so through the API.
+ */
+const stateDir = mkdtempSync(join(tmpdir(), 'lost-runs-'));
+const tableName = `lost-runs-test-${Date.now()}-${process.pid}`;
+const demoKey = 'srk_lostRunsTestDemoKey_0123456789abcdefghijkl';
+const DEMO_REQUESTS = ['DEMO-APPROVED', 'DEMO-DENIED', 'DEMO-PENDED', 'DEMO-UNKNOWN', 'DEMO-APPROVED'];
+let child: ChildProcess | undefined;
+
+const start = async () => {
+  child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOCAL_STATE_DIR: stateDir,
+      DEMO_API_KEY: demoKey,
+      DEMO_CLIENT_USER_ID: 'front-desk',
+      LOCAL_TABLE_NAME: tableName,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
+  const started = Date.now();
+  while (!/client user id/.test(output)) {
+    if (child.exitCode !== null) throw new Error(`npm start exited: ${output}`);
+    if (Date.now() - started > 60_000) throw new Error(`npm start did not come up: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const { baseUrl, env } = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as {
+    baseUrl: string;
+    env: Record<string, string>;
+  };
+  return { baseUrl, env };
+};
+
+/** Ctrl-C: the stack closes (its Step Functions aborts what runs) and the process exits. */
+const stop = async () => {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child!.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+};
+
+afterEach(stop);
+afterAll(async () => {
+  if (process.env.DYNAMODB_ENDPOINT) await dropTable(process.env.DYNAMODB_ENDPOINT, tableName);
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+const api = (baseUrl: string, method: string, path: string, body?: unknown) =>
+  fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'x-api-key': demoKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+
+/** The run's item as the table holds it, read with the stack's own endpoint (no API call in between). */
+const storedRuns = async (env: Record<string, string>, runs: Array<{ externalId: string; runId: string }>) => {
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
+      region: env.AWS_REGION,
+      credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! },
+    }),
+  );
+  try {
+    return await Promise.all(
+      runs.map(async ({ externalId, runId }) => {
+        const { Item } = await client.send(
+          new GetCommand({
+            TableName: env.TABLE_NAME,
+            Key: rpaRunEntity.key({ clientId: DEMO_CLIENT_ID, externalId, runId }),
+            ConsistentRead: true,
+          }),
+        );
+        return rpaRunEntity.fromItem(Item!);
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
+};
+
+it('fails every run a closed local stack left running as execution_lost when it starts again', async () => {
+  const first = await start();
+  const began = Date.now();
+  const runs = await Promise.all(
+    DEMO_REQUESTS.map(async (externalId) => {
+      const res = await api(first.baseUrl, 'POST', `${rpaOf(externalId)}/view-on-page`, {
+        clientUserId: 'front-desk',
+      });
+      expect(res.status, await res.clone().text()).toBe(202);
+      const { runId, executionId } = (await res.json()) as { runId: string; executionId: string };
+      return { externalId, runId, executionId };
+    }),
+  );
+  // And a batch of two, whose execution goes the same way.
+  const started = await api(first.baseUrl, 'POST', batchPath, {
+    clientUserId: 'front-desk',
+    requestExternalIds: ['DEMO-PENDED', 'DEMO-UNKNOWN'],
+  });
+  expect(started.status, await started.clone().text()).toBe(202);
+  const { batchId } = (await started.json()) as { batchId: string };
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, 2_500 - (Date.now() - began))));
+  // Still going when the stack closes (a run on the sandbox takes seconds, five at once longer).
+  for (const run of await storedRuns(first.env, runs)) expect(['queued', 'running']).toContain(run.status);
+  await stop();
+
+  const second = await start();
+  const stored = await storedRuns(second.env, runs);
+  for (const run of stored) {
+    expect(run).toMatchObject({ status: 'failed', outcome: 'execution_lost' });
+    expect(run.steps.at(-1)).toMatchObject({ step: expect.stringMatching(/execution/), detail: 'execution_lost' });
+  }
+  for (const { externalId, runId, executionId } of runs) {
+    const res = await api(second.baseUrl, 'GET', `${rpaOf(externalId)}/runs/${runId}`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ runId, status: 'failed', outcome: 'execution_lost', executionId });
+  }
+  // Read, and the table unchanged by the read: the start had recorded it.
+  expect(await storedRuns(second.env, runs)).toEqual(stored);
+
+  const progress = await api(second.baseUrl, 'GET', `${batchPath}/${batchId}`);
+  expect(await progress.json()).toMatchObject({
+    status: 'done',
+    total: 2,
+    done: 2,
+    failed: 2,
+    finishedAt: expect.any(String),
+    items: [
+      { requestExternalId: 'DEMO-PENDED', status: 'failed', outcome: 'execution_lost' },
+      { requestExternalId: 'DEMO-UNKNOWN', status: 'failed', outcome: 'execution_lost' },
+    ],
+  });
+}, 150_000);
