@@ -5,7 +5,7 @@
  */
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { BUNDLING, FUNCTION_RUNTIME } from '#infra/constructs/service-function';
-import { automationTasks, eventFunctions, routes } from '#lib/routes';
+import { automationTasks, eventFunctions, invokedFunctions, routes } from '#lib/routes';
 
 export interface FunctionBundle {
   handler: string;
@@ -19,13 +19,14 @@ export interface FunctionBundle {
   metafile: Metafile;
 }
 
-/** Every function CDK deploys: the authorizer, the routes', the event functions', the automation tasks'. */
+/** Every function CDK deploys: the authorizer, the routes', the event functions', the automation tasks', the invoked ones. */
 export const deployedFunctions = (): { handler: string; installedModules: readonly string[] }[] => {
   const browser = ['@sparticuz/chromium', 'playwright-core'];
   const handlers = new Map<string, readonly string[]>([['authorizer', []]]);
   for (const route of routes) handlers.set(route.handler, []);
   for (const fn of eventFunctions) handlers.set(fn.handler, []);
   for (const task of automationTasks) handlers.set(task.handler, task.worker === 'browser' ? browser : []);
+  for (const fn of invokedFunctions) handlers.set(fn.handler, []);
   return [...handlers].map(([handler, installedModules]) => ({ handler, installedModules }));
 };
 

@@ -3,10 +3,10 @@ import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { AutomationStateMachine } from '#infra/constructs/automation-state-machine';
 import { secretsReaderRoleName } from '#infra/constructs/encryption-keys';
-import { bindRouteAccess } from '#infra/constructs/route-access';
+import { bindRouteAccess, type InvokeTarget } from '#infra/constructs/route-access';
 import { ServiceFunction, type ServiceFunctionProps } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
-import type { AutomationTask, AutomationTaskName } from '#lib/routes';
+import type { AutomationTask, AutomationTaskName, InvokedFunction, InvokedFunctionName } from '#lib/routes';
 import {
   type StateMachineKey,
   stateMachineDefinitions,
@@ -20,6 +20,8 @@ export interface AutomationStackProps extends StackProps {
   data: DataStack;
   /** The automation task table (lib/routes.ts): one function per Task state. */
   tasks: readonly AutomationTask[];
+  /** The functions the tasks invoke (lib/routes.ts `invokedFunctions`: the run credentials function). */
+  invokedFunctions: readonly InvokedFunction[];
 }
 
 type Sizing = Pick<ServiceFunctionProps, 'memorySize' | 'timeout' | 'architecture' | 'installedModules'>;
@@ -42,12 +44,15 @@ const SIZING: Record<AutomationTask['worker'], Sizing> = {
 
 /**
  * Service-review automation: one function per automation task (the browser workers and the
- * recorders), each with the access its row declares, and the two state machines of
- * lib/rpa/state-machines.ts bound to those functions. The API stack starts executions by the
+ * recorders) and per function they invoke (the run credentials function, which alone may decrypt
+ * portal secrets), each with the access its row declares, and the two state machines of
+ * lib/rpa/state-machines.ts bound to the tasks' functions. The API stack starts executions by the
  * machines' names.
  */
 export class AutomationStack extends Stack {
   readonly functions: Partial<Record<AutomationTaskName, ServiceFunction>> = {};
+  /** The invoked functions, created before the tasks that invoke them. */
+  readonly invokeTargets: Partial<Record<InvokedFunctionName, InvokeTarget>> = {};
   readonly stateMachines: Partial<Record<StateMachineKey, AutomationStateMachine>> = {};
   /** `<stack name>-ViewOnPage`, `<stack name>-CheckAuthStatusBatch`. */
   readonly stateMachineNames: Record<StateMachineKey, string>;
@@ -58,16 +63,29 @@ export class AutomationStack extends Stack {
     this.addStackDependency(data);
     const logKey = data.keys.data;
 
+    // The secrets key's policy names its readers (encryption-keys.ts): a reader's role name is fixed.
+    const readerRole = (name: string, access: AutomationTask['access']) =>
+      access.secrets === 'decrypt' ? { roleName: secretsReaderRoleName(this.stackName, name) } : {};
+    for (const invoked of props.invokedFunctions) {
+      const fn = new ServiceFunction(this, invoked.name, {
+        handler: invoked.handler,
+        invocation: 'invoked',
+        logKey,
+        timeout: Duration.seconds(invoked.timeoutSeconds),
+        ...readerRole(invoked.name, invoked.access),
+      });
+      bindRouteAccess(fn, invoked.access, data);
+      this.invokeTargets[invoked.name] = { fn, environment: invoked.environment };
+    }
     for (const task of props.tasks) {
       const fn = new ServiceFunction(this, task.name, {
         handler: task.handler,
         invocation: 'task',
         logKey,
         ...SIZING[task.worker],
-        // The secrets key's policy names its readers (encryption-keys.ts).
-        ...(task.access.secrets === 'decrypt' ? { roleName: secretsReaderRoleName(this.stackName, task.name) } : {}),
+        ...readerRole(task.name, task.access),
       });
-      bindRouteAccess(fn, task.access, data);
+      bindRouteAccess(fn, task.access, data, { invokeTargets: this.invokeTargets });
       this.functions[task.name] = fn;
     }
 

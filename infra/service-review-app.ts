@@ -12,6 +12,8 @@ import {
   automationTasks,
   type EventFunction,
   eventFunctions,
+  type InvokedFunction,
+  invokedFunctions,
   type Route,
   routes,
 } from '#lib/routes';
@@ -23,10 +25,11 @@ export interface ServiceReviewAppOptions {
   /** Context over cdk.json's (what `-c key=value` does on the CLI): infra/config.ts. */
   context?: Record<string, unknown>;
   env?: Environment;
-  /** The route table, event functions and automation tasks; the real ones unless a test substitutes its own. */
+  /** The route table, event functions, automation tasks and invoked functions; the real ones unless a test substitutes its own. */
   routes?: readonly Route[];
   eventFunctions?: readonly EventFunction[];
   automationTasks?: readonly AutomationTask[];
+  invokedFunctions?: readonly InvokedFunction[];
 }
 
 /** The automation stack's name (its id at the app's top level), which names its secrets readers' roles. */
@@ -50,20 +53,22 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
   const config = serviceConfigOf(app);
   const env = options.env;
   const tasks = options.automationTasks ?? automationTasks;
+  const invoked = options.invokedFunctions ?? invokedFunctions;
   const apiRoutes = options.routes ?? routes;
   const data = new DataStack(app, 'ServiceReviewData', {
     env,
     description: 'Service review: keys, table, attachments',
-    // The browser workers, named ahead of their stack: the secrets key lets nobody else decrypt.
-    secretsReaderRoleNames: tasks
-      .filter((task) => task.access.secrets === 'decrypt')
-      .map((task) => secretsReaderRoleName(AUTOMATION_STACK, task.name)),
+    // The run credentials function, named ahead of its stack: the secrets key lets nobody else decrypt.
+    secretsReaderRoleNames: [...invoked, ...tasks]
+      .filter((fn) => fn.access.secrets === 'decrypt')
+      .map((fn) => secretsReaderRoleName(AUTOMATION_STACK, fn.name)),
   });
   const automation = new AutomationStack(app, AUTOMATION_STACK, {
     env,
     description: 'Service review: automation (state machines, portal workers)',
     data,
     tasks,
+    invokedFunctions: invoked,
   });
   const api = new ApiStack(app, 'ServiceReviewApi', {
     env,

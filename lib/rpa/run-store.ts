@@ -15,6 +15,7 @@ export const RUN_OUTCOMES = [
   'request_not_found',
   'browser_failed',
   'portal_error',
+  'credentials_refused',
 ] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 

@@ -4,6 +4,7 @@ import { recordAutomationRun } from '#lib/observability/metrics';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type { LastLogin, PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
+import type { RunCredentialsRequest } from './credentials-source.ts';
 import {
   isPortalFailure,
   type PortalAuthorization,
@@ -29,9 +30,10 @@ import type { ScreenshotStorage } from './screenshot-storage.ts';
 /*
  * The automation's task handlers (docs/rpa.md, "Orchestration"): the browser worker's two tasks
  * (fill a portal's form; read an authorization's status), and the recorders (a run that failed for
- * good; a finished batch). Tasks take and return ids and outcomes only. Credentials are opened here
- * and nowhere else, kept in memory for one login, and never logged, stored or returned; what a portal
- * or an error says is never stored either: steps are fixed texts of ours.
+ * good; a finished batch). Tasks take and return ids and outcomes only. Credentials are asked for
+ * here (from the run credentials function, which alone decrypts them), kept in memory for one login,
+ * and never logged, stored or returned; what a portal or an error says is never stored either:
+ * steps are fixed texts of ours.
  */
 
 /** The worker's own failure for a portal that did not answer: the state machine retries it. */
@@ -88,8 +90,11 @@ export interface WorkerDependencies {
   runs: RunStore;
   requests: Pick<RequestStore, 'get' | 'setAuthorization'>;
   accounts: Pick<PortalAccountStore, 'page' | 'setLastLogin'>;
-  /** lib/portal-accounts/credentials.ts: the one call that decrypts a portal password. */
-  openCredentials: (account: StoredPortalAccount) => Promise<PortalCredentials>;
+  /**
+   * One run's credentials from the run credentials function (credentials-source.ts), asked with ids
+   * only: this worker cannot decrypt. Throws PortalFailure('credentials_refused') when it refuses.
+   */
+  openCredentials: (request: RunCredentialsRequest) => Promise<PortalCredentials>;
   /** Throws PortalFailure('browser_failed') when Chromium does not start. */
   launchBrowser: () => Promise<Browser>;
   closeBrowser: (browser: Browser) => Promise<void>;
@@ -122,6 +127,7 @@ const OUTCOME_STEPS: Record<RunOutcome, string> = {
   request_not_found: 'the request does not exist',
   browser_failed: 'the browser did not start',
   portal_error: 'the portal answered in a way the automation did not expect',
+  credentials_refused: "the credentials function refused to hand this attempt the account's credentials",
 };
 
 /** What a refused login is recorded as on the portal account. */
@@ -418,7 +424,15 @@ export const rpaWorker = (deps: WorkerDependencies) => {
       try {
         // Bounded by what the invocation has left at login: past its deadline nobody waits for the answer.
         const left = invocation?.getRemainingTimeInMillis() ?? timeoutMs;
-        session = await driver.logIn(browser, await deps.openCredentials(account), {
+        // issue 17: the credentials come from the run credentials function, asked with ids only.
+        const credentials = await deps.openCredentials({
+          clientId: ref.clientId,
+          requestExternalId: ref.externalId,
+          runId: ref.runId,
+          portalAccountId: account.externalId,
+          attempt,
+        });
+        session = await driver.logIn(browser, credentials, {
           baseUrl,
           timeoutMs: Math.max(1, Math.min(timeoutMs, left)),
         });

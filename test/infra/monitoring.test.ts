@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigOf } from '#infra/config';
 import { SERVER_ERROR_RATE_THRESHOLD } from '#infra/constructs/monitoring';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability/names';
-import { automationTasks, eventFunctions, functionNameOf, routes } from '#lib/routes';
+import { automationTasks, eventFunctions, functionNameOf, invokedFunctions, routes } from '#lib/routes';
 import { logicalIdOf, synthesize } from './synthesized-app.ts';
 
 /*
@@ -17,7 +17,7 @@ type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?
 const resourcesOf = (template: Template, type: string): Resource[] =>
   Object.values(template.toJSON().Resources as Record<string, Resource>).filter((r) => r.Type === type);
 
-const functionCount = routes.length + 1 + eventFunctions.length + automationTasks.length;
+const functionCount = routes.length + 1 + eventFunctions.length + automationTasks.length + invokedFunctions.length;
 
 describe('monitoring with the default (production) configuration', () => {
   let app: ReturnType<typeof synthesize>;
@@ -170,7 +170,7 @@ describe('monitoring of a dev stack configured from context', () => {
     }
     expect(
       resourcesOf(app.apiTemplate, 'AWS::Logs::LogGroup').filter((g) => g.Properties.RetentionInDays === 30),
-    ).toHaveLength(functionCount - automationTasks.length);
+    ).toHaveLength(functionCount - automationTasks.length - invokedFunctions.length);
     const [table] = resourcesOf(app.dataTemplate, 'AWS::DynamoDB::Table');
     expect(table?.DeletionPolicy).toBe('Delete');
     expect(table?.Properties.DeletionProtectionEnabled).toBe(false);

@@ -10,7 +10,6 @@ import { rpaRunEntity } from '#lib/entities/rpa';
 import { keys } from '#lib/keys';
 import { encryptionContextOf, type PortalCredentials } from '#lib/portal-accounts/credentials';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
-import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import {
   type FilledForm,
@@ -21,6 +20,7 @@ import {
   type PortalSession,
 } from '#lib/rpa/drivers/driver';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
+import { lambdaCredentialsSource } from '#lib/rpa/lambda-credentials-source';
 
 type Browser = Parameters<PortalDriver['logIn']>[0];
 
@@ -37,6 +37,8 @@ import { newRequest, png } from './rpa-support.ts';
  * The worker's task handlers against the real table, bucket and keyring, with a test driver (our
  * own PortalDriver port, scripted per test) instead of a browser: every named outcome, what is
  * recorded on the run, the request and the portal account, and that no secret is kept anywhere.
+ * Credentials come as in the stack: from the run credentials function, through the Lambda SDK
+ * client and the local stack's Lambda stand-in.
  */
 const PAYER = 'EHP01'; // the payer of test/support/fixtures.ts's requests
 
@@ -133,7 +135,7 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
     runs: dynamoRunStore,
     requests: dynamoRequestStore,
     accounts: dynamoPortalAccountStore,
-    openCredentials: (account) => openPortalCredentials(account),
+    openCredentials: (request) => lambdaCredentialsSource.issue(request),
     launchBrowser: async () => browser,
     closeBrowser: async () => {
       seen.browsersClosed++;
@@ -218,10 +220,12 @@ describe('FillPortalForm (view-on-page)', () => {
       'queued',
       'started',
       'portal account selected',
+      'credentials issued',
       'logged in',
       'form filled',
       'form filled; stopped before submitting',
     ]);
+    expect(run.steps[3]).toEqual({ at: expect.any(String), step: 'credentials issued', detail: 'attempt 1' });
     const objectKey = keys.rpaScreenshotObject(tenant.clientId, input.runId, 1);
     expect(run.screenshots).toEqual([
       { objectKey, label: 'the filled form, before submitting', capturedAt: expect.any(String) },
@@ -334,6 +338,28 @@ describe('FillPortalForm (view-on-page)', () => {
     expect(seen.credentials).toEqual([]);
   });
 
+  it('credentials_refused: the credentials function refuses the ask, so the worker never logs in', async () => {
+    const { input } = await queuedRun('view-on-page');
+    const lastLoginBefore = await lastLoginOf();
+    // An ask for another attempt than the run's current one, as a confused or hostile worker would make.
+    const { worker, seen } = testWorker(
+      {},
+      { openCredentials: (request) => lambdaCredentialsSource.issue({ ...request, attempt: request.attempt + 1 }) },
+    );
+    expect(await worker.fillPortalForm(input)).toEqual({
+      runId: input.runId,
+      status: 'failed',
+      outcome: 'credentials_refused',
+    });
+    expect(seen.credentials).toEqual([]);
+    expect(seen.browsersClosed).toBe(1);
+    const run = await runOf(input);
+    expect(run.steps.map((step) => step.step)).not.toContain('credentials issued');
+    expect(run.steps.at(-1)).toMatchObject({ detail: 'credentials_refused' });
+    // No login was tried, so the account's last login is as it was.
+    expect(await lastLoginOf()).toEqual(lastLoginBefore);
+  });
+
   it('portal_timeout: throws PortalUnavailable for the state machine to retry, then the recorder names it', async () => {
     const { input } = await queuedRun('view-on-page');
     const timingOut = testWorker({ logIn: failure('portal_timeout') });
@@ -346,6 +372,12 @@ describe('FillPortalForm (view-on-page)', () => {
     const running = await runOf(input);
     expect(running.status).toBe('running');
     expect(running.steps.filter((step) => step.step === 'started').map((step) => step.detail)).toEqual([
+      'attempt 1',
+      'attempt 2',
+      'attempt 3',
+    ]);
+    // Each attempt had the credentials once, for itself.
+    expect(running.steps.filter((step) => step.step === 'credentials issued').map((step) => step.detail)).toEqual([
       'attempt 1',
       'attempt 2',
       'attempt 3',
