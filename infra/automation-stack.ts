@@ -62,6 +62,11 @@ export class AutomationStack extends Stack {
     const { data } = props;
     this.addStackDependency(data);
     const logKey = data.keys.data;
+    // Known before the machines exist: the run credentials function describes their executions.
+    this.stateMachineNames = {
+      viewOnPage: `${this.stackName}-${stateMachineNames.viewOnPage}`,
+      checkAuthStatus: `${this.stackName}-${stateMachineNames.checkAuthStatus}`,
+    };
 
     // The secrets key's policy names its readers (encryption-keys.ts): a reader's role name is fixed.
     const readerRole = (name: string, access: AutomationTask['access']) =>
@@ -74,7 +79,7 @@ export class AutomationStack extends Stack {
         timeout: Duration.seconds(invoked.timeoutSeconds),
         ...readerRole(invoked.name, invoked.access),
       });
-      bindRouteAccess(fn, invoked.access, data);
+      bindRouteAccess(fn, invoked.access, data, { stateMachineNames: this.stateMachineNames });
       this.invokeTargets[invoked.name] = { fn, environment: invoked.environment };
     }
     for (const task of props.tasks) {
@@ -97,10 +102,6 @@ export class AutomationStack extends Stack {
     const resources = Object.fromEntries(
       Object.entries(this.functions).map(([name, fn]) => [name, fn.function.functionArn]),
     ) as TaskResources;
-    this.stateMachineNames = {
-      viewOnPage: `${this.stackName}-${stateMachineNames.viewOnPage}`,
-      checkAuthStatus: `${this.stackName}-${stateMachineNames.checkAuthStatus}`,
-    };
     for (const key of Object.keys(stateMachineDefinitions) as StateMachineKey[]) {
       const definition = stateMachineDefinitions[key](resources);
       this.stateMachines[key] = new AutomationStateMachine(this, stateMachineNames[key], {

@@ -518,14 +518,15 @@ export interface InvokedFunction {
 
 export const invokedFunctions: readonly InvokedFunction[] = [
   {
-    // One run's portal credentials, for the browser worker running it: checks the run is live and of
-    // that account, records the issue once per attempt (PutItem: the run's conditional write), decrypts.
+    // One run's portal credentials, for the browser worker running it: checks the run is live, of that
+    // account and in a running execution (`automation: 'read'`: DescribeExecution), records the issue
+    // once per attempt (PutItem: the run's conditional write), then decrypts.
     name: 'IssueRunCredentials',
     handler: 'rpa/issue-run-credentials',
     environment: 'RUN_CREDENTIALS_FUNCTION_NAME',
-    // Two reads, one write and one or two KMS Decrypts; the worker waits for it before it logs in.
+    // Three reads, one write and one or two KMS Decrypts; the worker waits for it before it logs in.
     timeoutSeconds: 10,
-    access: { table: { actions: ['GetItem', 'PutItem'] }, secrets: 'decrypt' },
+    access: { table: { actions: ['GetItem', 'PutItem'] }, secrets: 'decrypt', automation: 'read' },
   },
 ];
 

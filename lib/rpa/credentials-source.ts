@@ -35,6 +35,7 @@ export const REFUSAL_REASONS = [
   'already_issued',
   'other_account',
   'account_unusable',
+  'no_live_execution',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 

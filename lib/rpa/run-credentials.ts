@@ -1,7 +1,8 @@
 import { log } from '#lib/observability/logger';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
-import { CredentialsRefused, type RunCredentialsRequest } from './credentials-source.ts';
+import { CredentialsRefused, type RefusalReason, type RunCredentialsRequest } from './credentials-source.ts';
+import type { ExecutionReader } from './execution-reader.ts';
 import { isTerminal, type RpaRunRecord, type RunKind, type RunStore } from './run-store.ts';
 import { changeRun, withStep } from './runs.ts';
 
@@ -9,9 +10,11 @@ import { changeRun, withStep } from './runs.ts';
  * The run credentials function (IssueRunCredentials, docs/rpa.md): the one place portal secrets are
  * opened. A browser worker asks with ids only; the credentials go out only for a run that is live,
  * of a browser kind, on the account it recorded as selected (of its own organization), for its
- * current attempt, and once per attempt: the issue is a step written with the run's conditional
- * write before anything is decrypted, so a second ask for the same attempt finds it and is refused.
- * Refusals are CredentialsRefused with a fixed code; nothing secret is logged, stored or thrown.
+ * current attempt, that a running execution started by the API names (the workers may write runs,
+ * but cannot start executions), and once per attempt: the issue is a step written with the run's
+ * conditional write before anything is decrypted, so a second ask for the same attempt finds it and
+ * is refused. Refusals are CredentialsRefused with a fixed code; nothing secret is logged, stored or
+ * thrown.
  */
 
 /** The step that records an issue; its detail is `attempt <n>`. Fixed text, never a secret. */
@@ -27,6 +30,7 @@ const MAX_ATTEMPT = 1000;
 export interface RunCredentialsDependencies {
   runs: Pick<RunStore, 'getRun' | 'updateRun'>;
   accounts: Pick<PortalAccountStore, 'get'>;
+  executions: ExecutionReader;
   /** lib/portal-accounts/open-credentials.ts: decrypts the account's sealed secrets. */
   open: (account: StoredPortalAccount) => Promise<PortalCredentials>;
   now?: () => Date;
@@ -70,10 +74,37 @@ const refusalOf = (run: RpaRunRecord, request: RunCredentialsRequest, account: S
   return undefined;
 };
 
+const inputOf = (text: string): Record<string, unknown> => {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
+/**
+ * Whether a running execution the API started is this run's: a view-on-page run's own (named after
+ * the run), or its batch's (named after the batch, the run among its items); its input names the ids.
+ */
+const inLiveExecution = async (executions: ExecutionReader, run: RpaRunRecord) => {
+  const name = run.kind === 'view-on-page' ? run.runId : run.batchId;
+  const execution = name ? await executions.read(run.kind, name) : undefined;
+  if (execution?.status !== 'RUNNING') return false;
+  const input = inputOf(execution.input);
+  if (input.clientId !== run.clientId) return false;
+  if (run.kind === 'view-on-page') return input.requestExternalId === run.externalId && input.runId === run.runId;
+  const items = Array.isArray(input.items) ? (input.items as Array<Record<string, unknown>>) : [];
+  return (
+    input.batchId === run.batchId &&
+    items.some((item) => item?.requestExternalId === run.externalId && item?.runId === run.runId)
+  );
+};
+
 export const runCredentialsIssuer = (deps: RunCredentialsDependencies) => {
   const now = deps.now ?? (() => new Date());
 
-  const refuse = (reason: CredentialsRefused['reason'], runId?: string): never => {
+  const refuse = (reason: RefusalReason, runId?: string): never => {
     log.warn('Run credentials refused', { runId, reason });
     throw new CredentialsRefused(reason);
   };
@@ -84,12 +115,20 @@ export const runCredentialsIssuer = (deps: RunCredentialsDependencies) => {
       const request = requestOf(input);
       if (!request) return refuse('invalid_input');
       const { clientId, requestExternalId, runId, portalAccountId, attempt } = request;
-      // The account first: the run's conditional write below is the last check, and records the issue.
-      const account = await deps.accounts.get(clientId, portalAccountId);
-      let refusal: CredentialsRefused['reason'] | undefined;
+      const ref = { clientId, externalId: requestExternalId, runId };
+      const [account, stored] = await Promise.all([
+        deps.accounts.get(clientId, portalAccountId),
+        deps.runs.getRun(ref),
+      ]);
+      if (!stored) return refuse('run_not_found', runId);
+      const early = refusalOf(stored, request, account);
+      if (early) return refuse(early, runId);
+      if (!(await inLiveExecution(deps.executions, stored))) return refuse('no_live_execution', runId);
+      // The checks again with the issue's conditional write: of two asks for one attempt, one records it.
+      let refusal: RefusalReason | undefined;
       const recorded = await changeRun(
         deps.runs,
-        { clientId, externalId: requestExternalId, runId },
+        ref,
         (run) => {
           refusal = refusalOf(run, request, account);
           if (refusal) return undefined;

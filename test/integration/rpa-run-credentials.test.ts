@@ -7,28 +7,44 @@ import type { RunCredentialsRequest } from '#lib/rpa/credentials-source';
 import { PortalFailure } from '#lib/rpa/drivers/driver';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { lambdaCredentialsSource } from '#lib/rpa/lambda-credentials-source';
-import type { RpaRunRecord, RunStep } from '#lib/rpa/run-store';
-import { uuidv7 } from '#lib/rpa/runs';
+import type { RpaRunRecord, RunRef, RunStep } from '#lib/rpa/run-store';
+import { changeRun, uuidv7, withStep } from '#lib/rpa/runs';
+import { SANDBOX_HANG_MEMBER_ID, SANDBOX_MEMBERS, SANDBOX_USERS } from '#local/sandbox-portal/seed';
 import { call, newTenant, uniqueId } from '#test/support/api';
-import { expectNoSecret, rawItems, secretForms, stackOutput } from './rpa-end-to-end-support.ts';
-import { newRequest } from './rpa-support.ts';
+import {
+  createPortalAccount,
+  createRequest,
+  expectNoSecret,
+  locationOf,
+  pollUntil,
+  rawItems,
+  secretForms,
+  stackOutput,
+  startBatch,
+  taskTimeoutSeconds,
+} from './rpa-end-to-end-support.ts';
+import { newRequest, rpaOf } from './rpa-support.ts';
 
 /*
  * The run credentials function (IssueRunCredentials) invoked as the browser workers invoke it: the
  * real @aws-sdk/client-lambda (the module-scope client of lib/aws/lambda.ts) against the local
- * stack's Lambda stand-in, which runs functions/rpa/issue-run-credentials.ts on the real table and
- * keyring. A live run of the account gets its credentials once per attempt; every other ask is
- * refused by name; the issue is a step on the run; no secret is left in the run or the logs.
+ * stack's Lambda stand-in, which runs functions/rpa/issue-run-credentials.ts on the real table,
+ * keyring and local Step Functions. The live run is a real one: a check-auth-status batch whose
+ * member the sandbox portal never answers for, so its worker logs in (attempt 1) and then waits, its
+ * execution running, for the Task's timeout. Every other ask is refused by name; each issue is a step
+ * on the run; no secret is left in the runs or the logs.
  */
 type Tenant = Awaited<ReturnType<typeof newTenant>>;
 
-const password = `pw-${randomBytes(12).toString('hex')}`;
-const totpSecret = 'KVKFKRCPNZQUYMLX'; // base32, as the API takes it
+const portalUser = SANDBOX_USERS[1]; // the one with a TOTP secret: the answer carries it
+const password = `pw-${randomBytes(12).toString('hex')}`; // the other accounts' (never typed anywhere)
 const username = `desk.${randomBytes(4).toString('hex')}@clinic.example`;
+const PAYER = `E2E-CREDS-${randomBytes(3).toString('hex')}`;
 
 let tenant: Tenant;
 let other: Tenant;
-let accountId: string;
+/** The live run (in a running execution) and its account. */
+let live: { ref: RunRef; accountId: string };
 
 const createAccount = async (owner: { apiKey: string; clientUserId: string }, change: Record<string, unknown> = {}) => {
   const externalId = uniqueId('acct');
@@ -41,7 +57,6 @@ const createAccount = async (owner: { apiKey: string; clientUserId: string }, ch
       payerIds: ['EHP01'],
       username,
       password,
-      totpSecret,
       ...change,
     },
   });
@@ -49,20 +64,57 @@ const createAccount = async (owner: { apiKey: string; clientUserId: string }, ch
   return externalId;
 };
 
+const runOf = (ref: RunRef) => dynamoRunStore.getRun(ref);
+const issuedSteps = (run: RpaRunRecord | undefined) =>
+  (run?.steps ?? []).filter((step) => step.step === 'credentials issued').map((step) => step.detail);
+const askOf = (ref: RunRef, portalAccountId: string, attempt: number): RunCredentialsRequest => ({
+  clientId: ref.clientId,
+  requestExternalId: ref.externalId,
+  runId: ref.runId,
+  portalAccountId,
+  attempt,
+});
+
 beforeAll(async () => {
   tenant = await newTenant('run-credentials');
   other = await newTenant('run-credentials-other');
-  accountId = await createAccount(tenant);
-});
+  const accountId = 'creds-live';
+  await createPortalAccount(tenant, { externalId: accountId, payerIds: [PAYER], ...portalUser });
+  const member = SANDBOX_MEMBERS.find((candidate) => candidate.memberId === SANDBOX_HANG_MEMBER_ID)!;
+  const externalId = await createRequest(tenant, uniqueId('E2E-CREDS'), member, PAYER);
+  const started = await startBatch(tenant, [externalId]);
+  expect(started.status, started.text).toBe(202);
+  const progress = await call('GET', locationOf(started), { apiKey: tenant.apiKey });
+  const ref = { clientId: tenant.clientId, externalId, runId: progress.body.items[0].runId as string };
+  // Its worker had the credentials of attempt 1 and logged in; the portal now keeps it waiting.
+  const run = await pollUntil(
+    () => runOf(ref),
+    (current) => Boolean(current?.steps.some((step) => step.step === 'logged in')),
+    { timeoutMs: (taskTimeoutSeconds - 10) * 1000 },
+  );
+  expect(run?.steps.map((step) => step.step)).toContain('logged in');
+  // The batch ends by itself once the Task times out (taskTimeoutSeconds); the tests that need it live come first.
+  live = { ref, accountId };
+}, 90_000);
 
-/** A run as the worker leaves it just before it asks: running, attempt `attempts`, the account selected. */
-const liveRun = async (change: Partial<RpaRunRecord> = {}, attempts = 1) => {
+/** The worker's next attempt, as the state machine's retry would start it: a `started` step. */
+const nextAttempt = async () => {
+  const run = await changeRun(dynamoRunStore, live.ref, (current) => {
+    const attempt = current.steps.filter((step) => step.step === 'started').length + 1;
+    return { ...current, steps: withStep(current.steps, new Date().toISOString(), 'started', `attempt ${attempt}`) };
+  });
+  return run!.steps.filter((step) => step.step === 'started').length;
+};
+
+/** A run as the worker leaves it just before it asks, written straight to the table: in no execution. */
+const forgedRun = async (change: Partial<RpaRunRecord> = {}) => {
   const externalId = await newRequest(tenant.apiKey);
   const at = new Date().toISOString();
-  const steps: RunStep[] = [{ at, step: 'queued' }];
-  for (let n = 1; n <= attempts; n++) {
-    steps.push({ at, step: 'started', detail: `attempt ${n}` }, { at, step: 'portal account selected' });
-  }
+  const steps: RunStep[] = [
+    { at, step: 'queued' },
+    { at, step: 'started', detail: 'attempt 1' },
+    { at, step: 'portal account selected' },
+  ];
   const run: RpaRunRecord = {
     clientId: tenant.clientId,
     externalId,
@@ -70,7 +122,7 @@ const liveRun = async (change: Partial<RpaRunRecord> = {}, attempts = 1) => {
     kind: 'view-on-page',
     clientUserId: tenant.clientUserId,
     organizationId: tenant.organizationId,
-    portalAccountId: accountId,
+    portalAccountId: live.accountId,
     portalId: 'sandbox',
     status: 'running',
     steps,
@@ -82,14 +134,7 @@ const liveRun = async (change: Partial<RpaRunRecord> = {}, attempts = 1) => {
     ...change,
   };
   await dynamoRunStore.createRun(run);
-  const ask: RunCredentialsRequest = {
-    clientId: run.clientId,
-    requestExternalId: externalId,
-    runId: run.runId,
-    portalAccountId: run.portalAccountId ?? accountId,
-    attempt: attempts,
-  };
-  return { run, ask };
+  return { run, ask: askOf(run, run.portalAccountId ?? live.accountId, 1) };
 };
 
 const invoke = (payload: unknown, functionName = runCredentialsFunctionName()) =>
@@ -107,87 +152,109 @@ const expectRefused = async (payload: unknown, reason: string) => {
   expect(payloadOf(output)).toEqual({ errorType: 'CredentialsRefused', errorMessage: reason });
 };
 
-const runOf = (run: RpaRunRecord) => dynamoRunStore.getRun(run);
-
-const issuedSteps = (run: RpaRunRecord | undefined) =>
-  (run?.steps ?? []).filter((step) => step.step === 'credentials issued').map((step) => step.detail);
-
 describe('IssueRunCredentials through the Lambda SDK client and the local stand-in', () => {
-  it('gives a live run of the account its credentials once, and records the issue on the run', async () => {
-    const { run, ask } = await liveRun();
+  it("gave the live run's worker the credentials once, for attempt 1; the same attempt again is refused", async () => {
+    const before = await runOf(live.ref);
+    expect(issuedSteps(before)).toEqual(['attempt 1']);
+    expect(before?.portalAccountId).toBe(live.accountId);
+    await expectRefused(askOf(live.ref, live.accountId, 1), 'already_issued');
+    expect(await runOf(live.ref)).toEqual(before);
+  });
+
+  it('gives a new attempt of the live run its credentials once, and records the issue on the run', async () => {
+    const attempt = await nextAttempt();
+    const ask = askOf(live.ref, live.accountId, attempt);
     const output = await invoke(ask);
     expect(output.StatusCode).toBe(200);
     expect(output.FunctionError).toBeUndefined();
-    expect(payloadOf(output)).toEqual({ username, password, totpSecret });
-
-    const recorded = (await runOf(run))!;
-    expect(recorded.version).toBe(run.version + 1);
-    expect(recorded.steps.at(-1)).toEqual({ at: expect.any(String), step: 'credentials issued', detail: 'attempt 1' });
-    expect(recorded.status).toBe('running');
-
-    // The same attempt again: refused, and nothing more is recorded.
+    expect(payloadOf(output)).toEqual({
+      username: portalUser.username,
+      password: portalUser.password,
+      totpSecret: portalUser.totpSecret,
+    });
+    const recorded = (await runOf(live.ref))!;
+    expect(recorded.steps.at(-1)).toEqual({
+      at: expect.any(String),
+      step: 'credentials issued',
+      detail: `attempt ${attempt}`,
+    });
     await expectRefused(ask, 'already_issued');
-    expect(await runOf(run)).toEqual(recorded);
+    // An earlier attempt, or one not started yet, is refused too.
+    await expectRefused({ ...ask, attempt: attempt - 1 }, 'not_current_attempt');
+    await expectRefused({ ...ask, attempt: attempt + 1 }, 'not_current_attempt');
+    expect(await runOf(live.ref)).toEqual(recorded);
   });
 
-  it('answers the worker port (lambdaCredentialsSource) with the credentials, then refuses it as credentials_refused', async () => {
-    const { ask } = await liveRun();
-    expect(await lambdaCredentialsSource.issue(ask)).toEqual({ username, password, totpSecret });
+  it('answers the worker port (lambdaCredentialsSource) with them, then refuses it as credentials_refused', async () => {
+    const ask = askOf(live.ref, live.accountId, await nextAttempt());
+    expect(await lambdaCredentialsSource.issue(ask)).toEqual({
+      username: portalUser.username,
+      password: portalUser.password,
+      totpSecret: portalUser.totpSecret,
+    });
     const refused = await lambdaCredentialsSource.issue(ask).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(PortalFailure);
     expect(refused).toMatchObject({ outcome: 'credentials_refused' });
     expect((refused as Error).message).toContain('already_issued');
-    expect((refused as Error).message).not.toContain(password);
+    expect((refused as Error).message).not.toContain(portalUser.password);
   });
 
-  it('issues once per attempt: a new attempt gets them again, an old or future one does not', async () => {
-    const { run, ask } = await liveRun({}, 2);
-    await expectRefused({ ...ask, attempt: 1 }, 'not_current_attempt');
-    await expectRefused({ ...ask, attempt: 3 }, 'not_current_attempt');
-    expect(payloadOf(await invoke(ask))).toMatchObject({ password });
-    expect(issuedSteps(await runOf(run))).toEqual(['attempt 2']);
-  });
-
-  it('hands them to one of two simultaneous asks for the same attempt (the conditional write decides)', async () => {
-    const { run, ask } = await liveRun();
-    const outputs = await Promise.all([invoke(ask), invoke(ask), invoke(ask)]);
-    const answers = outputs.map(payloadOf);
-    expect(answers.filter((answer) => answer.password === password)).toHaveLength(1);
+  it('hands them to one of three simultaneous asks for one attempt (the conditional write decides)', async () => {
+    const ask = askOf(live.ref, live.accountId, await nextAttempt());
+    const answers = (await Promise.all([invoke(ask), invoke(ask), invoke(ask)])).map(payloadOf);
+    expect(answers.filter((answer) => answer.password === portalUser.password)).toHaveLength(1);
     expect(answers.filter((answer) => answer.errorMessage === 'already_issued')).toHaveLength(2);
-    expect(issuedSteps(await runOf(run))).toEqual(['attempt 1']);
+    expect(issuedSteps(await runOf(live.ref)).filter((detail) => detail === `attempt ${ask.attempt}`)).toHaveLength(1);
   });
 
-  it("refuses another account's id, whether of the organization or of another one", async () => {
-    const sibling = await createAccount(tenant, { payerIds: ['OTHER-PAYER'] });
-    const { run, ask } = await liveRun();
-    await expectRefused({ ...ask, portalAccountId: sibling }, 'other_account');
+  it('refuses a run no running execution names: written straight to the table, or copied from the live one', async () => {
+    expect((await runOf(live.ref))!.status).toBe('running'); // its execution still runs
+    // What a worker's stolen role could write: a live-looking run of an account, in no execution.
+    const forged = await forgedRun();
+    await expectRefused(forged.ask, 'no_live_execution');
+    // The live run's ids (run and batch) under another request of the client; another run in its batch:
+    // the running execution names neither.
+    const batchId = (await runOf(live.ref))!.batchId!;
+    const copy = await forgedRun({ runId: live.ref.runId, kind: 'check-auth-status', batchId });
+    await expectRefused(copy.ask, 'no_live_execution');
+    const withBatch = await forgedRun({ kind: 'check-auth-status', batchId });
+    await expectRefused(withBatch.ask, 'no_live_execution');
+    for (const { run } of [forged, copy, withBatch]) expect(issuedSteps(await runOf(run))).toEqual([]);
+  });
 
+  it("refuses another account's id than the run's, whether of its organization or of another one", async () => {
+    const { run } = await forgedRun();
+    const sibling = await createAccount(tenant, { payerIds: ['OTHER-PAYER'] });
+    await expectRefused(askOf(run, sibling, 1), 'other_account');
+    const theirs = await createAccount(other);
+    await expectRefused(askOf(run, theirs, 1), 'other_account');
     // A run that names an account of another organization of the same client (never the worker's choice).
     const organization = await tenant.admin.createOrganization(tenant.clientId, 'another organization');
     const user = `user-${randomBytes(4).toString('hex')}`;
     await tenant.admin.createClientUser(tenant.clientId, organization.organizationId, user);
     const elsewhere = await createAccount({ apiKey: tenant.apiKey, clientUserId: user });
-    const crossed = await liveRun({ portalAccountId: elsewhere });
+    const crossed = await forgedRun({ portalAccountId: elsewhere });
     await expectRefused(crossed.ask, 'other_account');
-    expect(issuedSteps(await runOf(run))).toEqual([]);
-    expect(issuedSteps(await runOf(crossed.run))).toEqual([]);
+    for (const checked of [run, crossed.run]) expect(issuedSteps(await runOf(checked))).toEqual([]);
   });
 
   it('refuses an ended run, a missing run, another client’s run, a disabled account and malformed asks', async () => {
     for (const status of ['succeeded', 'failed'] as const) {
-      const ended = await liveRun({ status, outcome: status === 'failed' ? 'portal_error' : 'form_filled' });
+      const ended = await forgedRun({ status, outcome: status === 'failed' ? 'portal_error' : 'form_filled' });
       await expectRefused(ended.ask, 'run_ended');
     }
-    const { ask } = await liveRun();
+    const ask = askOf(live.ref, live.accountId, 1);
     await expectRefused({ ...ask, runId: uuidv7() }, 'run_not_found');
     await expectRefused({ ...ask, requestExternalId: uniqueId('gone') }, 'run_not_found');
-    // Another client naming this client's run (and its own account of the same id, or this one's).
-    const theirs = await createAccount(other);
+    // Another client naming this client's live run (with its own account of the same id, or another).
     await expectRefused({ ...ask, clientId: other.clientId }, 'run_not_found');
-    await expectRefused({ ...ask, clientId: other.clientId, portalAccountId: theirs }, 'run_not_found');
+    await expectRefused(
+      { ...ask, clientId: other.clientId, portalAccountId: await createAccount(other) },
+      'run_not_found',
+    );
 
     const disabled = await createAccount(tenant, { status: 'disabled' });
-    await expectRefused((await liveRun({ portalAccountId: disabled })).ask, 'account_unusable');
+    await expectRefused((await forgedRun({ portalAccountId: disabled })).ask, 'account_unusable');
 
     for (const malformed of [
       {},
@@ -201,35 +268,34 @@ describe('IssueRunCredentials through the Lambda SDK client and the local stand-
     ]) {
       await expectRefused(malformed, 'invalid_input');
     }
-    // None of them was recorded as an issue.
-    const untouched = await dynamoRunStore.getRun({
-      clientId: ask.clientId,
-      externalId: ask.requestExternalId,
-      runId: ask.runId,
-    });
-    expect(issuedSteps(untouched)).toEqual([]);
   });
 
   it('answers as Lambda does for a function that does not exist, by name or by ARN', async () => {
     for (const name of ['NoSuchFunction', 'arn:aws:lambda:us-east-1:000000000000:function:NoSuchFunction']) {
       await expect(invoke({}, name)).rejects.toBeInstanceOf(ResourceNotFoundException);
     }
-    // The function by its ARN works as by its name.
-    const { ask } = await liveRun();
-    const byArn = await invoke(ask, `arn:aws:lambda:us-east-1:000000000000:function:${runCredentialsFunctionName()}`);
-    expect(payloadOf(byArn)).toMatchObject({ username });
+    const byArn = await invoke({}, `arn:aws:lambda:us-east-1:000000000000:function:${runCredentialsFunctionName()}`);
+    expect(payloadOf(byArn)).toEqual({ errorType: 'CredentialsRefused', errorMessage: 'invalid_input' });
   });
 
-  it('leaves no form of the password or the TOTP secret in the runs, the table or the logs', async () => {
-    const needles = [...secretForms(password), ...secretForms(totpSecret, { base32: true })];
+  it('leaves no form of a password or the TOTP secret in the runs, the table or the logs', async () => {
+    const needles = [
+      ...secretForms(portalUser.password),
+      ...secretForms(password),
+      ...secretForms(portalUser.totpSecret, { base32: true }),
+    ];
     const items = await rawItems([tenant.clientId, other.clientId]);
     const runs = items.filter((item) => String(item.sk).startsWith('RPA#'));
     expect(runs.some((item) => JSON.stringify(item).includes('credentials issued'))).toBe(true);
-    for (const item of runs) expectNoSecret(JSON.stringify(item), needles, `item ${item.pk} ${item.sk}`);
+    for (const item of items) expectNoSecret(JSON.stringify(item), needles, `item ${item.pk} ${item.sk}`);
+    const shown = await call('GET', `${rpaOf(live.ref.externalId)}/runs/${live.ref.runId}`, { apiKey: tenant.apiKey });
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('credentials issued');
+    expectNoSecret(shown.text, needles, 'the live run');
     const output = stackOutput();
     // The function logged its issues and refusals (ids and reasons), never a secret.
     expect(output).toContain('"message":"Run credentials issued"');
-    expect(output).toContain('"reason":"already_issued"');
+    expect(output).toContain('"reason":"no_live_execution"');
     expectNoSecret(output, needles, "the stack's output");
   });
 });

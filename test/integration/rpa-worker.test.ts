@@ -10,7 +10,9 @@ import { rpaRunEntity } from '#lib/entities/rpa';
 import { keys } from '#lib/keys';
 import { encryptionContextOf, type PortalCredentials } from '#lib/portal-accounts/credentials';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { CredentialsRefused, type RunCredentialsRequest } from '#lib/rpa/credentials-source';
 import {
   type FilledForm,
   type PortalAuthorization,
@@ -20,7 +22,8 @@ import {
   type PortalSession,
 } from '#lib/rpa/drivers/driver';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
-import { lambdaCredentialsSource } from '#lib/rpa/lambda-credentials-source';
+import type { ExecutionReader } from '#lib/rpa/execution-reader';
+import { runCredentialsIssuer } from '#lib/rpa/run-credentials';
 
 type Browser = Parameters<PortalDriver['logIn']>[0];
 
@@ -37,8 +40,11 @@ import { newRequest, png } from './rpa-support.ts';
  * The worker's task handlers against the real table, bucket and keyring, with a test driver (our
  * own PortalDriver port, scripted per test) instead of a browser: every named outcome, what is
  * recorded on the run, the request and the portal account, and that no secret is kept anywhere.
- * Credentials come as in the stack: from the run credentials function, through the Lambda SDK
- * client and the local stack's Lambda stand-in.
+ * Credentials come from the run credentials function's own logic (lib/rpa/run-credentials.ts) on the
+ * same table and keyring, called in-process: the runs here are written by the test, so no execution
+ * of the local Step Functions names them, and Step Functions (AWS) is stood in for by the executions
+ * the API would have started for them. The Lambda path itself: rpa-run-credentials.test.ts and the
+ * end-to-end tests.
  */
 const PAYER = 'EHP01'; // the payer of test/support/fixtures.ts's requests
 
@@ -69,6 +75,34 @@ beforeAll(async () => {
   tenant = await newTenant('rpa-worker');
   accountId = await createAccount();
 });
+
+/** The executions the API would have started: by machine and name, their input (ids only). */
+const executions = new Map<
+  string,
+  { clientId: string; requestExternalId?: string; runId?: string; batchId?: string; items?: unknown[] }
+>();
+const runningExecutions: ExecutionReader = {
+  read: async (machine, name) => {
+    const input = executions.get(`${machine}:${name}`);
+    return input ? { status: 'RUNNING', input: JSON.stringify(input) } : undefined;
+  },
+};
+const issuer = runCredentialsIssuer({
+  runs: dynamoRunStore,
+  accounts: dynamoPortalAccountStore,
+  executions: runningExecutions,
+  open: (account) => openPortalCredentials(account),
+});
+/** The port as the Lambda adapter implements it: the answer, or a refusal as `credentials_refused`. */
+const issueCredentials = async (request: RunCredentialsRequest): Promise<PortalCredentials> => {
+  try {
+    const { username, password, totpSecret } = await issuer.issue(request);
+    return { username, password, totpSecret: totpSecret ?? null };
+  } catch (error) {
+    if (error instanceof CredentialsRefused) throw new PortalFailure('credentials_refused', error.reason);
+    throw error;
+  }
+};
 
 /** What the test driver does, step by step; and what it was given. */
 interface Script {
@@ -135,7 +169,7 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
     runs: dynamoRunStore,
     requests: dynamoRequestStore,
     accounts: dynamoPortalAccountStore,
-    openCredentials: (request) => lambdaCredentialsSource.issue(request),
+    openCredentials: issueCredentials,
     launchBrowser: async () => browser,
     closeBrowser: async () => {
       seen.browsersClosed++;
@@ -149,16 +183,23 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
   return { worker, seen };
 };
 
-/** A queued run on a new request (or on `externalId`), as the API leaves it. */
-const queuedRun = async (kind: RunKind, options: { externalId?: string; batchId?: string } = {}) => {
+/**
+ * A queued run on a new request (or on `externalId`), as the API leaves it, in its running execution
+ * (a check-auth-status run in its batch's, `batchId` or a new one) unless `inExecution` is false.
+ */
+const queuedRun = async (
+  kind: RunKind,
+  options: { externalId?: string; batchId?: string; inExecution?: boolean } = {},
+) => {
   const externalId = options.externalId ?? (await newRequest(tenant.apiKey));
+  const batchId = kind === 'check-auth-status' ? (options.batchId ?? crypto.randomUUID()) : options.batchId;
   const at = new Date().toISOString();
   const run: RpaRunRecord = {
     clientId: tenant.clientId,
     externalId,
     runId: uuidv7(),
     kind,
-    ...(options.batchId ? { batchId: options.batchId } : {}),
+    ...(batchId ? { batchId } : {}),
     clientUserId: tenant.clientUserId,
     organizationId: tenant.organizationId,
     status: 'queued',
@@ -170,7 +211,14 @@ const queuedRun = async (kind: RunKind, options: { externalId?: string; batchId?
     updatedAt: at,
   };
   await dynamoRunStore.createRun(run);
-  return { input: { clientId: tenant.clientId, requestExternalId: externalId, runId: run.runId }, run };
+  const input = { clientId: tenant.clientId, requestExternalId: externalId, runId: run.runId };
+  if (options.inExecution !== false && kind === 'view-on-page') executions.set(`${kind}:${run.runId}`, input);
+  if (options.inExecution !== false && batchId) {
+    const batch = executions.get(`${kind}:${batchId}`) ?? { clientId: tenant.clientId, batchId, items: [] };
+    batch.items!.push({ requestExternalId: externalId, runId: run.runId });
+    executions.set(`${kind}:${batchId}`, batch);
+  }
+  return { input, run };
 };
 
 const runOf = async (input: { clientId: string; requestExternalId: string; runId: string }) =>
@@ -344,7 +392,7 @@ describe('FillPortalForm (view-on-page)', () => {
     // An ask for another attempt than the run's current one, as a confused or hostile worker would make.
     const { worker, seen } = testWorker(
       {},
-      { openCredentials: (request) => lambdaCredentialsSource.issue({ ...request, attempt: request.attempt + 1 }) },
+      { openCredentials: (request) => issueCredentials({ ...request, attempt: request.attempt + 1 }) },
     );
     expect(await worker.fillPortalForm(input)).toEqual({
       runId: input.runId,
@@ -358,6 +406,13 @@ describe('FillPortalForm (view-on-page)', () => {
     expect(run.steps.at(-1)).toMatchObject({ detail: 'credentials_refused' });
     // No login was tried, so the account's last login is as it was.
     expect(await lastLoginOf()).toEqual(lastLoginBefore);
+  });
+
+  it('credentials_refused: a run that no running execution names gets no credentials', async () => {
+    const { input } = await queuedRun('view-on-page', { inExecution: false });
+    const { worker, seen } = testWorker({});
+    expect(await worker.fillPortalForm(input)).toMatchObject({ status: 'failed', outcome: 'credentials_refused' });
+    expect(seen.credentials).toEqual([]);
   });
 
   it('portal_timeout: throws PortalUnavailable for the state machine to retry, then the recorder names it', async () => {
