@@ -83,9 +83,8 @@ Object.assign(process.env, env);
 await ensureTable(dynalite.endpoint, env.TABLE_NAME!);
 
 // --- Seeding and events: the local gateway builds each event exactly as it hands it to a handler.
-const { authorizerAccess, automationEventFunctions, automationTasks, eventFunctions, routes } = await import(
-  '#lib/routes'
-);
+const { authorizerAccess, automationEventFunctions, automationTasks, eventFunctions, invokedFunctions, routes } =
+  await import('#lib/routes');
 const { createGateway } = await import('#local/gateway');
 const { provisioning } = await import('#lib/tenancy/provisioning');
 const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
@@ -243,6 +242,10 @@ const CLIENTS: Record<string, { imports: string; construct: string }> = {
     imports: "import { SFNClient } from '@aws-sdk/client-sfn';",
     construct: 'globalThis.sfn = new SFNClient({});',
   },
+  '@aws-sdk/client-lambda': {
+    imports: "import { LambdaClient } from '@aws-sdk/client-lambda';",
+    construct: 'globalThis.lambda = new LambdaClient({});',
+  },
 };
 const { GSI1, TABLE_KEY } = await import('#lib/table');
 const floorKey = (n: number) => `{ ${TABLE_KEY.partition}: 'BENCH#floor', ${TABLE_KEY.sort}: 'n${n}' }`;
@@ -281,13 +284,18 @@ const packagesOf = (access: RouteAccess): Set<string> => {
   if (access.secrets) needed.add('@aws-sdk/client-kms');
   if (access.cursors || access.rpaTokens || access.requestFingerprints) needed.add('@aws-sdk/client-secrets-manager');
   if (access.automation) needed.add('@aws-sdk/client-sfn');
+  if (access.invoke?.length) needed.add('@aws-sdk/client-lambda');
   return needed;
 };
 const accessOf = (handler: string): RouteAccess => {
   if (handler === 'authorizer') return authorizerAccess;
-  const found = [...routes, ...eventFunctions, ...automationTasks, ...automationEventFunctions].find(
-    (row) => row.handler === handler,
-  );
+  const found = [
+    ...routes,
+    ...eventFunctions,
+    ...automationTasks,
+    ...automationEventFunctions,
+    ...invokedFunctions,
+  ].find((row) => row.handler === handler);
   if (!found) throw new Error(`${handler} is in no route table row`);
   return found.access;
 };

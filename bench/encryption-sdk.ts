@@ -24,8 +24,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const handlers = [
   'portal-accounts/create-portal-account',
   'portal-accounts/replace-portal-account',
-  'rpa/fill-portal-form',
-  'rpa/check-portal-status',
+  'rpa/issue-run-credentials',
 ];
 // Inside the project, so that the workers' external packages resolve from its node_modules.
 mkdirSync('node_modules/.cache', { recursive: true });

@@ -5,7 +5,7 @@
  */
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { BUNDLING, FUNCTION_RUNTIME } from '#infra/constructs/service-function';
-import { automationEventFunctions, automationTasks, eventFunctions, routes } from '#lib/routes';
+import { automationEventFunctions, automationTasks, eventFunctions, invokedFunctions, routes } from '#lib/routes';
 
 export interface FunctionBundle {
   handler: string;
@@ -19,7 +19,10 @@ export interface FunctionBundle {
   metafile: Metafile;
 }
 
-/** Every function CDK deploys: the authorizer, the routes', the event functions', the automation's tasks and event functions. */
+/**
+ * Every function CDK deploys: the authorizer, the routes', the event functions', the automation's tasks
+ * and event functions, and the functions the tasks invoke.
+ */
 export const deployedFunctions = (): { handler: string; installedModules: readonly string[] }[] => {
   const browser = ['@sparticuz/chromium', 'playwright-core'];
   const handlers = new Map<string, readonly string[]>([['authorizer', []]]);
@@ -27,6 +30,7 @@ export const deployedFunctions = (): { handler: string; installedModules: readon
   for (const fn of eventFunctions) handlers.set(fn.handler, []);
   for (const task of automationTasks) handlers.set(task.handler, task.worker === 'browser' ? browser : []);
   for (const fn of automationEventFunctions) handlers.set(fn.handler, []);
+  for (const fn of invokedFunctions) handlers.set(fn.handler, []);
   return [...handlers].map(([handler, installedModules]) => ({ handler, installedModules }));
 };
 

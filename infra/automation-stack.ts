@@ -5,7 +5,7 @@ import { serviceConfigOf } from '#infra/config';
 import { AutomationStateMachine } from '#infra/constructs/automation-state-machine';
 import { secretsReaderRoleName } from '#infra/constructs/encryption-keys';
 import { ExecutionStatusTrigger } from '#infra/constructs/execution-status-trigger';
-import { bindRouteAccess } from '#infra/constructs/route-access';
+import { bindRouteAccess, type InvokeTarget } from '#infra/constructs/route-access';
 import { ServiceFunction, type ServiceFunctionProps } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
 import type {
@@ -13,6 +13,8 @@ import type {
   AutomationTaskName,
   EventFunction,
   ExecutionStatusTrigger as ExecutionStatusChange,
+  InvokedFunction,
+  InvokedFunctionName,
 } from '#lib/routes';
 import {
   type StateMachineKey,
@@ -29,6 +31,8 @@ export interface AutomationStackProps extends StackProps {
   tasks: readonly AutomationTask[];
   /** Functions of the state machines' execution-status events (lib/routes.ts automationEventFunctions). */
   eventFunctions: readonly EventFunction<ExecutionStatusChange>[];
+  /** The functions the tasks invoke (lib/routes.ts `invokedFunctions`: the run credentials function). */
+  invokedFunctions: readonly InvokedFunction[];
 }
 
 type Sizing = Pick<ServiceFunctionProps, 'memorySize' | 'timeout' | 'architecture' | 'installedModules'>;
@@ -51,15 +55,18 @@ const SIZING: Record<AutomationTask['worker'], Sizing> = {
 
 /**
  * Service-review automation: one function per automation task (the browser workers, with their
- * reserved concurrency, and the recorders), each with the access its row declares, the two state
- * machines of lib/rpa/state-machines.ts bound to those functions, and the functions of their
- * execution-status events behind an EventBridge rule. The API stack starts executions by the
+ * reserved concurrency, and the recorders) and per function they invoke (the run credentials
+ * function, which alone may decrypt portal secrets), each with the access its row declares, the two
+ * state machines of lib/rpa/state-machines.ts bound to the tasks' functions, and the functions of
+ * their execution-status events behind an EventBridge rule. The API stack starts executions by the
  * machines' names.
  */
 export class AutomationStack extends Stack {
   readonly functions: Partial<Record<AutomationTaskName, ServiceFunction>> = {};
   /** The execution-status event functions, by name, and the rule that triggers each. */
   readonly eventFunctions: Record<string, { fn: ServiceFunction; trigger: ExecutionStatusTrigger }> = {};
+  /** The invoked functions, created before the tasks that invoke them. */
+  readonly invokeTargets: Partial<Record<InvokedFunctionName, InvokeTarget>> = {};
   readonly stateMachines: Partial<Record<StateMachineKey, AutomationStateMachine>> = {};
   /** `<stack name>-ViewOnPage`, `<stack name>-CheckAuthStatusBatch`. */
   readonly stateMachineNames: Record<StateMachineKey, string>;
@@ -70,7 +77,26 @@ export class AutomationStack extends Stack {
     this.addStackDependency(data);
     const logKey = data.keys.data;
     const { browserConcurrency } = serviceConfigOf(this);
+    // Known before the machines exist: the run credentials function describes their executions.
+    this.stateMachineNames = {
+      viewOnPage: `${this.stackName}-${stateMachineNames.viewOnPage}`,
+      checkAuthStatus: `${this.stackName}-${stateMachineNames.checkAuthStatus}`,
+    };
 
+    // The secrets key's policy names its readers (encryption-keys.ts): a reader's role name is fixed.
+    const readerRole = (name: string, access: AutomationTask['access']) =>
+      access.secrets === 'decrypt' ? { roleName: secretsReaderRoleName(this.stackName, name) } : {};
+    for (const invoked of props.invokedFunctions) {
+      const fn = new ServiceFunction(this, invoked.name, {
+        handler: invoked.handler,
+        invocation: 'invoked',
+        logKey,
+        timeout: Duration.seconds(invoked.timeoutSeconds),
+        ...readerRole(invoked.name, invoked.access),
+      });
+      bindRouteAccess(fn, invoked.access, data, { stateMachineNames: this.stateMachineNames });
+      this.invokeTargets[invoked.name] = { fn, environment: invoked.environment };
+    }
     for (const task of props.tasks) {
       const fn = new ServiceFunction(this, task.name, {
         handler: task.handler,
@@ -79,10 +105,9 @@ export class AutomationStack extends Stack {
         ...SIZING[task.worker],
         // Each invocation is a Chromium of up to 2 GB and a portal login: a bounded number at once.
         ...(task.worker === 'browser' ? { reservedConcurrency: browserConcurrency } : {}),
-        // The secrets key's policy names its readers (encryption-keys.ts).
-        ...(task.access.secrets === 'decrypt' ? { roleName: secretsReaderRoleName(this.stackName, task.name) } : {}),
+        ...readerRole(task.name, task.access),
       });
-      bindRouteAccess(fn, task.access, data);
+      bindRouteAccess(fn, task.access, data, { invokeTargets: this.invokeTargets });
       this.functions[task.name] = fn;
     }
 
@@ -94,10 +119,6 @@ export class AutomationStack extends Stack {
     const resources = Object.fromEntries(
       Object.entries(this.functions).map(([name, fn]) => [name, fn.function.functionArn]),
     ) as TaskResources;
-    this.stateMachineNames = {
-      viewOnPage: `${this.stackName}-${stateMachineNames.viewOnPage}`,
-      checkAuthStatus: `${this.stackName}-${stateMachineNames.checkAuthStatus}`,
-    };
     for (const key of Object.keys(stateMachineDefinitions) as StateMachineKey[]) {
       const definition = stateMachineDefinitions[key](resources);
       this.stateMachines[key] = new AutomationStateMachine(this, stateMachineNames[key], {

@@ -14,6 +14,8 @@ import {
   type EventFunction,
   type ExecutionStatusTrigger,
   eventFunctions,
+  type InvokedFunction,
+  invokedFunctions,
   type Route,
   routes,
 } from '#lib/routes';
@@ -25,11 +27,12 @@ export interface ServiceReviewAppOptions {
   /** Context over cdk.json's (what `-c key=value` does on the CLI): infra/config.ts. */
   context?: Record<string, unknown>;
   env?: Environment;
-  /** The route table, event functions and automation tasks; the real ones unless a test substitutes its own. */
+  /** The route table, event functions, automation tasks and invoked functions; the real ones unless a test substitutes its own. */
   routes?: readonly Route[];
   eventFunctions?: readonly EventFunction[];
   automationTasks?: readonly AutomationTask[];
   automationEventFunctions?: readonly EventFunction<ExecutionStatusTrigger>[];
+  invokedFunctions?: readonly InvokedFunction[];
 }
 
 /** The automation stack's name (its id at the app's top level), which names its secrets readers' roles. */
@@ -53,14 +56,15 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
   const config = serviceConfigOf(app);
   const env = options.env;
   const tasks = options.automationTasks ?? automationTasks;
+  const invoked = options.invokedFunctions ?? invokedFunctions;
   const apiRoutes = options.routes ?? routes;
   const data = new DataStack(app, 'ServiceReviewData', {
     env,
     description: 'Service review: keys, table, attachments',
-    // The browser workers, named ahead of their stack: the secrets key lets nobody else decrypt.
-    secretsReaderRoleNames: tasks
-      .filter((task) => task.access.secrets === 'decrypt')
-      .map((task) => secretsReaderRoleName(AUTOMATION_STACK, task.name)),
+    // The run credentials function, named ahead of its stack: the secrets key lets nobody else decrypt.
+    secretsReaderRoleNames: [...invoked, ...tasks]
+      .filter((fn) => fn.access.secrets === 'decrypt')
+      .map((fn) => secretsReaderRoleName(AUTOMATION_STACK, fn.name)),
   });
   const automation = new AutomationStack(app, AUTOMATION_STACK, {
     env,
@@ -68,6 +72,7 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     data,
     tasks,
     eventFunctions: options.automationEventFunctions ?? automationEventFunctions,
+    invokedFunctions: invoked,
   });
   const api = new ApiStack(app, 'ServiceReviewApi', {
     env,

@@ -43,7 +43,7 @@ export interface RouteAccess {
   bucket?: Array<'read' | 'write' | 'delete' | 'presign'>;
   /**
    * Envelope encryption of portal-account secrets: `encrypt` where they are written; `decrypt` for
-   * the RPA browser worker alone (an automation task), never for a route.
+   * the run credentials function alone (`invokedFunctions`), never for a route or a browser worker.
    */
   secrets?: 'encrypt' | 'decrypt';
   /** Signing and verifying pagination cursors (reads the cursor signing secret). */
@@ -62,6 +62,12 @@ export interface RouteAccess {
    * lib/http/request-fingerprint.ts). Every idempotent POST, with IDEMPOTENT's table actions.
    */
   requestFingerprints?: 'sign';
+  /**
+   * Functions of `invokedFunctions` it calls synchronously (`lambda:InvokeFunction` on each one's ARN
+   * alone; its name in the function's `environment` variable): the browser workers ask the run
+   * credentials function for one run's credentials instead of decrypting them.
+   */
+  invoke?: readonly InvokedFunctionName[];
 }
 
 /** What an audit event names as the thing accessed (docs/security.md, "Audit trail"). */
@@ -522,7 +528,7 @@ export interface AutomationTask {
 
 export const automationTasks: readonly AutomationTask[] = [
   {
-    // Logs in with the portal account (decrypting its secrets), fills the form, stops before submitting.
+    // Logs in with the portal account (its credentials from IssueRunCredentials), fills the form, stops before submitting.
     name: 'FillPortalForm',
     handler: 'rpa/fill-portal-form',
     worker: 'browser',
@@ -530,8 +536,8 @@ export const automationTasks: readonly AutomationTask[] = [
       // The run's account (GetItem), a group's runs (BatchGetItem), the account's lease (PutItem, DeleteItem),
       // the request's authorization and the account's lastLogin (UpdateItem).
       table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
-      secrets: 'decrypt',
       screenshots: ['write'],
+      invoke: ['IssueRunCredentials'],
     },
   },
   {
@@ -542,8 +548,8 @@ export const automationTasks: readonly AutomationTask[] = [
       // The run's account (GetItem), a group's runs (BatchGetItem), the account's lease (PutItem, DeleteItem),
       // the request's authorization and the account's lastLogin (UpdateItem).
       table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
-      secrets: 'decrypt',
       screenshots: ['write'],
+      invoke: ['IssueRunCredentials'],
     },
   },
   {
@@ -558,6 +564,39 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/finish-batch',
     worker: 'recorder',
     access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem'] } },
+  },
+];
+
+/** The functions of `invokedFunctions`. */
+export type InvokedFunctionName = 'IssueRunCredentials';
+
+/**
+ * Functions other functions invoke directly (Lambda Invoke, RequestResponse), not a Task state nor
+ * behind the API: the CDK stack grants `lambda:InvokeFunction` on each to the functions whose access
+ * names it (`invoke`), the local Lambda stand-in (local/lambda.ts) serves the same handler by name.
+ */
+export interface InvokedFunction {
+  /** PascalCase function name, also the local stand-in's. */
+  name: InvokedFunctionName;
+  handler: string;
+  /** The environment variable that carries its deployed name to the functions that invoke it. */
+  environment: string;
+  /** The function's timeout (CDK and the local stand-in). */
+  timeoutSeconds: number;
+  access: RouteAccess;
+}
+
+export const invokedFunctions: readonly InvokedFunction[] = [
+  {
+    // One run's portal credentials, for the browser worker running it: checks the run is live, of that
+    // account and in a running execution (`automation: 'read'`: DescribeExecution), records the issue
+    // once per attempt (PutItem: the run's conditional write), then decrypts.
+    name: 'IssueRunCredentials',
+    handler: 'rpa/issue-run-credentials',
+    environment: 'RUN_CREDENTIALS_FUNCTION_NAME',
+    // Three reads, one write and one or two KMS Decrypts; the worker waits for it before it logs in.
+    timeoutSeconds: 10,
+    access: { table: { actions: ['GetItem', 'PutItem'] }, secrets: 'decrypt', automation: 'read' },
   },
 ];
 

@@ -19,6 +19,7 @@ import {
 import type { S3Event } from 'aws-lambda';
 import { TABLE_KEY, tableIndexes } from '#lib/table';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
+import { type LocalLambda, startLambda } from './lambda.ts';
 import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
 import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from './step-functions.ts';
 
@@ -53,6 +54,8 @@ export interface LocalStack {
   /** The sandbox payer portal the automation drives. */
   portal: SandboxPortal;
   stepFunctions: LocalStepFunctions;
+  /** The functions other functions invoke (the run credentials function), behind the Lambda Invoke API. */
+  lambda: LocalLambda;
   close(): Promise<void>;
 }
 
@@ -211,7 +214,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     await backfillPortalAccountIndexes();
   }
 
-  const { routes, eventFunctions } = await import('#lib/routes');
+  const { routes, eventFunctions, invokedFunctions } = await import('#lib/routes');
   const { createGateway, lambdaContext } = await import('./gateway.ts');
   const loaded = new Map<string, Promise<(event: unknown, context: unknown) => Promise<unknown>>>();
   const loadHandler = (module: string) => {
@@ -225,11 +228,12 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     }
     return loaded.get(module)!;
   };
-  // The payer portal and Step Functions, like DynamoDB and S3, are reached through endpoints in the
+  // The payer portal, Step Functions and Lambda, like DynamoDB and S3, are reached through endpoints in the
   // environment, set before any handler's module (and so its SDK client) is loaded.
   const portal = await startSandboxPortal({ host: options.host ?? '127.0.0.1', ...options.sandboxPortal });
   const stepFunctions = await startStepFunctions({ loadHandler, ...options.stepFunctions });
-  Object.assign(env, { SANDBOX_PORTAL_URL: portal.url }, stepFunctions.env);
+  const lambda = await startLambda({ functions: invokedFunctions, loadHandler, host: options.host ?? '127.0.0.1' });
+  Object.assign(env, { SANDBOX_PORTAL_URL: portal.url }, stepFunctions.env, lambda.env);
   Object.assign(process.env, env);
   // The stand-in starts with no executions: runs an earlier start left unended are lost (lost-runs.ts).
   const { endLostRuns } = await import('./lost-runs.ts');
@@ -275,11 +279,13 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     ...(s3 ? { s3 } : {}),
     portal,
     stepFunctions,
+    lambda,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.allSettled([...invocations]);
       await stepFunctions.close();
+      await lambda.close();
       // The table before the portal: a task its aborted execution left running must not record what
       // the portal's closing does to it (the run is lost, and the next start says so).
       for (const emulator of emulators.reverse()) await emulator.close();

@@ -14,12 +14,12 @@ import { Construct } from 'constructs';
 import type { ServiceFunction } from './service-function.ts';
 
 /**
- * The name of a role that may decrypt portal-account secrets: fixed, so that the secrets key's
- * policy (data stack) can name it without a reference to the automation stack, which depends on
- * the data stack (a reference back would be a cycle).
+ * The name of a role that may decrypt portal-account secrets (the run credentials function's): fixed,
+ * so that the secrets key's policy (data stack) can name it without a reference to the automation
+ * stack, which depends on the data stack (a reference back would be a cycle).
  */
-export const secretsReaderRoleName = (automationStackName: string, taskName: string) =>
-  `${automationStackName}-${taskName}`;
+export const secretsReaderRoleName = (automationStackName: string, functionName: string) =>
+  `${automationStackName}-${functionName}`;
 
 /** Managing the secrets key, without using it (no Decrypt, no grants, no re-encryption). */
 const KEY_ADMINISTRATION = [
@@ -47,7 +47,7 @@ const KEY_ADMINISTRATION = [
   'kms:UpdateKeyDescription',
 ];
 
-/** Using it: what route roles (encrypt) and the browser workers (decrypt) are granted through IAM. */
+/** Using it: what route roles (encrypt) and the run credentials function (decrypt) are granted through IAM. */
 const KEY_USE = ['kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:Decrypt'];
 
 /**
@@ -68,7 +68,7 @@ const secretsKeyPolicy = (readerRoleArns: readonly string[]) => {
       }),
       new PolicyStatement({ sid: 'KeyUseThroughIam', principals: [account], actions: KEY_USE, resources: ['*'] }),
       new PolicyStatement({
-        sid: 'DecryptOnlyByTheBrowserWorkers',
+        sid: 'DecryptOnlyByTheCredentialsFunction',
         effect: Effect.DENY,
         principals: [new AnyPrincipal()],
         actions: ['kms:Decrypt'],
@@ -89,8 +89,8 @@ export interface EncryptionKeysProps {
 /**
  * The two customer-managed keys. `data` encrypts everything at rest (table, attachments bucket,
  * log groups); `secrets` envelope-encrypts portal-account credentials, so that a principal that
- * can read the table still cannot read a password: only the browser workers' roles may decrypt
- * with it (its key policy).
+ * can read the table still cannot read a password: only the run credentials function's role may
+ * decrypt with it (its key policy); the browser workers that type the password ask that function.
  */
 export class EncryptionKeys extends Construct {
   readonly data: Key;
@@ -148,7 +148,7 @@ export const bindSecretsKey = (fn: ServiceFunction, key: IKey) => {
   );
 };
 
-/** For the RPA browser worker: the only principal that may ever decrypt portal secrets. */
+/** For the run credentials function: the only principal that may ever decrypt portal secrets. */
 export const grantSecretsDecrypt = (grantee: IGrantable, key: IKey) =>
   Grant.addToPrincipal({
     grantee,
@@ -158,8 +158,8 @@ export const grantSecretsDecrypt = (grantee: IGrantable, key: IKey) =>
   });
 
 /**
- * `secrets: 'decrypt'` (the browser worker's access): decrypts portal-account secrets, and nothing
- * else with that key; SECRETS_KEY_ID selects the KMS keyring (lib/crypto/secrets-keyring.ts).
+ * `secrets: 'decrypt'` (the run credentials function's access): decrypts portal-account secrets, and
+ * nothing else with that key; SECRETS_KEY_ID selects the KMS keyring (lib/crypto/secrets-keyring.ts).
  */
 export const bindSecretsDecrypt = (fn: ServiceFunction, key: IKey) => {
   fn.addEnvironment('SECRETS_KEY_ID', key.keyArn);

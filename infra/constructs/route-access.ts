@@ -1,16 +1,26 @@
 import type { DataStack } from '#infra/data-stack';
-import type { RouteAccess } from '#lib/routes';
+import type { InvokedFunctionName, RouteAccess } from '#lib/routes';
 import type { StateMachineKey } from '#lib/rpa/state-machines';
 import { bindBucket, bindScreenshots } from './attachments-bucket.ts';
 import { bindAutomation } from './automation-state-machine.ts';
 import { bindSecretsDecrypt, bindSecretsKey } from './encryption-keys.ts';
-import type { ServiceFunction } from './service-function.ts';
+import { bindInvoke, type ServiceFunction } from './service-function.ts';
 import { bindTable } from './service-table.ts';
 import { bindSigningSecret } from './signing-secret.ts';
 
-/** What `automation` access needs: the deployed state machines' names (the automation stack). */
+/** A function of `invokedFunctions` as deployed: its construct, and the variable its callers read its name from. */
+export interface InvokeTarget {
+  fn: ServiceFunction;
+  environment: string;
+}
+
+/**
+ * What `automation` access needs, the deployed state machines' names; what `invoke` access needs,
+ * the invoked functions (both of the automation stack).
+ */
 export interface AutomationTarget {
-  stateMachineNames: Record<StateMachineKey, string>;
+  stateMachineNames?: Record<StateMachineKey, string>;
+  invokeTargets?: Partial<Record<InvokedFunctionName, InvokeTarget>>;
 }
 
 /**
@@ -32,7 +42,14 @@ export const bindRouteAccess = (
   if (access.requestFingerprints) bindSigningSecret(fn, data.requestFingerprints);
   if (access.screenshots?.length) bindScreenshots(fn, data.attachments, access.screenshots);
   if (access.automation) {
-    if (!automation) throw new Error(`${fn.node.path} has automation access, but no automation stack was given`);
+    if (!automation?.stateMachineNames) {
+      throw new Error(`${fn.node.path} has automation access, but no automation stack was given`);
+    }
     bindAutomation(fn, automation.stateMachineNames, access.automation);
+  }
+  for (const name of access.invoke ?? []) {
+    const target = automation?.invokeTargets?.[name];
+    if (!target) throw new Error(`${fn.node.path} invokes ${name}, which was not created before it`);
+    bindInvoke(fn, target.fn, target.environment);
   }
 };

@@ -7,7 +7,7 @@ import {
   type IGrantable,
   type IPrincipal,
   ManagedPolicy,
-  type PolicyStatement,
+  PolicyStatement,
   Role,
   ServicePrincipal,
 } from 'aws-cdk-lib/aws-iam';
@@ -30,8 +30,9 @@ export interface ServiceFunctionProps {
    * `api`: invoked synchronously by API Gateway, so it must finish within the gateway's 29 s.
    * `event`: invoked asynchronously (S3, EventBridge); failed events land in a dead-letter queue.
    * `task`: invoked synchronously by a state machine's Task, which retries and catches its failures.
+   * `invoked`: invoked synchronously (RequestResponse) by another function, which handles its failures.
    */
-  invocation: 'api' | 'event' | 'task';
+  invocation: 'api' | 'event' | 'task' | 'invoked';
   /** Encrypts the function's log group. */
   logKey: IKey;
   /** Overrides of the house defaults (1024 MB; 29 s for API functions, 5 minutes otherwise; arm64). */
@@ -163,6 +164,25 @@ export class ServiceRole extends Role {
   }
 }
 
+/** Why a synchronously invoked function needs no dead-letter queue (cdk-nag's HIPAA.Security-LambdaDLQ), by its caller. */
+const SYNCHRONOUS_CALLERS: Record<Exclude<ServiceFunctionProps['invocation'], 'event'>, string> = {
+  api: 'Invoked synchronously by API Gateway: the caller receives the error, and a DLQ only applies to asynchronous invocations.',
+  task: 'Invoked synchronously by a Step Functions Task, which retries and catches the error (the run is recorded failed); a DLQ only applies to asynchronous invocations.',
+  invoked:
+    'Invoked synchronously (RequestResponse) by another function, which receives the error (a browser worker ends its run with it); a DLQ only applies to asynchronous invocations.',
+};
+
+/**
+ * `invoke` access (lib/routes.ts `invokedFunctions`): `lambda:InvokeFunction` on `target`'s function
+ * ARN alone (no version, no alias, no other function), and its deployed name in `environment`.
+ */
+export const bindInvoke = (fn: ServiceFunction, target: ServiceFunction, environment: string) => {
+  fn.addEnvironment(environment, target.function.functionName);
+  fn.role.addToPrincipalPolicy(
+    new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [target.function.functionArn] }),
+  );
+};
+
 /** The logical id of a ServiceFunction's function in its template, from its PascalCase name. */
 export const functionLogicalId = (name: string) => `${name}Function`;
 
@@ -260,10 +280,7 @@ export class ServiceFunction extends Construct implements IGrantable {
     if (props.invocation !== 'event') {
       Validations.of(this.function).acknowledge({
         id: 'HIPAA.Security-LambdaDLQ',
-        reason:
-          props.invocation === 'api'
-            ? 'Invoked synchronously by API Gateway: the caller receives the error, and a DLQ only applies to asynchronous invocations.'
-            : 'Invoked synchronously by a Step Functions Task, which retries and catches the error (the run is recorded failed); a DLQ only applies to asynchronous invocations.',
+        reason: SYNCHRONOUS_CALLERS[props.invocation],
       });
     }
   }

@@ -3,7 +3,7 @@ import { buildDecrypt } from '@aws-crypto/decrypt-node';
 import { CLIENT_OPTIONS, type SealedSecret, type SealedSecretV1, type SealedSecretV2, SUITE } from './envelope.ts';
 import { canonicalContext, type EncryptionContext, type Keyring, SecretDecryptionError } from './keyring.ts';
 
-/** The opening side of envelope.ts: the functions that read secrets (the browser workers). */
+/** The opening side of envelope.ts: the function that reads secrets (the run credentials function). */
 const { decrypt } = buildDecrypt(CLIENT_OPTIONS);
 /** Secrets are at most 256 characters: a larger body is not ours. */
 const MAX_BODY_BYTES = 4096;

@@ -9,7 +9,7 @@ import type { EncryptionContext } from '#lib/crypto/keyring';
  * only, never secrets or usernames.
  *
  * Sealing is in seal-credentials.ts (create and replace), opening in open-credentials.ts (the
- * browser workers): each side bundles only its half of the Encryption SDK (lib/crypto/envelope.ts).
+ * run credentials function): each side bundles only its half of the Encryption SDK (lib/crypto/envelope.ts).
  */
 export type SecretField = 'password' | 'totpSecret';
 

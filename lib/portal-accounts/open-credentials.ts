@@ -6,8 +6,9 @@ import { encryptionContextOf, type PortalCredentials, type SecretField } from '.
 import type { StoredPortalAccount } from './portal-account-store.ts';
 
 /**
- * For the RPA worker only (the one function granted kms:Decrypt): the clear credentials of a
- * stored account, to type into the portal. Keep the result in memory; never log or persist it.
+ * For the run credentials function only (the one function granted kms:Decrypt; lib/rpa/run-credentials.ts):
+ * the clear credentials of a stored account, for a browser worker to type into the portal. Keep the
+ * result in memory; never log or persist it.
  */
 export const openPortalCredentials = async (
   account: StoredPortalAccount,

@@ -354,10 +354,12 @@ export const rpaService = ({
       await runs.createRun(run);
       let executionArn: string;
       try {
+        // The account is fixed here: the credentials function hands out only this account's (run-credentials.ts).
         executionArn = await automation.start('view-on-page', run.runId, {
           clientId,
           requestExternalId: externalId,
           runId: run.runId,
+          portalAccountId: account.externalId,
         });
       } catch (error) {
         await notStarted(run);

@@ -21,6 +21,7 @@ export const RUN_OUTCOMES = [
   'execution_timed_out',
   'execution_aborted',
   'execution_lost',
+  'credentials_refused',
 ] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 

@@ -1,10 +1,10 @@
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
-import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { closeBrowser, launchBrowser } from './browser.ts';
 import { driverFor, portalBaseUrl } from './drivers/registry.ts';
 import { dynamoAccountLeases } from './dynamo-account-lease.ts';
 import { dynamoRunStore } from './dynamo-run-store.ts';
+import { lambdaCredentialsSource } from './lambda-credentials-source.ts';
 import { priorAuthorizationFormOf } from './prior-authorization-form.ts';
 import { s3ScreenshotStorage } from './s3-screenshot-storage.ts';
 import { rpaWorker } from './worker.ts';
@@ -12,14 +12,15 @@ import { rpaWorker } from './worker.ts';
 /**
  * The automation's task handlers on DynamoDB and S3, with headless Chromium and the registered
  * portal drivers, built once per cold start (the API functions use service.ts and bundle none of
- * this). Tests with a test driver use rpaWorker.
+ * this). Credentials come from the run credentials function through Lambda: no Encryption SDK here.
+ * Tests with a test driver use rpaWorker.
  */
 export const worker = rpaWorker({
   runs: dynamoRunStore,
   requests: dynamoRequestStore,
   accounts: dynamoPortalAccountStore,
   leases: dynamoAccountLeases(),
-  openCredentials: (account) => openPortalCredentials(account),
+  openCredentials: (request) => lambdaCredentialsSource.issue(request),
   launchBrowser: () => launchBrowser(),
   closeBrowser: (browser) => closeBrowser(browser),
   driverFor,

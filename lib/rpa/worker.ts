@@ -10,6 +10,7 @@ import type {
 } from '#lib/portal-accounts/portal-account-store';
 import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
 import { type AccountLeases, LEASE_SECONDS } from './account-lease.ts';
+import type { RunCredentialsRequest } from './credentials-source.ts';
 import {
   isPortalFailure,
   type PortalAuthorization,
@@ -36,9 +37,10 @@ import type { ScreenshotStorage } from './screenshot-storage.ts';
 /*
  * The automation's task handlers (docs/rpa.md, "Orchestration"): the browser worker's two tasks
  * (fill a portal's form; read an authorization's status), and the recorders (a run that failed for
- * good; a finished batch). Tasks take and return ids and outcomes only. Credentials are opened here
- * and nowhere else, kept in memory for one login, and never logged, stored or returned; what a portal
- * or an error says is never stored either: steps are fixed texts of ours.
+ * good; a finished batch). Tasks take and return ids and outcomes only. Credentials are asked for
+ * here (from the run credentials function, which alone decrypts them), kept in memory for one login,
+ * and never logged, stored or returned; what a portal or an error says is never stored either:
+ * steps are fixed texts of ours.
  */
 
 /** The worker's own failure for a portal that did not answer: the state machine retries it. */
@@ -124,8 +126,11 @@ export interface WorkerDependencies {
   accounts: Pick<PortalAccountStore, 'get' | 'setLastLogin'>;
   /** One session at a time per portal account. */
   leases: AccountLeases;
-  /** lib/portal-accounts/credentials.ts: the one call that decrypts a portal password. */
-  openCredentials: (account: StoredPortalAccount) => Promise<PortalCredentials>;
+  /**
+   * One run's credentials from the run credentials function (credentials-source.ts), asked with ids
+   * only: this worker cannot decrypt. Throws PortalFailure('credentials_refused') when it refuses.
+   */
+  openCredentials: (request: RunCredentialsRequest) => Promise<PortalCredentials>;
   /** Throws PortalFailure('browser_failed') when Chromium does not start. */
   launchBrowser: () => Promise<Browser>;
   closeBrowser: (browser: Browser) => Promise<void>;
@@ -170,6 +175,7 @@ const OUTCOME_STEPS: Record<RunOutcome, string> = {
   execution_timed_out: 'the execution timed out before the run ended',
   execution_aborted: 'the execution was stopped before the run ended',
   execution_lost: 'the execution ended or vanished without recording how the run ended',
+  credentials_refused: "the credentials function refused to hand this attempt the account's credentials",
 };
 
 /** What a refused login is recorded as on the portal account. */
@@ -565,7 +571,15 @@ export const rpaWorker = (deps: WorkerDependencies) => {
       try {
         // Bounded by what the invocation has left at login: past its deadline nobody waits for the answer.
         const left = invocation?.getRemainingTimeInMillis() ?? timeoutMs;
-        session = await deps.driverFor(account.portalId)!.logIn(browser, await deps.openCredentials(account), {
+        // The credentials come from the run credentials function, asked with ids only, for the anchor's attempt.
+        const credentials = await deps.openCredentials({
+          clientId: v.anchor.clientId,
+          requestExternalId: v.anchor.externalId,
+          runId: v.anchor.runId,
+          portalAccountId: account.externalId,
+          attempt: v.anchor.steps.filter((step) => step.step === 'started').length,
+        });
+        session = await deps.driverFor(account.portalId)!.logIn(browser, credentials, {
           baseUrl: deps.portalBaseUrl(account.portalId)!,
           timeoutMs: Math.max(1, Math.min(timeoutMs, left)),
         });

@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigOf } from '#infra/config';
 import { SERVER_ERROR_RATE_THRESHOLD } from '#infra/constructs/monitoring';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability/names';
-import { automationEventFunctions, automationTasks, eventFunctions, functionNameOf, routes } from '#lib/routes';
+import {
+  automationEventFunctions,
+  automationTasks,
+  eventFunctions,
+  functionNameOf,
+  invokedFunctions,
+  routes,
+} from '#lib/routes';
 import { logicalIdOf, synthesize } from './synthesized-app.ts';
 
 /*
@@ -18,7 +25,12 @@ const resourcesOf = (template: Template, type: string): Resource[] =>
   Object.values(template.toJSON().Resources as Record<string, Resource>).filter((r) => r.Type === type);
 
 const functionCount =
-  routes.length + 1 + eventFunctions.length + automationTasks.length + automationEventFunctions.length;
+  routes.length +
+  1 +
+  eventFunctions.length +
+  automationTasks.length +
+  automationEventFunctions.length +
+  invokedFunctions.length;
 /** Functions invoked asynchronously, each with a dead-letter queue. */
 const withDeadLetters = [...eventFunctions, ...automationEventFunctions];
 
@@ -174,7 +186,7 @@ describe('monitoring of a dev stack configured from context', () => {
     }
     expect(
       resourcesOf(app.apiTemplate, 'AWS::Logs::LogGroup').filter((g) => g.Properties.RetentionInDays === 30),
-    ).toHaveLength(functionCount - automationTasks.length - automationEventFunctions.length);
+    ).toHaveLength(functionCount - automationTasks.length - automationEventFunctions.length - invokedFunctions.length);
     const [table] = resourcesOf(app.dataTemplate, 'AWS::DynamoDB::Table');
     expect(table?.DeletionPolicy).toBe('Delete');
     expect(table?.Properties.DeletionProtectionEnabled).toBe(false);

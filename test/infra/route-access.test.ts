@@ -49,6 +49,7 @@ const syntheticRoutes = [
       requestFingerprints: 'sign',
       screenshots: ['read', 'write'],
       automation: 'start',
+      invoke: ['IssueRunCredentials'],
     }),
   },
 ] satisfies Route[];
@@ -109,10 +110,39 @@ describe('route access binders', () => {
       'IDEMPOTENCY_FINGERPRINT_SECRET_ARN',
       ...POWERTOOLS_VARIABLES,
       'RPA_TOKEN_SECRET_ARN',
+      'RUN_CREDENTIALS_FUNCTION_NAME',
       'SECRETS_KEY_ID',
       'TABLE_NAME',
       'VIEW_ON_PAGE_STATE_MACHINE_ARN',
     ]);
+  });
+
+  it('let invoke access invoke exactly the named function, by its ARN alone, and pass its name', () => {
+    const target = synthesized.automation.invokeTargets.IssueRunCredentials!;
+    const invoking = statementsOf(synthesized.apiTemplate, functionNamed('ListSchemas')).filter((statement) =>
+      statement.actions.some((action) => action.startsWith('lambda:')),
+    );
+    expect(invoking).toEqual([
+      { actions: ['lambda:InvokeFunction'], resources: expect.any(String), condition: undefined },
+    ]);
+    // One resource: the function's ARN, the automation stack's output (no `:*` for versions, no other function).
+    const [resource] = invoking.map((statement) => JSON.parse(statement.resources));
+    const functionId = logicalIdOf(target.fn.function);
+    expect(resource).toEqual({
+      'Fn::GetStackOutput': expect.objectContaining({
+        StackName: synthesized.automation.stackName,
+        OutputName: expect.stringMatching(new RegExp(`FnGetAtt${functionId}Arn[0-9A-F]{8}$`)),
+      }),
+    });
+    expect(envOf(functionNamed('ListSchemas')).RUN_CREDENTIALS_FUNCTION_NAME).toEqual({
+      'Fn::GetStackOutput': expect.objectContaining({
+        StackName: synthesized.automation.stackName,
+        OutputName: expect.stringMatching(new RegExp(`Ref${functionId}[0-9A-F]{8}$`)),
+      }),
+    });
+    expect(target.environment).toBe('RUN_CREDENTIALS_FUNCTION_NAME');
+    // A function without the access has neither.
+    expect(envOf(functionNamed('GetSchema')).RUN_CREDENTIALS_FUNCTION_NAME).toBeUndefined();
   });
 
   it('let automation access start (start) and describe (both) executions of exactly the two state machines', () => {

@@ -15,6 +15,8 @@ import {
   automationTasks,
   eventFunctions,
   functionNameOf,
+  type InvokedFunctionName,
+  invokedFunctions,
   type Route,
   routes,
 } from '#lib/routes';
@@ -221,6 +223,9 @@ describe('least privilege', () => {
       ...automationTasks.map(
         (task) => [synthesized.automationTemplate, synthesized.automation.functions[task.name]!] as const,
       ),
+      ...invokedFunctions.map(
+        (invoked) => [synthesized.automationTemplate, synthesized.automation.invokeTargets[invoked.name]!.fn] as const,
+      ),
     ];
     for (const [template, fn] of roles) {
       const unscoped = template.toJSON().Resources[logicalIdOf(fn.role.unscopedPolicy!)];
@@ -311,7 +316,7 @@ describe('least privilege', () => {
     expect(others).not.toContain(secret);
   });
 
-  it('grants kms:Decrypt on the secrets key to the browser workers only, with clientId in the context', () => {
+  it('grants kms:Decrypt on the secrets key to the run credentials function only, with clientId in the context', () => {
     const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
     const decrypting: string[] = [];
     for (const template of [synthesized.apiTemplate, synthesized.dataTemplate, synthesized.automationTemplate]) {
@@ -329,14 +334,13 @@ describe('least privilege', () => {
         }
       }
     }
-    const workers = automationTasks.filter((task) => task.access.secrets === 'decrypt');
-    expect(workers.map((task) => task.worker)).toEqual(['browser', 'browser']);
-    expect(decrypting.sort()).toEqual(
-      workers.map((task) => logicalIdOf(synthesized.automation.functions[task.name]!.role.policy)).sort(),
-    );
+    expect(automationTasks.filter((task) => task.access.secrets === 'decrypt')).toEqual([]);
+    const readers = invokedFunctions.filter((fn) => fn.access.secrets === 'decrypt').map((fn) => fn.name);
+    expect(readers).toEqual(['IssueRunCredentials']);
+    expect(decrypting).toEqual([logicalIdOf(synthesized.automation.invokeTargets.IssueRunCredentials!.fn.role.policy)]);
   });
 
-  it("lets the secrets key's own policy deny decryption to every principal but the browser workers' roles", () => {
+  it("lets the secrets key's own policy deny decryption to every principal but the run credentials function's role", () => {
     const [key] = Object.values(
       synthesized.dataTemplate.findResources('AWS::KMS::Key', {
         Properties: { Description: Match.stringLikeRegexp('portal-account secrets') },
@@ -345,21 +349,25 @@ describe('least privilege', () => {
     const statements = key?.Properties.KeyPolicy.Statement as Array<Record<string, any>>;
     const bySid = Object.fromEntries(statements.map((statement) => [statement.Sid, statement]));
     expect(Object.keys(bySid).sort()).toEqual([
-      'DecryptOnlyByTheBrowserWorkers',
+      'DecryptOnlyByTheCredentialsFunction',
       'KeyAdministrationThroughIam',
       'KeyUseThroughIam',
     ]);
-    const workers = automationTasks.filter((task) => task.access.secrets === 'decrypt');
-    const roleNames = workers.map(
-      (task) =>
+    const roleNames = [
+      synthesized.automationTemplate.toJSON().Resources[
+        logicalIdOf(synthesized.automation.invokeTargets.IssueRunCredentials!.fn.role)
+      ].Properties.RoleName,
+    ];
+    expect(roleNames).toEqual(['ServiceReviewAutomation-IssueRunCredentials']);
+    // The browser workers' roles have generated names: the key policy cannot name them.
+    for (const task of automationTasks) {
+      const role =
         synthesized.automationTemplate.toJSON().Resources[
           logicalIdOf(synthesized.automation.functions[task.name]!.role)
-        ].Properties.RoleName,
-    );
-    expect(roleNames.sort()).toEqual(
-      ['ServiceReviewAutomation-CheckPortalStatus', 'ServiceReviewAutomation-FillPortalForm'].sort(),
-    );
-    const deny = bySid.DecryptOnlyByTheBrowserWorkers!;
+        ];
+      expect(role.Properties.RoleName, task.name).toBeUndefined();
+    }
+    const deny = bySid.DecryptOnlyByTheCredentialsFunction!;
     expect(deny).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 'kms:Decrypt', Resource: '*' });
     const exempt = (deny.Condition.ArnNotEquals['aws:PrincipalArn'] as Array<{ 'Fn::Join': [string, unknown[]] }>)
       .map((arn) => JSON.stringify(arn))
@@ -384,6 +392,7 @@ describe('least privilege', () => {
 
 describe('automation', () => {
   const taskFunction = (name: AutomationTaskName) => synthesized.automation.functions[name]!;
+  const invokedFunction = (name: InvokedFunctionName) => synthesized.automation.invokeTargets[name]!.fn;
   const resourceOf = (construct: { node: { defaultChild?: unknown } }) =>
     synthesized.automationTemplate.toJSON().Resources[logicalIdOf(construct)];
   /** A definition as deployed: the Fn::Join of the template, each function ARN as `arn:<logical id>`. */
@@ -399,7 +408,7 @@ describe('automation', () => {
   it('has one function per automation task with exactly its access; browser workers sized for Chromium, on x86_64', () => {
     synthesized.automationTemplate.resourceCountIs(
       'AWS::Lambda::Function',
-      automationTasks.length + automationEventFunctions.length,
+      automationTasks.length + automationEventFunctions.length + invokedFunctions.length,
     );
     for (const task of automationTasks) {
       const fn = taskFunction(task.name);
@@ -499,6 +508,84 @@ describe('automation', () => {
     });
   });
 
+  it('has the run credentials function, invoked by the browser workers: exactly its access, small, on arm64', () => {
+    for (const invoked of invokedFunctions) {
+      const fn = invokedFunction(invoked.name);
+      expect({
+        name: invoked.name,
+        grants: grantsOf(statementsOf(synthesized.automationTemplate, fn), resourceIdsOf(synthesized)),
+      }).toEqual({ name: invoked.name, grants: expectedGrants(invoked.access, 'invoked') });
+      expect(resourceOf(fn.function).Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Description: `functions/${invoked.handler}.ts`,
+        Architectures: ['arm64'],
+        MemorySize: 1024,
+        Timeout: invoked.timeoutSeconds,
+        TracingConfig: { Mode: 'Active' },
+        Environment: { Variables: { SECRETS_KEY_ID: expect.anything() } },
+      });
+    }
+  });
+
+  it('splits the secrets from the browser: workers invoke the credentials function alone, which alone decrypts', () => {
+    const credentials = invokedFunction('IssueRunCredentials');
+    const credentialsArn = { 'Fn::GetAtt': [logicalIdOf(credentials.function), 'Arn'] };
+    const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
+    const browserWorkers = automationTasks.filter((task) => task.worker === 'browser');
+    expect(browserWorkers.map((task) => task.name).sort()).toEqual(['CheckPortalStatus', 'FillPortalForm']);
+    for (const task of browserWorkers) {
+      const fn = taskFunction(task.name);
+      const statements = statementsOf(synthesized.automationTemplate, fn);
+      const actions = statements.flatMap((statement) => statement.actions);
+      // No decryption of anything but the data key through DynamoDB or S3, and no secret of Secrets Manager.
+      expect(
+        actions.filter((action) => action.startsWith('secretsmanager:')),
+        task.name,
+      ).toEqual([]);
+      expect(
+        statements.filter((statement) => statement.resources.includes(secretsKey)),
+        task.name,
+      ).toEqual([]);
+      for (const statement of statements.filter((candidate) => candidate.actions.includes('kms:Decrypt'))) {
+        expect(JSON.stringify(statement.condition), task.name).toMatch(/kms:ViaService.*(dynamodb|s3)\./);
+      }
+      // It may invoke one function: the credentials function, by its ARN alone (no version, no alias, no *).
+      const invoking = statements.filter((statement) =>
+        statement.actions.some((action) => action.startsWith('lambda:')),
+      );
+      expect(invoking, task.name).toEqual([
+        { actions: ['lambda:InvokeFunction'], resources: JSON.stringify(credentialsArn), condition: undefined },
+      ]);
+      const variables = resourceOf(fn.function).Properties.Environment.Variables;
+      expect(variables.RUN_CREDENTIALS_FUNCTION_NAME, task.name).toEqual({ Ref: logicalIdOf(credentials.function) });
+      expect(variables.SECRETS_KEY_ID, task.name).toBeUndefined();
+    }
+    // Nobody else may invoke it: not the routes, the recorders, or the credentials function itself.
+    const invokers: string[] = [];
+    for (const template of [synthesized.apiTemplate, synthesized.dataTemplate, synthesized.automationTemplate]) {
+      for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::ManagedPolicy'))) {
+        for (const statement of policy.Properties.PolicyDocument.Statement) {
+          if (JSON.stringify(statement.Resource).includes(logicalIdOf(credentials.function))) invokers.push(id);
+        }
+      }
+    }
+    expect(invokers.sort()).toEqual(
+      browserWorkers.map((task) => logicalIdOf(taskFunction(task.name).role.policy)).sort(),
+    );
+    // And the credentials function's role decrypts with the secrets key, bound to the tenant's clientId.
+    expect(
+      statementsOf(synthesized.automationTemplate, credentials).filter((statement) =>
+        statement.resources.includes(secretsKey),
+      ),
+    ).toEqual([
+      {
+        actions: ['kms:Decrypt'],
+        resources: expect.stringContaining(secretsKey),
+        condition: { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } },
+      },
+    ]);
+  });
+
   it("ships Chromium and playwright-core installed beside the browser workers' bundles only", () => {
     for (const task of automationTasks) {
       const { S3Key } = resourceOf(taskFunction(task.name).function).Properties.Code;
@@ -514,6 +601,12 @@ describe('automation', () => {
         task: task.name,
         installed: installed.map(() => task.worker === 'browser'),
       });
+    }
+    for (const invoked of invokedFunctions) {
+      const { S3Key } = resourceOf(invokedFunction(invoked.name).function).Properties.Code;
+      const asset = join(synthesized.app.outdir, `asset.${S3Key.replace(/\.zip$/, '')}`);
+      expect(existsSync(join(asset, 'index.mjs'))).toBe(true);
+      expect(existsSync(join(asset, 'node_modules')), invoked.name).toBe(false);
     }
   });
 

@@ -98,6 +98,12 @@ const labelOf = (resource: unknown, ids: ResourceIds): string => {
   if (text.includes('-attachments-')) return 'bucket';
   if (text.includes(':stateMachine:')) return 'stateMachines';
   if (text.includes(':execution:')) return 'executions';
+  // A function's ARN (ServiceFunction's logical id `<Name>Function`): `{"Fn::GetAtt":["<Name>Function","Arn"]}`
+  // in its own stack, that attribute as the other stack's output in another.
+  const fn =
+    /^\{"Fn::GetAtt":\["(\w+)Function","Arn"\]\}$/.exec(text) ??
+    /^\{"Fn::GetStackOutput":\{.*"OutputName":"\w*OutputFnGetAtt(\w+)FunctionArn[0-9A-F]{8}"\}\}$/.exec(text);
+  if (fn) return `function ${fn[1]}`;
   if (text.includes('DeadLetters')) return 'deadLetterQueue';
   if (text.includes('AuditEvents')) return 'auditLog';
   if (text.includes('Logs')) return 'logGroup';
@@ -151,7 +157,7 @@ export const grantsOf = (statements: Statement[], ids: ResourceIds): string[] =>
  */
 export const expectedGrants = (
   access: RouteAccess,
-  invocation: 'api' | 'event' | 'task' = 'api',
+  invocation: 'api' | 'event' | 'task' | 'invoked' = 'api',
   audited = false,
 ): string[] => {
   const grants = [
@@ -215,11 +221,14 @@ export const expectedGrants = (
   }
   if (access.automation === 'start') grants.push('states:StartExecution on stateMachines');
   if (access.automation) grants.push('states:DescribeExecution on executions');
+  for (const name of access.invoke ?? []) grants.push(`lambda:InvokeFunction on function ${name}`);
   return [...new Set(grants)].sort();
 };
 
 /** The actions alone of expectedGrants. */
-export const expectedActions = (access: RouteAccess, invocation: 'api' | 'event' | 'task' = 'api'): string[] =>
-  [...new Set(expectedGrants(access, invocation).map((grant) => grant.split(' ')[0]!))].sort();
+export const expectedActions = (
+  access: RouteAccess,
+  invocation: 'api' | 'event' | 'task' | 'invoked' = 'api',
+): string[] => [...new Set(expectedGrants(access, invocation).map((grant) => grant.split(' ')[0]!))].sort();
 
 export const actionsOf = (statements: Statement[]) => [...new Set(statements.flatMap((s) => s.actions))].sort();

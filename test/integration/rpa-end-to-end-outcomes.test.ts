@@ -159,10 +159,11 @@ describe('named outcomes, end to end', () => {
       expect(run.steps.at(-1), name).toMatchObject({ detail: expected[name].outcome });
     }
     timedOut = { externalId: cases.timeout, run: await runOf(cases.timeout) };
-    expect(timedOut.run.steps.slice(0, 4).map((step: { step: string }) => step.step)).toEqual([
+    expect(timedOut.run.steps.slice(0, 5).map((step: { step: string }) => step.step)).toEqual([
       'queued',
       'portal account selected',
       'started',
+      'credentials issued',
       'logged in',
     ]);
     expect(timedOut.run.steps.at(-1)).toEqual({

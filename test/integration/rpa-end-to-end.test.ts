@@ -140,11 +140,13 @@ describe('view-on-page, end to end', () => {
       'queued',
       'portal account selected',
       'started',
+      'credentials issued',
       'logged in',
       'form filled',
       'form filled; stopped before submitting',
     ]);
-    expect(run.steps[4].detail).toBe(`${Object.keys(entered).length} fields`);
+    expect(run.steps[3].detail).toBe('attempt 1');
+    expect(run.steps[5].detail).toBe(`${Object.keys(entered).length} fields`);
     expect(run.screenshots).toEqual([
       { n: 1, label: 'the filled form, before submitting', capturedAt: expect.any(String) },
     ]);

@@ -12,6 +12,7 @@ import { encryptionContextOf, type PortalCredentials } from '#lib/portal-account
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { CredentialsRefused, type RunCredentialsRequest } from '#lib/rpa/credentials-source';
 import {
   type FilledForm,
   type PortalAuthorization,
@@ -22,6 +23,8 @@ import {
 } from '#lib/rpa/drivers/driver';
 import { dynamoAccountLeases } from '#lib/rpa/dynamo-account-lease';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
+import type { ExecutionReader } from '#lib/rpa/execution-reader';
+import { runCredentialsIssuer } from '#lib/rpa/run-credentials';
 
 type Browser = Parameters<PortalDriver['logIn']>[0];
 
@@ -45,6 +48,11 @@ import { newRequest, png } from './rpa-support.ts';
  * The worker's task handlers against the real table, bucket and keyring, with a test driver (our
  * own PortalDriver port, scripted per test) instead of a browser: every named outcome, what is
  * recorded on the run, the request and the portal account, and that no secret is kept anywhere.
+ * Credentials come from the run credentials function's own logic (lib/rpa/run-credentials.ts) on the
+ * same table and keyring, called in-process: the runs here are written by the test, so no execution
+ * of the local Step Functions names them, and Step Functions (AWS) is stood in for by the executions
+ * the API would have started for them. The Lambda path itself: rpa-run-credentials.test.ts and the
+ * end-to-end tests.
  */
 const PAYER = 'EHP01'; // the payer of test/support/fixtures.ts's requests
 
@@ -75,6 +83,41 @@ beforeAll(async () => {
   tenant = await newTenant('rpa-worker');
   accountId = await createAccount();
 });
+
+/** The executions the API would have started: by machine and name, their input (ids only). */
+const executions = new Map<
+  string,
+  {
+    clientId: string;
+    requestExternalId?: string;
+    runId?: string;
+    portalAccountId?: string | undefined;
+    batchId?: string;
+    groups?: unknown[];
+  }
+>();
+const runningExecutions: ExecutionReader = {
+  read: async (machine, name) => {
+    const input = executions.get(`${machine}:${name}`);
+    return input ? { status: 'RUNNING', input: JSON.stringify(input) } : undefined;
+  },
+};
+const issuer = runCredentialsIssuer({
+  runs: dynamoRunStore,
+  accounts: dynamoPortalAccountStore,
+  executions: runningExecutions,
+  open: (account) => openPortalCredentials(account),
+});
+/** The port as the Lambda adapter implements it: the answer, or a refusal as `credentials_refused`. */
+const issueCredentials = async (request: RunCredentialsRequest): Promise<PortalCredentials> => {
+  try {
+    const { username, password, totpSecret } = await issuer.issue(request);
+    return { username, password, totpSecret: totpSecret ?? null };
+  } catch (error) {
+    if (error instanceof CredentialsRefused) throw new PortalFailure('credentials_refused', error.reason);
+    throw error;
+  }
+};
 
 /** What the test driver does, step by step; and what it was given. */
 interface Script {
@@ -143,7 +186,7 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
     accounts: dynamoPortalAccountStore,
     leases: dynamoAccountLeases(),
     pauseBetweenLookupsMs: 0,
-    openCredentials: (account) => openPortalCredentials(account),
+    openCredentials: issueCredentials,
     launchBrowser: async () => browser,
     closeBrowser: async () => {
       seen.browsersClosed++;
@@ -157,12 +200,16 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
   return { worker, seen };
 };
 
-/** A queued run on a new request (or on `externalId`), as the API leaves it. */
+/**
+ * A queued run on a new request (or on `externalId`) and `account`, as the API leaves it, in its running
+ * execution (a check-auth-status run in its batch's, `batchId` or a new one) unless `inExecution` is false.
+ */
 const queuedRun = async (
   kind: RunKind,
-  options: { externalId?: string; batchId?: string; account?: string | null } = {},
+  options: { externalId?: string; batchId?: string; account?: string | null; inExecution?: boolean } = {},
 ) => {
   const externalId = options.externalId ?? (await newRequest(tenant.apiKey));
+  const batchId = kind === 'check-auth-status' ? (options.batchId ?? crypto.randomUUID()) : options.batchId;
   const at = new Date().toISOString();
   const account = options.account === undefined ? accountId : options.account;
   const run: RpaRunRecord = {
@@ -170,7 +217,7 @@ const queuedRun = async (
     externalId,
     runId: uuidv7(),
     kind,
-    ...(options.batchId ? { batchId: options.batchId } : {}),
+    ...(batchId ? { batchId } : {}),
     ...(account ? { portalAccountId: account, portalId: 'sandbox' } : {}),
     clientUserId: tenant.clientUserId,
     organizationId: tenant.organizationId,
@@ -186,7 +233,24 @@ const queuedRun = async (
     updatedAt: at,
   };
   await dynamoRunStore.createRun(run);
-  return { input: { clientId: tenant.clientId, requestExternalId: externalId, runId: run.runId }, run };
+  const input = { clientId: tenant.clientId, requestExternalId: externalId, runId: run.runId };
+  // The execution's input names the run's account, as the start fixes it (lib/rpa/rpa.ts).
+  if (options.inExecution !== false && kind === 'view-on-page') {
+    executions.set(`${kind}:${run.runId}`, { ...input, portalAccountId: account ?? undefined });
+  }
+  if (options.inExecution !== false && batchId) {
+    const batch = executions.get(`${kind}:${batchId}`) ?? { clientId: tenant.clientId, batchId, groups: [] };
+    const groups = batch.groups as Array<{ portalAccountId?: string; items: unknown[] }>;
+    const group = groups.find((candidate) => candidate.portalAccountId === (account ?? undefined));
+    if (group) group.items.push({ requestExternalId: externalId, runId: run.runId });
+    else
+      groups.push({
+        portalAccountId: account ?? undefined,
+        items: [{ requestExternalId: externalId, runId: run.runId }],
+      });
+    executions.set(`${kind}:${batchId}`, batch);
+  }
+  return { input, run };
 };
 
 /** A batch's group of one account, as the state machine's Map hands it to CheckPortalStatus. */
@@ -245,10 +309,12 @@ describe('FillPortalForm (view-on-page)', () => {
       'queued',
       'portal account selected',
       'started',
+      'credentials issued',
       'logged in',
       'form filled',
       'form filled; stopped before submitting',
     ]);
+    expect(run.steps[3]).toEqual({ at: expect.any(String), step: 'credentials issued', detail: 'attempt 1' });
     const objectKey = keys.rpaScreenshotObject(tenant.clientId, input.runId, 1);
     expect(run.screenshots).toEqual([
       { objectKey, label: 'the filled form, before submitting', capturedAt: expect.any(String) },
@@ -347,6 +413,35 @@ describe('FillPortalForm (view-on-page)', () => {
     expect(seen.credentials).toEqual([]);
   });
 
+  it('credentials_refused: the credentials function refuses the ask, so the worker never logs in', async () => {
+    const { input } = await queuedRun('view-on-page');
+    const lastLoginBefore = await lastLoginOf();
+    // An ask for another attempt than the run's current one, as a confused or hostile worker would make.
+    const { worker, seen } = testWorker(
+      {},
+      { openCredentials: (request) => issueCredentials({ ...request, attempt: request.attempt + 1 }) },
+    );
+    expect(await worker.fillPortalForm(input)).toEqual({
+      runId: input.runId,
+      status: 'failed',
+      outcome: 'credentials_refused',
+    });
+    expect(seen.credentials).toEqual([]);
+    expect(seen.browsersClosed).toBe(1);
+    const run = await runOf(input);
+    expect(run.steps.map((step) => step.step)).not.toContain('credentials issued');
+    expect(run.steps.at(-1)).toMatchObject({ detail: 'credentials_refused' });
+    // No login was tried, so the account's last login is as it was.
+    expect(await lastLoginOf()).toEqual(lastLoginBefore);
+  });
+
+  it('credentials_refused: a run that no running execution names gets no credentials', async () => {
+    const { input } = await queuedRun('view-on-page', { inExecution: false });
+    const { worker, seen } = testWorker({});
+    expect(await worker.fillPortalForm(input)).toMatchObject({ status: 'failed', outcome: 'credentials_refused' });
+    expect(seen.credentials).toEqual([]);
+  });
+
   it('portal_timeout: throws PortalUnavailable for the state machine to retry, then the recorder names it', async () => {
     const { input } = await queuedRun('view-on-page');
     const timingOut = testWorker({ logIn: failure('portal_timeout') });
@@ -359,6 +454,12 @@ describe('FillPortalForm (view-on-page)', () => {
     const running = await runOf(input);
     expect(running.status).toBe('running');
     expect(running.steps.filter((step) => step.step === 'started').map((step) => step.detail)).toEqual([
+      'attempt 1',
+      'attempt 2',
+      'attempt 3',
+    ]);
+    // Each attempt had the credentials once, for itself.
+    expect(running.steps.filter((step) => step.step === 'credentials issued').map((step) => step.detail)).toEqual([
       'attempt 1',
       'attempt 2',
       'attempt 3',

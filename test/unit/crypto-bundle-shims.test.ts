@@ -98,7 +98,7 @@ describe('Encryption SDK bundle stand-ins (lib/crypto/bundle-aliases.ts)', () =>
   it('only the Encryption SDK (and duplexify, for it) imports the aliased packages; each side bundles its half', async () => {
     for (const [handler, side, other] of [
       ['portal-accounts/create-portal-account', 'encrypt-node', 'decrypt-node'],
-      ['rpa/fill-portal-form', 'decrypt-node', 'encrypt-node'],
+      ['rpa/issue-run-credentials', 'decrypt-node', 'encrypt-node'],
     ] as const) {
       const { metafile } = await bundleFunction(handler, ['@sparticuz/chromium', 'playwright-core']);
       // Built as deployed, so with the aliases: the packages are gone, and only the SDK imports their stand-ins.

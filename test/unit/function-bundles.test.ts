@@ -12,8 +12,8 @@ import { bundleFunction, deployedBuildOptions, type FunctionBundle, ownerOf } fr
 
 /*
  * What a function's bundle (built as CDK builds it) holds: only the compiled validators its route
- * names, multipart parsing only where a route takes forms, no X-Ray SDK, and no browser or Encryption SDK in the
- * recorders; the SDK's credential chain replaced by the environment's, and no ESM import of node:http.
+ * names, multipart parsing only where a route takes forms, no X-Ray SDK, no browser or Encryption SDK in the
+ * recorders, no Encryption SDK in the browser workers; the SDK's credential chain replaced by the environment's, and no ESM import of node:http.
  * Contents, not sizes: bench:bundles measures those.
  */
 const inputsOf = async (handler: string) => Object.keys((await bundleFunction(handler)).inputs);
@@ -71,6 +71,19 @@ describe('function bundles', () => {
       expect(inputs.filter((input) => /playwright-core|@sparticuz|@aws-crypto/.test(input))).toEqual([]);
     },
   );
+
+  it('the browser workers bundle no Encryption SDK (they ask the run credentials function); it bundles no browser', async () => {
+    const browser = ['@sparticuz/chromium', 'playwright-core'];
+    const worker = Object.keys((await bundleFunction('rpa/fill-portal-form', browser)).inputs);
+    expect(worker.filter((input) => /@aws-crypto|lib\/crypto\//.test(input))).toEqual([]);
+    expect(worker).toContain('lib/rpa/lambda-credentials-source.ts');
+    const credentials = await inputsOf('rpa/issue-run-credentials');
+    expect(credentials.filter((input) => /playwright-core|@sparticuz|lib\/rpa\/(browser|drivers)/.test(input))).toEqual(
+      [],
+    );
+    expect(credentials).toContain('lib/crypto/open.ts');
+    expect(credentials.filter((input) => /@aws-crypto\/encrypt-node/.test(input))).toEqual([]);
+  });
 
   it.each(['requests/get-request', 'requests/create-request'])(
     '%s reads credentials from the environment and imports node:http without ESM',

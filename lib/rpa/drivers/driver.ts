@@ -9,14 +9,18 @@ import type { PriorAuthorizationForm } from '../prior-authorization-form.ts';
  */
 export type { PortalCredentials, PriorAuthorizationForm };
 
-/** The failures a driver (or the browser launcher) names; each is a run outcome of docs/rpa.md. */
+/**
+ * The failures a driver (or the browser launcher, or the run credentials source) names; each is a
+ * run outcome of docs/rpa.md.
+ */
 export type PortalFailureOutcome =
   | 'wrong_password'
   | 'account_locked'
   | 'mfa_required'
   | 'portal_timeout'
   | 'portal_error'
-  | 'browser_failed';
+  | 'browser_failed'
+  | 'credentials_refused';
 
 /**
  * A named failure. The message is for the run's steps and logs: it names the step and the kind

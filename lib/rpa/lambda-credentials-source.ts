@@ -1,0 +1,57 @@
+import { InvokeCommand } from '@aws-sdk/client-lambda';
+import { lambda } from '#lib/aws/lambda';
+import { runCredentialsFunctionName } from '#lib/config';
+import { type CredentialsSource, REFUSAL_REASONS, type RefusalReason } from './credentials-source.ts';
+import { PortalFailure } from './drivers/driver.ts';
+
+/** The function could not be asked, or failed otherwise than by refusing: the run ends `portal_error`. */
+export class CredentialsUnavailable extends Error {
+  constructor(what: string) {
+    super(`The run credentials function ${what}`);
+    this.name = 'CredentialsUnavailable';
+  }
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+/**
+ * The answer's JSON, read without letting a parser's message (which quotes its input: the password)
+ * reach an error or a log.
+ */
+const payloadOf = (bytes: Uint8Array | undefined): Record<string, unknown> | undefined => {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(bytes ?? []).toString('utf8'));
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The run credentials function through Lambda Invoke (RequestResponse), by the name the CDK stack
+ * (or the local stack) puts in RUN_CREDENTIALS_FUNCTION_NAME; locally AWS_ENDPOINT_URL_LAMBDA points
+ * the SDK at the loopback stand-in (local/lambda.ts). A function error is Lambda's 200 with
+ * `FunctionError` and `{errorType, errorMessage}`: CredentialsRefused becomes the run's named outcome.
+ */
+export const lambdaCredentialsSource: CredentialsSource = {
+  issue: async (request) => {
+    const answer = await lambda.send(
+      new InvokeCommand({
+        FunctionName: runCredentialsFunctionName(),
+        InvocationType: 'RequestResponse',
+        Payload: Buffer.from(JSON.stringify(request)),
+      }),
+    );
+    const payload = payloadOf(answer.Payload);
+    if (answer.FunctionError) {
+      if (payload?.errorType !== 'CredentialsRefused') throw new CredentialsUnavailable('failed');
+      const reason = REFUSAL_REASONS.find((known) => known === payload.errorMessage) as RefusalReason | undefined;
+      throw new PortalFailure('credentials_refused', `The run credentials function refused: ${reason ?? 'unknown'}`);
+    }
+    const { username, password, totpSecret } = payload ?? {};
+    if (!isString(username) || !isString(password) || !(totpSecret === undefined || isString(totpSecret))) {
+      throw new CredentialsUnavailable('answered something else than credentials');
+    }
+    return { username, password, totpSecret: totpSecret ?? null };
+  },
+};
