@@ -361,7 +361,12 @@ describe('retries of the starts (Idempotency-Key), end to end', () => {
     }
     const inputs = (await allExecutions()).map((execution) => execution.description.input ?? '');
     expect(inputs.filter((input) => input.includes(`"requestExternalId":"${viewed}"`))).toEqual([
-      JSON.stringify({ clientId: tenant.clientId, requestExternalId: viewed, runId: first.body.runId }),
+      JSON.stringify({
+        clientId: tenant.clientId,
+        requestExternalId: viewed,
+        runId: first.body.runId,
+        portalAccountId: 'sandbox-front-desk',
+      }),
     ]);
     expect(inputs.filter((input) => input.includes(checked))).toHaveLength(1);
   });

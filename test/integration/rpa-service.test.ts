@@ -74,7 +74,12 @@ describe('view-on-page', () => {
       {
         machine: 'view-on-page',
         name: run.runId,
-        input: { clientId: tenant.clientId, requestExternalId: externalId, runId: run.runId },
+        input: {
+          clientId: tenant.clientId,
+          requestExternalId: externalId,
+          runId: run.runId,
+          portalAccountId: accountId,
+        },
       },
     ]);
     expect(run.runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

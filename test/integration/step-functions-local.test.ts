@@ -362,8 +362,8 @@ describe('browser concurrency (reserved concurrency on AWS)', () => {
       });
 
       // The bound is per function: the batch's CheckPortalStatus still runs.
-      const items = [{ requestExternalId: 'B-4', runId: unique('run') }];
-      const batch = { clientId: 'client-1', batchId: unique('batch'), items };
+      const groups = [{ portalAccountId: 'acct-b', items: [{ requestExternalId: 'B-4', runId: unique('run') }] }];
+      const batch = { clientId: 'client-1', batchId: unique('batch'), groups };
       const { executionArn } = await client.send(
         new StartExecutionCommand({
           stateMachineArn: local.stateMachineArns.checkAuthStatus,
