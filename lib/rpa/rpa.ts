@@ -8,6 +8,7 @@ import { MAX_BATCH_REQUESTS } from '#lib/validation/schemas/rpa';
 import type { AutomationStarter, ExecutionStatus } from './automation-starter.ts';
 import {
   type BatchItem,
+  type EnteredValues,
   isTerminal,
   type PortalAuthorizationRecord,
   type RpaBatchRecord,
@@ -56,7 +57,7 @@ export interface RunView {
   status: RunStatus;
   outcome: RunOutcome | null;
   steps: RunStep[];
-  enteredValues: Record<string, string>;
+  enteredValues: EnteredValues;
   screenshots: Array<{ n: number; label: string; capturedAt: string }>;
   authorization: PortalAuthorizationRecord | null;
   executionId: string | null;

@@ -13,9 +13,9 @@ import {
   type PriorAuthorizationForm,
   type StatusQuery,
 } from './drivers/driver.ts';
+import { checkPortalAuthorization, enteredValuesOf } from './portal-answers.ts';
 import {
   isTerminal,
-  type PortalAuthorizationRecord,
   type RpaRunRecord,
   type RunKind,
   type RunOutcome,
@@ -104,10 +104,6 @@ export interface WorkerDependencies {
 
 /** Portal accounts read while looking for one that serves the payer (an organization has a handful). */
 const MAX_ACCOUNTS_EVALUATED = 1000;
-/** Bounds of what a portal page is recorded as having held. */
-const MAX_ENTERED_FIELDS = 200;
-const MAX_FIELD_NAME = 100;
-const MAX_FIELD_VALUE = 1000;
 
 /** The step each outcome ends a run with: our words, never the portal's. */
 const OUTCOME_STEPS: Record<RunOutcome, string> = {
@@ -122,6 +118,7 @@ const OUTCOME_STEPS: Record<RunOutcome, string> = {
   request_not_found: 'the request does not exist',
   browser_failed: 'the browser did not start',
   portal_error: 'the portal answered in a way the automation did not expect',
+  unexpected_origin: 'the portal led the browser outside its registered origins; the session was ended',
 };
 
 /** What a refused login is recorded as on the portal account. */
@@ -170,21 +167,6 @@ const stringAt = (document: Record<string, unknown>, ...path: string[]): string 
   }
   return typeof value === 'string' && value !== '' ? value : undefined;
 };
-
-/** The portal page's values, bounded; only strings. */
-const enteredValuesOf = (values: Record<string, unknown>): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(values)
-      .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
-      .slice(0, MAX_ENTERED_FIELDS)
-      .map(([field, value]) => [field.slice(0, MAX_FIELD_NAME), value.slice(0, MAX_FIELD_VALUE)]),
-  );
-
-const portalAuthorizationRecord = (answer: PortalAuthorization): PortalAuthorizationRecord => ({
-  status: answer.status,
-  number: answer.number ?? null,
-  decisionDate: answer.decisionDate ?? null,
-});
 
 /** A run's end, as a task returns it. */
 const resultOf = (run: RpaRunRecord | undefined, runId: string): TaskResult => ({
@@ -338,9 +320,12 @@ export const rpaWorker = (deps: WorkerDependencies) => {
   ): Promise<TaskResult> => {
     const n = run.screenshots.length + 1;
     if (kind === 'view-on-page') {
-      const filled = await session.fillPriorAuthorization(deps.formOf(request));
-      const enteredValues = enteredValuesOf(filled.values);
-      await addStep(ref, 'form filled', `${Object.keys(enteredValues).length} fields`, { enteredValues });
+      // What we typed, and per field whether the page held the same: never the page's own text.
+      const enteredValues = enteredValuesOf(await session.fillPriorAuthorization(deps.formOf(request)));
+      const entered = Object.values(enteredValues);
+      const differing = entered.filter((field) => !field.readBack).length;
+      const detail = `${entered.length} fields${differing ? `, ${differing} read back differently` : ''}`;
+      await addStep(ref, 'form filled', detail, { enteredValues });
       const shot = await capture(ref, session, 'the filled form, before submitting', n);
       return finish(ref, 'form_filled', { screenshots: [...run.screenshots, shot] });
     }
@@ -349,13 +334,19 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     const query: StatusQuery = { memberId, requestExternalId: ref.externalId, ...(fromDate ? { fromDate } : {}) };
     const answer = await session.readAuthorizationStatus(query);
     const shot = await capture(ref, session, 'the authorization status', n);
-    const authorization = portalAuthorizationRecord(answer);
+    // Status, number and date pass a pattern and a length before anything of them is stored.
+    const checked = checkPortalAuthorization(answer);
+    if ('refused' in checked) {
+      await addStep(ref, "the portal's answer was refused", checked.refused);
+      return finish(ref, 'portal_error', { screenshots: [...run.screenshots, shot] });
+    }
+    const authorization = checked.record;
     const at = timestamp();
     const updated = await requests.setAuthorization(
       ref.clientId,
       ref.externalId,
       {
-        status: AUTHORIZATION_STATUS[answer.status],
+        status: AUTHORIZATION_STATUS[authorization.status],
         number: authorization.number,
         decisionDate: authorization.decisionDate,
         lastCheckedAt: at,
@@ -363,7 +354,7 @@ export const rpaWorker = (deps: WorkerDependencies) => {
       at,
     );
     if (!updated) return finish(ref, 'request_not_found', { authorization, screenshots: [...run.screenshots, shot] });
-    return finish(ref, answer.status === 'not_found' ? 'not_found_on_portal' : 'status_read', {
+    return finish(ref, authorization.status === 'not_found' ? 'not_found_on_portal' : 'status_read', {
       authorization,
       screenshots: [...run.screenshots, shot],
     });

@@ -223,7 +223,10 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
     const run = await storedRun(tenant, id, {
       status: 'running',
       outcome: undefined,
-      enteredValues: { memberId: '<script>alert(1)</script>', note: 'A & "B"' },
+      enteredValues: {
+        memberId: { value: '<script>alert(1)</script>', readBack: true },
+        note: { value: 'A & "B"', readBack: null },
+      },
     });
     const { accessToken: token } = await accessToken(id);
     const res = await session(id, {
