@@ -41,7 +41,7 @@ export interface SandboxPortalOptions {
  * - `post-login`: the sign-in form posts to `<origin>/login`;
  * - `redirect-post`: POST /login answers 307 to `<origin>/login`, which has a browser post the form again there;
  * - `post-totp`: the verification-code form posts to `<origin>/login/totp`;
- * - `redirect-home`: once signed in, GET /home answers 302 to `<origin>/home`.
+ * - `redirect-status`: once signed in, GET /authorizations/status answers 302 to `<origin>/authorizations/status`.
  * Its Content-Security-Policy lets frames and forms reach `origin`, as a hostile portal's would.
  */
 export type HostileMode =
@@ -50,7 +50,7 @@ export type HostileMode =
   | 'post-login'
   | 'redirect-post'
   | 'post-totp'
-  | 'redirect-home';
+  | 'redirect-status';
 
 export interface Submission {
   trackingNumber: string;
@@ -368,13 +368,13 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
       }
     }
     const pages: Record<string, (session: Session) => Promise<void> | void> = {
-      'GET /home': (session) =>
-        hostile?.mode === 'redirect-home'
-          ? redirect(res, elsewhere('redirect-home', '/home')!, {}, 302)
-          : sendPage(res, 200, homePage(session)),
+      'GET /home': (session) => sendPage(res, 200, homePage(session)),
       'GET /prior-authorizations/new': (session) => sendPage(res, 200, priorAuthorizationPage(session)),
       'POST /prior-authorizations': (session) => submit(req, res, session),
-      'GET /authorizations/status': (session) => sendPage(res, 200, statusLookupPage(session)),
+      'GET /authorizations/status': (session) =>
+        hostile?.mode === 'redirect-status'
+          ? redirect(res, elsewhere('redirect-status', '/authorizations/status')!, {}, 302)
+          : sendPage(res, 200, statusLookupPage(session)),
       'POST /authorizations/status': async (session) => {
         const query = await signedForm(req, session);
         if (seed.hangMemberId && query.memberId === seed.hangMemberId) return; // never answered

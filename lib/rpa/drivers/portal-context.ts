@@ -18,16 +18,19 @@ import { type RefusingProxy, startRefusingProxy } from './refusing-proxy.ts';
  * 3. Before each credential is typed: the page, its frames, and where its form would post must be
  *    the portal's.
  *
- * A navigation (a page, a popup or a frame) refused by the first, any request refused by the
- * second, or a page found elsewhere by the third means the portal led the browser away: the context
- * is marked, its pages are closed at once (whatever waited on them fails now, not at its timeout),
- * and the driver's call ends with `unexpected_origin`. Subresources of other origins (an analytics
- * script, a font) are only aborted: a portal may reference them, but they never load.
+ * A navigation for another origin (a page, a popup, a frame, or a redirect's next hop: Playwright
+ * reports those as requests even though it does not route them), or a check that finds the page
+ * elsewhere, means the portal led the browser away: the context is marked, its pages are closed at
+ * once (whatever waited on them fails now, not at its timeout), and the driver's call ends with
+ * `unexpected_origin`. Anything else for another origin (an analytics script, a font, a beacon, a
+ * WebSocket) is only blocked: a portal may reference such things, but they never load.
  */
 export interface PortalContext {
   context: BrowserContext;
   /** The portal led the browser outside its origins at some point. */
   readonly strayed: boolean;
+  /** Rejects with `unexpected_origin` the moment the portal leads elsewhere: a driver races its calls against it. */
+  readonly whenStrayed: Promise<never>;
   /** Throws `unexpected_origin` unless the page is on the portal's origins and nothing has strayed. */
   checkPage(page: Page): void;
   /**
@@ -89,13 +92,20 @@ export const openPortalContext = async (browser: Browser, options: PortalContext
   const onPortal = (url: string) => allowed.has(originOf(url) ?? '');
   let strayed = false;
   let context: BrowserContext | undefined;
+  let rejectStrayed: (failure: PortalFailure) => void = () => undefined;
+  const whenStrayed = new Promise<never>((_, reject) => {
+    rejectStrayed = reject;
+  });
+  // Nobody may be racing against it when it rejects.
+  whenStrayed.catch(() => undefined);
 
   const stray = () => {
+    if (!strayed) rejectStrayed(unexpectedOrigin());
     strayed = true;
     for (const page of context?.pages() ?? []) page.close().catch(() => undefined);
   };
 
-  const proxy: RefusingProxy = await startRefusingProxy(stray);
+  const proxy: RefusingProxy = await startRefusingProxy();
   try {
     context = await browser.newContext({
       ...options.display,
@@ -109,6 +119,10 @@ export const openPortalContext = async (browser: Browser, options: PortalContext
   }
   const opened = context;
   opened.on('dialog', (dialog) => dialog.dismiss().catch(() => undefined));
+  // A redirect's next hop is not routed, but is reported: a page or frame headed elsewhere strays.
+  opened.on('request', (request) => {
+    if (request.isNavigationRequest() && !onPortal(request.url())) stray();
+  });
   await opened.route('**/*', async (route) => {
     const request = route.request();
     if (onPortal(request.url())) return route.continue().catch(() => undefined);
@@ -122,6 +136,7 @@ export const openPortalContext = async (browser: Browser, options: PortalContext
     get strayed() {
       return strayed;
     },
+    whenStrayed,
     checkPage: (page) => {
       if (strayed || !onPortal(page.url())) throw unexpectedOrigin();
     },

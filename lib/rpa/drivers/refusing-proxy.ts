@@ -22,15 +22,13 @@ export interface RefusingProxy {
 
 const FORBIDDEN = 'HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
 
-/** Starts the proxy on loopback; `onRefused` is called for each request, before the browser hears the refusal. */
-export const startRefusingProxy = async (onRefused: () => void): Promise<RefusingProxy> => {
+/** Starts the proxy on loopback. */
+export const startRefusingProxy = async (): Promise<RefusingProxy> => {
   const refuseSocket = (_request: IncomingMessage, socket: Duplex) => {
-    onRefused();
     socket.on('error', () => undefined);
     socket.end(FORBIDDEN);
   };
   const server = createServer((_request, response) => {
-    onRefused();
     response.writeHead(403, { connection: 'close', 'content-length': '0' });
     response.end();
   });

@@ -60,7 +60,8 @@ const within = async <T>(
     );
   });
   try {
-    return await Promise.race([running, expired]);
+    // A portal that leads elsewhere ends the call at once, whatever it was waiting for.
+    return await Promise.race(portal ? [running, expired, portal.whenStrayed] : [running, expired]);
   } catch (error) {
     throw failureOf(error, step, portal);
   } finally {
