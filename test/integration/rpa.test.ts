@@ -250,6 +250,9 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('<script');
     expect(html).toContain('A &amp; &quot;B&quot;');
+    // Each value typed, with whether the portal's page read it back the same (a run recorded before: not checked).
+    expect(html).toContain('<td>&lt;script&gt;alert(1)&lt;/script&gt;</td><td>the same</td>');
+    expect(html).toContain('<td>A &amp; &quot;B&quot;</td><td>not checked</td>');
     // Nothing is loaded from anywhere but the screenshots' origin.
     const sources = [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((match) => match[1]!);
     expect(sources).toHaveLength(1);
