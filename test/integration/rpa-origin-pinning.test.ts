@@ -219,6 +219,8 @@ try { new EventSource('${foreign.url}/events?${secret}'); } catch {}
         const page = await quiet.context.newPage();
         await page.goto(`${origin}/`);
         await page.waitForTimeout(500);
+        // Dialogs are dismissed, never left waiting.
+        expect(await page.evaluate('confirm("Leave this page?")')).toBe(false);
         expect(quiet.strayed).toBe(false);
         expect(() => quiet.checkPage(page)).not.toThrow();
       } finally {
