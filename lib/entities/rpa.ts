@@ -1,7 +1,9 @@
 import type { PortalAccountLease } from '#lib/rpa/account-lease';
+import { enteredValuesFromStored } from '#lib/rpa/portal-answers';
 import type {
   BatchItem,
   BatchStatus,
+  EnteredValues,
   PortalAuthorizationRecord,
   RpaBatchRecord,
   RpaRunRecord,
@@ -34,8 +36,12 @@ export const rpaRunEntity = defineEntity<RpaRunRecord>()({
     status: attr.string<RunStatus>(),
     outcome: attr.optional(attr.string<RunOutcome>()),
     steps: attr.list<RunStep>(),
-    // A JSON string: the fields keep the order the portal's form has them in.
-    enteredValues: attr.json<Record<string, string>>(),
+    // A JSON string: the fields keep the order the portal's form has them in. Runs recorded before
+    // read-back was checked hold `{field: string}`: enteredValuesFromStored reads them as well.
+    enteredValues: {
+      ...attr.json<EnteredValues>(),
+      read: (stored: string) => enteredValuesFromStored(JSON.parse(stored)),
+    },
     screenshots: attr.list<RunScreenshot>(),
     authorization: attr.optional(attr.map<PortalAuthorizationRecord>()),
     executionArn: attr.optional(attr.string()),

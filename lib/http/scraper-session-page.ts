@@ -67,6 +67,9 @@ const definitionList = (entries: Array<[term: string, value: unknown, className?
     )
     .join('')}</dl>`;
 
+/** Whether the portal's field held what was typed (null: a run recorded before this was checked). */
+const READ_BACK: Record<string, string> = { true: 'the same', false: 'different', null: 'not checked' };
+
 const runSection = (run: ScraperSession['runs'][number]) => {
   const steps = run.steps
     .map(
@@ -105,8 +108,11 @@ ${definitionList([
 ${
   values.length === 0
     ? '<p class="muted">None.</p>'
-    : `<table><tbody>${values
-        .map(([field, value]) => `<tr><th scope="row">${escapeHtml(field)}</th><td>${escapeHtml(value)}</td></tr>`)
+    : `<table><thead><tr><th scope="col">Field</th><th scope="col">Value typed</th><th scope="col">Read back by the portal</th></tr></thead><tbody>${values
+        .map(
+          ([field, entry]) =>
+            `<tr><th scope="row">${escapeHtml(field)}</th><td>${escapeHtml(entry.value)}</td><td>${READ_BACK[String(entry.readBack)]}</td></tr>`,
+        )
         .join('')}</tbody></table>`
 }
 <h3>Screenshots</h3>

@@ -12,6 +12,7 @@ import { outcomeOfExecution, runEnder } from './execution-ended.ts';
 import { choosePortalAccount, NoPortalAccount } from './portal-account-choice.ts';
 import {
   type BatchItem,
+  type EnteredValues,
   isTerminal,
   type PortalAuthorizationRecord,
   type RpaBatchRecord,
@@ -77,7 +78,7 @@ export interface RunView {
   status: RunStatus;
   outcome: RunOutcome | null;
   steps: RunStep[];
-  enteredValues: Record<string, string>;
+  enteredValues: EnteredValues;
   screenshots: Array<{ n: number; label: string; capturedAt: string }>;
   authorization: PortalAuthorizationRecord | null;
   executionId: string | null;

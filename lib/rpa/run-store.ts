@@ -22,6 +22,7 @@ export const RUN_OUTCOMES = [
   'execution_aborted',
   'execution_lost',
   'credentials_refused',
+  'unexpected_origin',
 ] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
@@ -43,6 +44,19 @@ export interface RunScreenshot {
   label: string;
   capturedAt: string;
 }
+
+/**
+ * One field of a portal's form after filling (docs/rpa.md, "Data"): the value we typed or selected
+ * (the request's, never the page's text), and whether the page's field held exactly that afterwards.
+ */
+export interface EnteredValue {
+  value: string;
+  /** null: a run recorded before read-back was checked; its value is what the page held. */
+  readBack: boolean | null;
+}
+
+/** By the portal's field names, in the form's order. */
+export type EnteredValues = Record<string, EnteredValue>;
 
 /** What the portal said about the authorization. */
 export interface PortalAuthorizationRecord {
@@ -68,8 +82,8 @@ export interface RpaRunRecord {
   outcome?: RunOutcome;
   /** At most MAX_RUN_STEPS. */
   steps: RunStep[];
-  /** `{field: value}` as the portal page held them after filling (PHI). */
-  enteredValues: Record<string, string>;
+  /** What was typed into the portal's form, field by field (PHI). */
+  enteredValues: EnteredValues;
   screenshots: RunScreenshot[];
   authorization?: PortalAuthorizationRecord;
   /** A view-on-page run's execution; a batch's runs share the batch's (on the batch). */

@@ -20,10 +20,10 @@ import {
   type PriorAuthorizationForm,
   type StatusQuery,
 } from './drivers/driver.ts';
+import { checkPortalAuthorization, enteredValuesOf } from './portal-answers.ts';
 import {
   type BatchItem,
   isTerminal,
-  type PortalAuthorizationRecord,
   type RpaRunRecord,
   type RunKind,
   type RunOutcome,
@@ -151,11 +151,6 @@ export interface WorkerDependencies {
 const LOOKUPS_PER_INVOCATION = 10;
 const PAUSE_BETWEEN_LOOKUPS_MS = 500;
 
-/** Bounds of what a portal page is recorded as having held. */
-const MAX_ENTERED_FIELDS = 200;
-const MAX_FIELD_NAME = 100;
-const MAX_FIELD_VALUE = 1000;
-
 /** The step each outcome ends a run with: our words, never the portal's. */
 const OUTCOME_STEPS: Record<RunOutcome, string> = {
   form_filled: 'form filled; stopped before submitting',
@@ -176,6 +171,7 @@ const OUTCOME_STEPS: Record<RunOutcome, string> = {
   execution_aborted: 'the execution was stopped before the run ended',
   execution_lost: 'the execution ended or vanished without recording how the run ended',
   credentials_refused: "the credentials function refused to hand this attempt the account's credentials",
+  unexpected_origin: 'the portal led the browser outside its registered origins; the session was ended',
 };
 
 /** What a refused login is recorded as on the portal account. */
@@ -227,21 +223,6 @@ const stringAt = (document: Record<string, unknown>, ...path: string[]): string 
   }
   return typeof value === 'string' && value !== '' ? value : undefined;
 };
-
-/** The portal page's values, bounded; only strings. */
-const enteredValuesOf = (values: Record<string, unknown>): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(values)
-      .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
-      .slice(0, MAX_ENTERED_FIELDS)
-      .map(([field, value]) => [field.slice(0, MAX_FIELD_NAME), value.slice(0, MAX_FIELD_VALUE)]),
-  );
-
-const portalAuthorizationRecord = (answer: PortalAuthorization): PortalAuthorizationRecord => ({
-  status: answer.status,
-  number: answer.number ?? null,
-  decisionDate: answer.decisionDate ?? null,
-});
 
 /** The runs a group's items name; an item that is not `{requestExternalId, runId}` is InvalidTaskInput. */
 const refsOf = (clientId: string, items: unknown): RunRef[] => {
@@ -404,9 +385,12 @@ export const rpaWorker = (deps: WorkerDependencies) => {
 
   /** view-on-page, once logged in: fills the form, captures it, stops before submitting. */
   const fillForm = async (ref: RunRef, run: RpaRunRecord, request: StoredRequest, session: PortalSession) => {
-    const filled = await session.fillPriorAuthorization(deps.formOf(request));
-    const enteredValues = enteredValuesOf(filled.values);
-    await addStep(ref, 'form filled', `${Object.keys(enteredValues).length} fields`, { enteredValues });
+    // What we typed, and per field whether the page held the same: never the page's own text.
+    const enteredValues = enteredValuesOf(await session.fillPriorAuthorization(deps.formOf(request)));
+    const entered = Object.values(enteredValues);
+    const differing = entered.filter((field) => !field.readBack).length;
+    const detail = `${entered.length} fields${differing ? `, ${differing} read back differently` : ''}`;
+    await addStep(ref, 'form filled', detail, { enteredValues });
     const shot = await capture(ref, session, 'the filled form, before submitting', run.screenshots.length + 1);
     return finish(ref, 'form_filled', { screenshots: [...run.screenshots, shot] });
   };
@@ -418,13 +402,19 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     const query: StatusQuery = { memberId, requestExternalId: ref.externalId, ...(fromDate ? { fromDate } : {}) };
     const answer = await session.readAuthorizationStatus(query);
     const shot = await capture(ref, session, 'the authorization status', run.screenshots.length + 1);
-    const authorization = portalAuthorizationRecord(answer);
+    // Status, number and date pass a pattern and a length before anything of them is stored.
+    const checked = checkPortalAuthorization(answer);
+    if ('refused' in checked) {
+      await addStep(ref, "the portal's answer was refused", checked.refused);
+      return finish(ref, 'portal_error', { screenshots: [...run.screenshots, shot] });
+    }
+    const authorization = checked.record;
     const at = timestamp();
     const updated = await requests.setAuthorization(
       ref.clientId,
       ref.externalId,
       {
-        status: AUTHORIZATION_STATUS[answer.status],
+        status: AUTHORIZATION_STATUS[authorization.status],
         number: authorization.number,
         decisionDate: authorization.decisionDate,
         lastCheckedAt: at,
@@ -433,7 +423,7 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     );
     const screenshotsNow = [...run.screenshots, shot];
     if (!updated) return finish(ref, 'request_not_found', { authorization, screenshots: screenshotsNow });
-    const outcome = answer.status === 'not_found' ? 'not_found_on_portal' : 'status_read';
+    const outcome = authorization.status === 'not_found' ? 'not_found_on_portal' : 'status_read';
     return finish(ref, outcome, { authorization, screenshots: screenshotsNow });
   };
 

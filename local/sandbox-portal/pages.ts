@@ -47,13 +47,20 @@ ${body}
 </html>
 `;
 
-export const loginPage = (options: { username?: string; error?: 'wrong_password' } = {}) =>
+/** What a hostile portal puts on its sign-in pages (server.ts, `hostile`): another form action, a frame. */
+export interface Hostile {
+  action?: string;
+  frame?: string;
+}
+
+export const loginPage = (options: { username?: string; error?: 'wrong_password' } & Hostile = {}) =>
   layout(
     'login',
     'Sign in',
     html`<h1>Provider sign in</h1>
 ${options.error ? html`<p id="login-error" class="error" role="alert" data-error="wrong_password">The username or password is incorrect.</p>` : ''}
-<form id="login-form" method="post" action="/login">
+${options.frame ? html`<iframe id="login-frame" title="News" src="${options.frame}"></iframe>` : ''}
+<form id="login-form" method="post" action="${options.action ?? '/login'}">
 <label for="username">Username</label>
 <input id="username" name="username" autocomplete="username" value="${options.username ?? ''}" required>
 <label for="password">Password</label>
@@ -62,14 +69,14 @@ ${options.error ? html`<p id="login-error" class="error" role="alert" data-error
 </form>`,
   );
 
-export const totpPage = (options: { error?: 'wrong_code' } = {}) =>
+export const totpPage = (options: { error?: 'wrong_code' } & Pick<Hostile, 'action'> = {}) =>
   layout(
     'totp',
     'Verification code',
     html`<h1>Two-step verification</h1>
 <p>Enter the 6-digit code from your authenticator app.</p>
 ${options.error ? html`<p id="totp-error" class="error" role="alert" data-error="wrong_code">The code is incorrect or has expired.</p>` : ''}
-<form id="totp-form" method="post" action="/login/totp">
+<form id="totp-form" method="post" action="${options.action ?? '/login/totp'}">
 <label for="totp-code">Verification code</label>
 <input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
 <button id="verify" type="submit">Verify</button>

@@ -30,7 +30,27 @@ export interface SandboxPortalOptions {
   seed?: SandboxSeed;
   /** Requests for these paths (any method) never get an answer: for tests of timeouts. */
   hangPaths?: string[];
+  /** The portal leads the browser to another origin: for tests of origin pinning (docs/sandbox-portal.md). */
+  hostile?: { mode: HostileMode; origin: string };
 }
+
+/**
+ * How a hostile portal leads a browser to `origin` (another site, which must never get a credential):
+ * - `redirect-login`: GET /login answers 302 to `<origin>/login`;
+ * - `frame-login`: the sign-in page frames `<origin>/frame`;
+ * - `post-login`: the sign-in form posts to `<origin>/login`;
+ * - `redirect-post`: POST /login answers 307 to `<origin>/login`, which has a browser post the form again there;
+ * - `post-totp`: the verification-code form posts to `<origin>/login/totp`;
+ * - `redirect-status`: once signed in, GET /authorizations/status answers 302 to `<origin>/authorizations/status`.
+ * Its Content-Security-Policy lets frames and forms reach `origin`, as a hostile portal's would.
+ */
+export type HostileMode =
+  | 'redirect-login'
+  | 'frame-login'
+  | 'post-login'
+  | 'redirect-post'
+  | 'post-totp'
+  | 'redirect-status';
 
 export interface Submission {
   trackingNumber: string;
@@ -99,24 +119,16 @@ const codeIsValid = (secret: string, code: string) =>
     window: 1,
   }) !== null;
 
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+/** The headers of every answer; a hostile portal's CSP also lets frames and forms reach `elsewhere`. */
+const securityHeaders = (elsewhere?: string) => ({
+  'content-security-policy': elsewhere
+    ? `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; frame-src ${elsewhere}; form-action 'self' ${elsewhere}; frame-ancestors 'none'; base-uri 'none'`
+    : "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   // Pages carry PHI: nothing is kept by caches.
   'cache-control': 'no-store',
-};
-
-const sendPage = (res: ServerResponse, status: number, page: Html, headers: Record<string, string | string[]> = {}) => {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', ...headers });
-  res.end(page.value);
-};
-
-const redirect = (res: ServerResponse, location: string, headers: Record<string, string | string[]> = {}) => {
-  res.writeHead(303, { ...SECURITY_HEADERS, location, ...headers });
-  res.end();
-};
+});
 
 const sessionCookie = (id: string) => `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict`;
 const expiredCookie = `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
@@ -159,6 +171,44 @@ const readForm = (req: IncomingMessage): Promise<Record<string, string>> =>
 export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Promise<SandboxPortal> => {
   const seed = options.seed ?? sandboxSeed;
   const hangPaths = new Set(options.hangPaths ?? []);
+  const hostile = options.hostile;
+  const elsewhere = (mode: HostileMode, path: string) =>
+    hostile?.mode === mode ? new URL(path, hostile.origin).href : undefined;
+  const SECURITY_HEADERS = securityHeaders(hostile && new URL(hostile.origin).origin);
+
+  const sendPage = (
+    res: ServerResponse,
+    status: number,
+    page: Html,
+    headers: Record<string, string | string[]> = {},
+  ) => {
+    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', ...headers });
+    res.end(page.value);
+  };
+
+  const redirect = (
+    res: ServerResponse,
+    location: string,
+    headers: Record<string, string | string[]> = {},
+    status = 303,
+  ) => {
+    res.writeHead(status, { ...SECURITY_HEADERS, location, ...headers });
+    res.end();
+  };
+
+  const codePage = (options: Parameters<typeof totpPage>[0] = {}) =>
+    totpPage({
+      ...options,
+      ...(elsewhere('post-totp', '/login/totp') ? { action: elsewhere('post-totp', '/login/totp') } : {}),
+    });
+
+  /** The sign-in page as this portal renders it (a hostile one adds a frame, or posts elsewhere). */
+  const signInPage = (options: Parameters<typeof loginPage>[0] = {}) =>
+    loginPage({
+      ...options,
+      ...(elsewhere('frame-login', '/frame') ? { frame: elsewhere('frame-login', '/frame') } : {}),
+      ...(elsewhere('post-login', '/login') ? { action: elsewhere('post-login', '/login') } : {}),
+    });
   const users = new Map<string, UserState>(
     seed.users.map((user) => [user.username, { user, failures: 0, locked: false }]),
   );
@@ -225,7 +275,7 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
     // An unknown username gets the same answer as a wrong password: the portal does not say which users exist.
     if (!state || !samePassword(form.password ?? '', state.user.password)) {
       if (state && failedAttempt(state)) return sendPage(res, 423, lockedPage());
-      return sendPage(res, 401, loginPage({ username, error: 'wrong_password' }));
+      return sendPage(res, 401, signInPage({ username, error: 'wrong_password' }));
     }
     if (state.user.totpSecret) {
       return redirect(res, '/login/totp', { 'set-cookie': sessionCookie(startSession(username, 'totp').id) });
@@ -246,7 +296,7 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
         sessions.delete(session.id);
         return sendPage(res, 423, lockedPage(), { 'set-cookie': expiredCookie });
       }
-      return sendPage(res, 401, totpPage({ error: 'wrong_code' }));
+      return sendPage(res, 401, codePage({ error: 'wrong_code' }));
     }
     state.failures = 0;
     // A new session id once fully signed in, so the half-signed-in cookie is worth nothing.
@@ -297,15 +347,21 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
       case 'GET /':
         return redirect(res, sessionOf(req)?.stage === 'signed-in' ? '/home' : '/login');
       case 'GET /login':
+        if (hostile?.mode === 'redirect-login') return redirect(res, elsewhere('redirect-login', '/login')!, {}, 302);
         if (sessionOf(req)?.stage === 'signed-in') return redirect(res, '/home');
-        return sendPage(res, 200, loginPage());
+        return sendPage(res, 200, signInPage());
       case 'POST /login':
+        if (hostile?.mode === 'redirect-post') {
+          await readForm(req);
+          // 307 keeps the method and the body: a browser that follows it posts the password there.
+          return redirect(res, elsewhere('redirect-post', '/login')!, {}, 307);
+        }
         return logIn(req, res);
       case 'GET /login/totp':
       case 'POST /login/totp': {
         const session = sessionOf(req);
         if (session?.stage !== 'totp') return redirect(res, '/login');
-        return method === 'GET' ? sendPage(res, 200, totpPage()) : verifyCode(req, res, session);
+        return method === 'GET' ? sendPage(res, 200, codePage()) : verifyCode(req, res, session);
       }
       case 'POST /logout': {
         const session = signedIn(req, res);
@@ -319,7 +375,10 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
       'GET /home': (session) => sendPage(res, 200, homePage(session)),
       'GET /prior-authorizations/new': (session) => sendPage(res, 200, priorAuthorizationPage(session)),
       'POST /prior-authorizations': (session) => submit(req, res, session),
-      'GET /authorizations/status': (session) => sendPage(res, 200, statusLookupPage(session)),
+      'GET /authorizations/status': (session) =>
+        hostile?.mode === 'redirect-status'
+          ? redirect(res, elsewhere('redirect-status', '/authorizations/status')!, {}, 302)
+          : sendPage(res, 200, statusLookupPage(session)),
       'POST /authorizations/status': async (session) => {
         const query = await signedForm(req, session);
         if (seed.hangMemberId && query.memberId === seed.hangMemberId) return; // never answered

@@ -101,8 +101,8 @@ describe('view-on-page, end to end', () => {
       authorization: null,
       executionId: executionArn,
     });
-    // The request as the portal's page held it after filling (blank fields left out).
-    const entered = {
+    // The request's non-blank values as typed, each read back the same from the portal's page.
+    const typed = {
       reference: externalId,
       'patient.memberId': 'SBX-10002',
       'patient.firstName': 'Jordan',
@@ -135,7 +135,9 @@ describe('view-on-page, end to end', () => {
       'procedures.1.code': '72149',
       'procedures.1.quantity': '2',
     };
-    expect(run.enteredValues).toEqual(entered);
+    expect(run.enteredValues).toEqual(
+      Object.fromEntries(Object.entries(typed).map(([field, value]) => [field, { value, readBack: true }])),
+    );
     expect(run.steps.map((step: { step: string }) => step.step)).toEqual([
       'queued',
       'portal account selected',
@@ -146,7 +148,7 @@ describe('view-on-page, end to end', () => {
       'form filled; stopped before submitting',
     ]);
     expect(run.steps[3].detail).toBe('attempt 1');
-    expect(run.steps[5].detail).toBe(`${Object.keys(entered).length} fields`);
+    expect(run.steps[5].detail).toBe(`${Object.keys(typed).length} fields`);
     expect(run.screenshots).toEqual([
       { n: 1, label: 'the filled form, before submitting', capturedAt: expect.any(String) },
     ]);

@@ -78,7 +78,10 @@ export const storedRun = async (
       { at, step: 'logged in' },
       { at, step: 'form filled', detail: '3 fields' },
     ],
-    enteredValues: { memberId: 'MBR-0001', patientLastName: 'Example' },
+    enteredValues: {
+      memberId: { value: 'MBR-0001', readBack: true },
+      patientLastName: { value: 'Example', readBack: false },
+    },
     screenshots: [{ objectKey, label: 'filled form', capturedAt: at }],
     version: 1,
     createdAt: at,

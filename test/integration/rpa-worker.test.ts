@@ -153,6 +153,7 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
   };
   const driver: PortalDriver = {
     portalId: 'sandbox',
+    origins: (baseUrl) => [new URL(baseUrl).origin],
     logIn: async (_browser, credentials, { baseUrl, timeoutMs }) => {
       seen.credentials.push(credentials);
       seen.baseUrls.push(baseUrl);
@@ -161,7 +162,7 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
       const session: PortalSession = {
         fillPriorAuthorization: async (form) => {
           seen.forms.push(form);
-          return script.fill ? script.fill(form) : { values: {} };
+          return script.fill ? script.fill(form) : { typed: {}, held: {} };
         },
         readAuthorizationStatus: async (query) => {
           seen.statusQueries.push(query);
@@ -287,7 +288,11 @@ describe('FillPortalForm (view-on-page)', () => {
   it('form_filled: logs in with the decrypted credentials, fills the form, records values and a screenshot', async () => {
     const { input } = await queuedRun('view-on-page');
     const { worker, seen } = testWorker({
-      fill: async (form) => ({ values: { memberId: form.patient.memberId, lastName: form.patient.lastName } }),
+      // The page holds the member id as typed, and another last name (truncated, say) than the one typed.
+      fill: async (form) => ({
+        typed: { memberId: form.patient.memberId, lastName: form.patient.lastName },
+        held: { memberId: form.patient.memberId, lastName: 'Exam', extra: 'portal text' },
+      }),
     });
     const result = await worker.fillPortalForm(input);
     expect(result).toEqual({ runId: input.runId, status: 'succeeded', outcome: 'form_filled' });
@@ -303,8 +308,12 @@ describe('FillPortalForm (view-on-page)', () => {
       outcome: 'form_filled',
       portalAccountId: accountId,
       portalId: 'sandbox',
-      enteredValues: { memberId: 'MBR-0001', lastName: 'Example' },
+      enteredValues: {
+        memberId: { value: 'MBR-0001', readBack: true },
+        lastName: { value: 'Example', readBack: false },
+      },
     });
+    expect(run.steps.find((step) => step.step === 'form filled')?.detail).toBe('2 fields, 1 read back differently');
     expect(run.steps.map((step) => step.step)).toEqual([
       'queued',
       'portal account selected',

@@ -229,7 +229,10 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
     const run = await storedRun(tenant, id, {
       status: 'running',
       outcome: undefined,
-      enteredValues: { memberId: '<script>alert(1)</script>', note: 'A & "B"' },
+      enteredValues: {
+        memberId: { value: '<script>alert(1)</script>', readBack: true },
+        note: { value: 'A & "B"', readBack: null },
+      },
     });
     const { accessToken: token } = await accessToken(id);
     const res = await session(id, { token, accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
@@ -250,6 +253,9 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('<script');
     expect(html).toContain('A &amp; &quot;B&quot;');
+    // Each value typed, with whether the portal's page read it back the same (a run recorded before: not checked).
+    expect(html).toContain('<td>&lt;script&gt;alert(1)&lt;/script&gt;</td><td>the same</td>');
+    expect(html).toContain('<td>A &amp; &quot;B&quot;</td><td>not checked</td>');
     // Nothing is loaded from anywhere but the screenshots' origin.
     const sources = [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((match) => match[1]!);
     expect(sources).toHaveLength(1);

@@ -77,7 +77,7 @@ describe('sandbox portal driver', () => {
     const session = await logIn({ username: plainUser.username, password: plainUser.password, totpSecret: null });
     try {
       const filled = await session.fillPriorAuthorization(form);
-      expect(filled.values).toEqual({
+      const expected = {
         reference: 'RPA-FILL-1',
         'patient.memberId': 'MBR-0001',
         'patient.firstName': 'Ann',
@@ -106,7 +106,10 @@ describe('sandbox portal driver', () => {
         'procedures.0.qualifierCode': 'HC',
         'procedures.0.code': '72148',
         'procedures.0.quantity': '1',
-      });
+      };
+      // What was typed (the request's non-blank values), and the page holding exactly that.
+      expect(filled.typed).toEqual(expected);
+      expect(filled.held).toEqual(expected);
       const image = await session.screenshot('form-filled');
       expect(image.subarray(0, 8)).toEqual(PNG_SIGNATURE);
       expect(image.length).toBeGreaterThan(10_000);
@@ -122,15 +125,19 @@ describe('sandbox portal driver', () => {
       const page = await context.newPage();
       await page.goto(`${portal.url}/login`);
       const blank = await maskedScreenshot(page);
-      await page.locator('#password').fill(plainUser.password);
-      expect(await page.locator('#password').inputValue()).toBe(plainUser.password);
-      const typed = await maskedScreenshot(page);
-      expect(await page.locator('#password').inputValue()).toBe('');
-      expect(typed.subarray(0, 8)).toEqual(PNG_SIGNATURE);
-      expect(typed.equals(blank)).toBe(true);
+      const images = [];
+      // Two passwords of different lengths: neither its value nor its length may show.
+      for (const password of [plainUser.password, 'x']) {
+        await page.locator('#password').fill(password);
+        expect(await page.locator('#password').inputValue()).toBe(password);
+        images.push(await maskedScreenshot(page));
+        expect(await page.locator('#password').inputValue()).toBe('');
+      }
+      expect(images[0]!.subarray(0, 8)).toEqual(PNG_SIGNATURE);
+      expect(images[0]!.equals(blank)).toBe(true);
+      expect(images[1]!.equals(blank)).toBe(true);
     } finally {
-      // Pages only: with the shipped --single-process flag a closed context takes the browser down.
-      for (const page of context.pages()) await page.close();
+      await context.close();
     }
   });
 

@@ -248,7 +248,7 @@ describe('RpaRun', () => {
       portalId: 'sandbox',
       status: 'succeeded',
       outcome: 'status_read',
-      enteredValues: { zeta: '1', alpha: '2' },
+      enteredValues: { zeta: { value: '1', readBack: true }, alpha: { value: '2', readBack: false } },
       screenshots: [{ objectKey: 'c1/rpa/r/1.png', label: 'status', capturedAt: t1 }],
       authorization: { status: 'approved', number: 'N-1', decisionDate: null },
       executionArn: 'arn:aws:states:us-east-1:1:execution:m:b1',
@@ -259,6 +259,14 @@ describe('RpaRun', () => {
     expect(read).toStrictEqual(ended);
     expect(Object.keys(read.enteredValues)).toEqual(['zeta', 'alpha']);
     expect(rpaRunEntity.fromItem(rpaRunEntity.toItem(run))).toStrictEqual(run);
+  });
+
+  it('reads values entered by runs recorded before read-back was checked ({field: string}) as not checked', () => {
+    const item = { ...rpaRunEntity.toItem(run), enteredValues: '{"memberId":"MBR-1","lastName":"Doe","odd":7}' };
+    expect(rpaRunEntity.fromItem(item).enteredValues).toStrictEqual({
+      memberId: { value: 'MBR-1', readBack: null },
+      lastName: { value: 'Doe', readBack: null },
+    });
   });
 });
 

@@ -100,7 +100,7 @@ describe('the scraper session page', () => {
           status: 'running',
           outcome: null,
           steps: [{ at: 't', step: 'logged in', detail: hostile }],
-          enteredValues: { [hostile]: hostile },
+          enteredValues: { [hostile]: { value: hostile, readBack: false } },
           screenshots: [
             {
               n: 1,

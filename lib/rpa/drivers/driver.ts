@@ -20,7 +20,8 @@ export type PortalFailureOutcome =
   | 'portal_timeout'
   | 'portal_error'
   | 'browser_failed'
-  | 'credentials_refused';
+  | 'credentials_refused'
+  | 'unexpected_origin';
 
 /**
  * A named failure. The message is for the run's steps and logs: it names the step and the kind
@@ -44,9 +45,15 @@ export class PortalFailure extends Error {
 
 export const isPortalFailure = (error: unknown): error is PortalFailure => error instanceof PortalFailure;
 
-/** The form's fields as the portal page holds them after filling: field name → value (blank fields left out). */
+/**
+ * What filling did, field by field (by the portal's field names, in the form's order): what the driver
+ * typed or selected (the request's values), and what the form's fields held afterwards (the page's
+ * own text, blank fields left out). The worker stores the first and, per field, whether the second
+ * matched it; never the page's text (docs/rpa.md, "Data").
+ */
 export interface FilledForm {
-  values: Record<string, string>;
+  typed: Record<string, string>;
+  held: Record<string, string>;
 }
 
 export interface StatusQuery {
@@ -81,6 +88,15 @@ export interface LogInOptions {
 
 export interface PortalDriver {
   portalId: string;
-  /** Logs in, or throws PortalFailure (`wrong_password`, `account_locked`, `mfa_required`, `portal_timeout`, `portal_error`). */
+  /**
+   * The origins the portal's pages, frames, scripts and forms live on, for a base URL. The browser
+   * context reaches these and nothing else (portal-context.ts); a page or redirect that leads
+   * anywhere else ends the session with `unexpected_origin`.
+   */
+  origins(baseUrl: string): string[];
+  /**
+   * Logs in, or throws PortalFailure (`wrong_password`, `account_locked`, `mfa_required`,
+   * `portal_timeout`, `portal_error`, `unexpected_origin`).
+   */
   logIn(browser: Browser, credentials: PortalCredentials, options: LogInOptions): Promise<PortalSession>;
 }

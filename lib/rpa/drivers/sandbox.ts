@@ -1,5 +1,5 @@
 import { Secret, TOTP } from 'otpauth';
-import { type Browser, type BrowserContext, errors, type Page } from 'playwright-core';
+import { type Browser, errors, type Page } from 'playwright-core';
 import type { PriorAuthorizationForm } from '../prior-authorization-form.ts';
 import {
   type FilledForm,
@@ -11,22 +11,23 @@ import {
   type PortalSession,
   type StatusQuery,
 } from './driver.ts';
+import { openPortalContext, type PortalContext, unexpectedOrigin } from './portal-context.ts';
 import { maskedScreenshot } from './screenshot.ts';
 
 /**
  * The driver of the sandbox payer portal (local/sandbox-portal/, docs/sandbox-portal.md). It knows
  * the portal only as a browser sees it: pages named by `data-page` on <body>, fields by their
- * names, links and buttons by their ids. It never submits the prior-authorization form.
+ * names, links and buttons by their ids. It never submits the prior-authorization form. It works in
+ * a context pinned to the portal's origin (portal-context.ts): one origin, the base URL's.
  */
-const RELEASE_MS = 5_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * What a browser error means for the run. Raw messages stay out: Playwright's call logs quote
- * the element they waited for, attributes and values (PHI) included.
+ * the element they waited for, attributes and values (PHI) included. Once the portal has led the
+ * browser elsewhere, whatever failed after it (a closed page, a refused tunnel) is that.
  */
-const failureOf = (error: unknown, step: string): PortalFailure => {
+const failureOf = (error: unknown, step: string, portal?: PortalContext): PortalFailure => {
+  if (portal?.strayed) return unexpectedOrigin();
   if (error instanceof PortalFailure) return error;
   if (error instanceof errors.TimeoutError) {
     return new PortalFailure('portal_timeout', `The portal did not answer in time (${step}).`);
@@ -42,7 +43,12 @@ const failureOf = (error: unknown, step: string): PortalFailure => {
 };
 
 /** Runs `work` for at most `timeoutMs`; whatever it throws becomes a PortalFailure. */
-const within = async <T>(timeoutMs: number, step: string, work: () => Promise<T>): Promise<T> => {
+const within = async <T>(
+  timeoutMs: number,
+  step: string,
+  work: () => Promise<T>,
+  portal?: PortalContext,
+): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
   const running = work();
   // Once the time is up nobody awaits `running`; its late rejection must not become an unhandled one.
@@ -54,22 +60,13 @@ const within = async <T>(timeoutMs: number, step: string, work: () => Promise<T>
     );
   });
   try {
-    return await Promise.race([running, expired]);
+    // A portal that leads elsewhere ends the call at once, whatever it was waiting for.
+    return await Promise.race(portal ? [running, expired, portal.whenStrayed] : [running, expired]);
   } catch (error) {
-    throw failureOf(error, step);
+    throw failureOf(error, step, portal);
   } finally {
     clearTimeout(timer);
   }
-};
-
-/**
- * Ends a session: closes its pages and forgets its cookies. The context itself stays open until the
- * browser closes: with `--single-process` (which Lambda needs, and which the shipped args carry
- * everywhere) closing a context takes the whole browser down.
- */
-const release = async (context: BrowserContext) => {
-  const closing = Promise.all([...context.pages().map((page) => page.close()), context.clearCookies()]);
-  await Promise.race([closing.catch(() => undefined), sleep(RELEASE_MS)]);
 };
 
 const pageNameOf = async (page: Page) => (await page.locator('body').getAttribute('data-page')) ?? '';
@@ -78,18 +75,20 @@ const pageNameOf = async (page: Page) => (await page.locator('body').getAttribut
  * Clicks something that loads a new page and waits for that page. The current document is marked
  * first, so the wait ends on the next document's <body>, not on the one the click left.
  */
-const follow = async (page: Page, selector: string): Promise<string> => {
+const follow = async (portal: PortalContext, page: Page, selector: string): Promise<string> => {
   await page.locator('body').evaluate((body) => {
     (body as unknown as { dataset: Record<string, string> }).dataset.driverLeft = 'yes';
   });
   await page.locator(selector).click();
   await page.locator('body[data-page]:not([data-driver-left])').waitFor({ state: 'attached' });
   await page.waitForLoadState('domcontentloaded');
+  portal.checkPage(page);
   return pageNameOf(page);
 };
 
-const open = async (page: Page, url: string): Promise<string> => {
+const open = async (portal: PortalContext, page: Page, url: string): Promise<string> => {
   const response = await page.goto(url, { waitUntil: 'domcontentloaded' });
+  portal.checkPage(page);
   if (response && response.status() >= 500) {
     throw new PortalFailure('portal_error', `The portal answered ${response.status()} (${new URL(url).pathname}).`);
   }
@@ -115,12 +114,16 @@ const totpCode = (secret: string) => {
   }
 };
 
-/** The sign-in pages, page by page; ends on the home page or throws the named failure. */
-const signIn = async (page: Page, credentials: PortalCredentials, baseUrl: string) => {
-  expectPage(await open(page, new URL('/login', baseUrl).href), 'login', 'opening the sign-in page');
+/**
+ * The sign-in pages, page by page; ends on the home page or throws the named failure. Each
+ * credential is typed only after the page and its form are found to be the portal's.
+ */
+const signIn = async (portal: PortalContext, page: Page, credentials: PortalCredentials, baseUrl: string) => {
+  expectPage(await open(portal, page, new URL('/login', baseUrl).href), 'login', 'opening the sign-in page');
+  await portal.checkCredentialTarget(page, '#login-form');
   await page.locator('#username').fill(credentials.username);
   await page.locator('#password').fill(credentials.password);
-  let landed = await follow(page, '#sign-in');
+  let landed = await follow(portal, page, '#sign-in');
   if (landed === 'totp') {
     if (!credentials.totpSecret) {
       throw new PortalFailure(
@@ -128,8 +131,10 @@ const signIn = async (page: Page, credentials: PortalCredentials, baseUrl: strin
         'The portal asks for a verification code and the account has no TOTP secret.',
       );
     }
-    await page.locator('#totp-code').fill(totpCode(credentials.totpSecret));
-    landed = await follow(page, '#verify');
+    const code = totpCode(credentials.totpSecret);
+    await portal.checkCredentialTarget(page, '#totp-form');
+    await page.locator('#totp-code').fill(code);
+    landed = await follow(portal, page, '#verify');
     if (landed === 'totp') throw new PortalFailure('wrong_password', 'The portal refused the verification code.');
   }
   if (landed === 'locked') throw new PortalFailure('account_locked', 'The portal says the account is locked.');
@@ -236,70 +241,93 @@ const optionalText = async (page: Page, selector: string) => {
   return (await element.first().textContent())?.trim() || undefined;
 };
 
-const session = (context: BrowserContext, page: Page, baseUrl: string, timeoutMs: number): PortalSession => {
+const session = (portal: PortalContext, page: Page, baseUrl: string, timeoutMs: number): PortalSession => {
   const fromHome = async (link: string, expected: string, step: string) => {
-    expectPage(await open(page, new URL('/home', baseUrl).href), 'home', step);
-    expectPage(await follow(page, link), expected, step);
+    expectPage(await open(portal, page, new URL('/home', baseUrl).href), 'home', step);
+    expectPage(await follow(portal, page, link), expected, step);
   };
 
   return {
     fillPriorAuthorization: (form) =>
-      within(timeoutMs, 'filling the prior-authorization form', async (): Promise<FilledForm> => {
-        await fromHome('#prior-authorization-link', 'prior-authorization', 'opening the prior-authorization form');
-        await ensureRows(page, 'renderingProviders', form.renderingProviders.length);
-        await ensureRows(page, 'diagnoses', form.diagnoses.length);
-        await ensureRows(page, 'procedures', form.procedures.length);
-        const fields = await describeFields(page);
-        for (const [name, value] of fieldsOf(form)) await setField(page, fields, name, value);
-        return { values: await readForm(page) };
-      }),
+      within(
+        timeoutMs,
+        'filling the prior-authorization form',
+        async (): Promise<FilledForm> => {
+          await fromHome('#prior-authorization-link', 'prior-authorization', 'opening the prior-authorization form');
+          await ensureRows(page, 'renderingProviders', form.renderingProviders.length);
+          await ensureRows(page, 'diagnoses', form.diagnoses.length);
+          await ensureRows(page, 'procedures', form.procedures.length);
+          const fields = await describeFields(page);
+          const typed = fieldsOf(form);
+          for (const [name, value] of typed) await setField(page, fields, name, value);
+          return { typed: Object.fromEntries(typed), held: await readForm(page) };
+        },
+        portal,
+      ),
 
     readAuthorizationStatus: (query: StatusQuery) =>
-      within(timeoutMs, 'reading the authorization status', async (): Promise<PortalAuthorization> => {
-        await fromHome('#status-lookup-link', 'status-lookup', 'opening the status lookup');
-        await page.locator('#status-member-id').fill(query.memberId);
-        await page.locator('#status-reference').fill(query.requestExternalId);
-        if (query.fromDate) await page.locator('#status-from-date').fill(query.fromDate);
-        expectPage(await follow(page, '#look-up'), 'status-lookup', 'looking the status up');
-        const result = page.locator('#status-result');
-        const status = (await result.count()) === 1 ? await result.getAttribute('data-status') : null;
-        if (!status || !STATUSES.has(status)) {
-          throw new PortalFailure('portal_error', 'The portal showed no status the driver knows.');
-        }
-        if (status === 'not_found') return { status };
-        const number = await optionalText(page, '#authorization-number');
-        const decisionDate = await optionalText(page, '#decision-date');
-        return {
-          status: status as PortalAuthorization['status'],
-          ...(number ? { number } : {}),
-          ...(decisionDate ? { decisionDate } : {}),
-        };
-      }),
+      within(
+        timeoutMs,
+        'reading the authorization status',
+        async (): Promise<PortalAuthorization> => {
+          await fromHome('#status-lookup-link', 'status-lookup', 'opening the status lookup');
+          await page.locator('#status-member-id').fill(query.memberId);
+          await page.locator('#status-reference').fill(query.requestExternalId);
+          if (query.fromDate) await page.locator('#status-from-date').fill(query.fromDate);
+          expectPage(await follow(portal, page, '#look-up'), 'status-lookup', 'looking the status up');
+          const result = page.locator('#status-result');
+          const status = (await result.count()) === 1 ? await result.getAttribute('data-status') : null;
+          if (!status || !STATUSES.has(status)) {
+            throw new PortalFailure('portal_error', 'The portal showed no status the driver knows.');
+          }
+          if (status === 'not_found') return { status };
+          const number = await optionalText(page, '#authorization-number');
+          const decisionDate = await optionalText(page, '#decision-date');
+          return {
+            status: status as PortalAuthorization['status'],
+            ...(number ? { number } : {}),
+            ...(decisionDate ? { decisionDate } : {}),
+          };
+        },
+        portal,
+      ),
 
     // The label names the capture for the run's record; the image is the same whatever it says.
-    screenshot: (_label: string) => within(timeoutMs, 'taking a screenshot', () => maskedScreenshot(page)),
+    screenshot: (_label: string) => within(timeoutMs, 'taking a screenshot', () => maskedScreenshot(page), portal),
 
-    close: () => release(context),
+    close: () => portal.close(),
   };
 };
 
+/** The sandbox portal lives on one origin: its base URL's. */
+const origins = (baseUrl: string) => [new URL(baseUrl).origin];
+
 export const sandboxDriver: PortalDriver = {
   portalId: 'sandbox',
+  origins,
   logIn: async (browser: Browser, credentials: PortalCredentials, { baseUrl, timeoutMs }: LogInOptions) => {
-    const context = await within(timeoutMs, 'opening a browser context', () =>
-      browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' }),
+    const portal = await within(timeoutMs, 'opening a browser context', () =>
+      openPortalContext(browser, {
+        origins: origins(baseUrl),
+        display: { viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' },
+      }),
     );
     try {
-      const page = await within(timeoutMs, 'signing in', async () => {
-        const page = await context.newPage();
-        page.setDefaultTimeout(timeoutMs);
-        page.setDefaultNavigationTimeout(timeoutMs);
-        await signIn(page, credentials, baseUrl);
-        return page;
-      });
-      return session(context, page, baseUrl, timeoutMs);
+      const page = await within(
+        timeoutMs,
+        'signing in',
+        async () => {
+          const page = await portal.context.newPage();
+          page.setDefaultTimeout(timeoutMs);
+          page.setDefaultNavigationTimeout(timeoutMs);
+          await signIn(portal, page, credentials, baseUrl);
+          return page;
+        },
+        portal,
+      );
+      return session(portal, page, baseUrl, timeoutMs);
     } catch (error) {
-      await release(context);
+      await portal.close();
       throw error;
     }
   },

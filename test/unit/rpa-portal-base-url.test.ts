@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { baseUrlProblem, portalBaseUrl } from '#lib/rpa/drivers/registry';
+
+describe("a portal's base URL", () => {
+  it('is https, or for the sandbox http on a loopback host', () => {
+    for (const url of ['https://portal.example.com', 'https://portal.example.com:8443/app/']) {
+      expect(portalBaseUrl('sandbox', { SANDBOX_PORTAL_URL: url })).toBe(url);
+    }
+    for (const url of [
+      'http://127.0.0.1:3100',
+      'http://127.9.8.7:3100',
+      'http://localhost:3100',
+      'http://[::1]:3100',
+    ]) {
+      expect(portalBaseUrl('sandbox', { SANDBOX_PORTAL_URL: url })).toBe(url);
+    }
+  });
+
+  it('is refused (the portal is then not automated) when it is plain http elsewhere, carries credentials, or is no URL', () => {
+    for (const url of [
+      'http://portal.example.com',
+      'http://10.0.0.5:3100',
+      'http://127.0.0.1.nip.io:3100',
+      'http://0.0.0.0:3100',
+      'ftp://127.0.0.1/',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'https://user:secret@portal.example.com',
+      'portal.example.com',
+      '',
+    ]) {
+      expect(portalBaseUrl('sandbox', { SANDBOX_PORTAL_URL: url }), url).toBeUndefined();
+    }
+    expect(portalBaseUrl('availity', { SANDBOX_PORTAL_URL: 'https://portal.example.com' })).toBeUndefined();
+  });
+
+  it('of a portal that does not allow loopback http must be https, whatever the host', () => {
+    expect(baseUrlProblem('http://127.0.0.1:3100', { loopbackHttp: false })).toBe('must be https');
+    expect(baseUrlProblem('https://portal.example.com', { loopbackHttp: false })).toBeUndefined();
+    expect(baseUrlProblem('http://portal.example.com', { loopbackHttp: true })).toBe(
+      'must be https (or http on a loopback host)',
+    );
+    expect(baseUrlProblem('https://a:b@portal.example.com', { loopbackHttp: false })).toBe(
+      'must not carry a user name or password',
+    );
+  });
+});
