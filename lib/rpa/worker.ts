@@ -599,7 +599,7 @@ export const rpaWorker = (deps: WorkerDependencies) => {
   const fillPortalForm = async (input: unknown, invocation?: Invocation): Promise<TaskResult> => {
     const ref = runRefOf(input);
     const stored = await runs.getRun(ref);
-    if (!stored || stored.kind !== 'view-on-page') throw new RunNotFound();
+    if (stored?.kind !== 'view-on-page') throw new RunNotFound();
     if (isTerminal(stored.status)) return resultOf(stored, ref.runId);
     const { portalAccountId } = stored;
     const request = await requests.get(ref.clientId, ref.externalId);
