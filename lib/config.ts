@@ -55,6 +55,16 @@ export const storageQuotaDefaults = () => ({
   ),
 });
 
+/** A client's automation quotas unless it has its own (lib/rpa/automation-quotas.ts, docs/rpa.md). */
+export const AUTOMATION_QUOTA_DEFAULTS = { runsPerHour: 200, runsPerDay: 1000, runsInFlight: 50 } as const;
+
+/** The automation quotas of a client without its own: AUTOMATION_RUNS_PER_HOUR, _PER_DAY, _IN_FLIGHT or the defaults. */
+export const automationQuotaDefaults = () => ({
+  runsPerHour: positiveWholeNumber('AUTOMATION_RUNS_PER_HOUR', AUTOMATION_QUOTA_DEFAULTS.runsPerHour),
+  runsPerDay: positiveWholeNumber('AUTOMATION_RUNS_PER_DAY', AUTOMATION_QUOTA_DEFAULTS.runsPerDay),
+  runsInFlight: positiveWholeNumber('AUTOMATION_RUNS_IN_FLIGHT', AUTOMATION_QUOTA_DEFAULTS.runsInFlight),
+});
+
 /**
  * How long API Gateway reuses an authorizer's answer for the same x-api-key value (the deployed
  * authorizer's resultsCacheTtl, and the local gateway's default): a revoked key keeps working that long.

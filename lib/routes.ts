@@ -229,6 +229,12 @@ const serviceReviews = `${v1}/ServiceReviews/requests`;
  * organization's active accounts (gsi3).
  */
 const CHOOSE_ACCOUNT: readonly TableAction[] = ['GetItem', 'BatchGetItem'];
+/**
+ * The client's automation quotas (lib/rpa/automation-quotas.ts): its runs in flight (Query of its
+ * flight items), the hour's and the day's counts (UpdateItem), the flight put, and taken back when the
+ * execution could not be started (DeleteItem).
+ */
+const AUTOMATION_QUOTAS: readonly TableAction[] = ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
 const CHOOSE_ACCOUNT_INDEXES: readonly IndexName[] = ['gsi2', 'gsi3'];
 
 /**
@@ -267,7 +273,10 @@ const rpaRoutes: Route[] = [
     path: `${serviceReviews}/{requestExternalId}/rpa/view-on-page`,
     handler: 'rpa/start-view-on-page',
     access: {
-      table: { actions: tableActions(CHOOSE_ACCOUNT, ['PutItem'], IDEMPOTENT), queryIndexes: CHOOSE_ACCOUNT_INDEXES },
+      table: {
+        actions: tableActions(CHOOSE_ACCOUNT, AUTOMATION_QUOTAS, IDEMPOTENT),
+        queryIndexes: CHOOSE_ACCOUNT_INDEXES,
+      },
       automation: 'start',
       requestFingerprints: 'sign',
     },
@@ -296,7 +305,10 @@ const rpaRoutes: Route[] = [
     path: `${serviceReviews}/rpa/batch/check-auth-status`,
     handler: 'rpa/start-check-auth-status',
     access: {
-      table: { actions: tableActions(CHOOSE_ACCOUNT, ['PutItem'], IDEMPOTENT), queryIndexes: CHOOSE_ACCOUNT_INDEXES },
+      table: {
+        actions: tableActions(CHOOSE_ACCOUNT, AUTOMATION_QUOTAS, IDEMPOTENT),
+        queryIndexes: CHOOSE_ACCOUNT_INDEXES,
+      },
       automation: 'start',
       requestFingerprints: 'sign',
     },
@@ -557,13 +569,15 @@ export const automationTasks: readonly AutomationTask[] = [
     name: 'RecordRunFailure',
     handler: 'rpa/record-run-failure',
     worker: 'recorder',
-    access: { table: { actions: ['GetItem', 'PutItem'] } },
+    // DeleteItem: a view-on-page run that ends lands its flight (lib/rpa/automation-quotas.ts).
+    access: { table: { actions: ['GetItem', 'PutItem', 'DeleteItem'] } },
   },
   {
     name: 'FinishBatch',
     handler: 'rpa/finish-batch',
     worker: 'recorder',
-    access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem'] } },
+    // DeleteItem: the finished batch lands its flight (lib/rpa/automation-quotas.ts).
+    access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] } },
   },
 ];
 

@@ -20,6 +20,9 @@ const usage = `Usage: npm run admin -- <command>
   set-storage-quotas <clientId> [--attachment-bytes <n>] [--portal-accounts-per-organization <n>]
                                                          → {"clientId"[,"attachmentBytesQuota"][,"portalAccountsQuota"]}
   set-storage-quotas <clientId> --default                (back to the default quotas)
+  set-automation-quotas <clientId> [--runs-per-hour <n>] [--runs-per-day <n>] [--runs-in-flight <n>]
+                                                         → {"clientId"[,"automationRunsPerHour"]…}
+  set-automation-quotas <clientId> --default             (back to the defaults: 200/hour, 1000/day, 50 in flight)
   attach-usage-plan-key <clientId>                       → {"clientId","apiGatewayKeyId"} (AWS, USAGE_PLAN_ID)
   create-api-key <clientId> [--expires-in <duration>] [--organization <organizationId>]
                                                          → {"clientId","keyId","apiKey"[,"expiresAt"][,"organizationId"]}
@@ -77,6 +80,17 @@ const quotaOptions = {
   '--portal-accounts-per-organization': 'portalAccountsQuota',
 } as const;
 const storageQuotas: { attachmentBytesQuota?: number; portalAccountsQuota?: number } = {};
+/** --runs-per-hour, --runs-per-day, --runs-in-flight (set-automation-quotas). */
+const automationOptions = {
+  '--runs-per-hour': 'automationRunsPerHour',
+  '--runs-per-day': 'automationRunsPerDay',
+  '--runs-in-flight': 'automationRunsInFlight',
+} as const;
+const automationQuotas: {
+  automationRunsPerHour?: number;
+  automationRunsPerDay?: number;
+  automationRunsInFlight?: number;
+} = {};
 let defaultLimits = false;
 const wholeNumber = (name: string, value: string) => {
   if (!/^\d{1,12}$/.test(value)) fail(`${name} takes a whole number.\n${usage}`);
@@ -100,7 +114,15 @@ for (let i = 0; i < argv.length; i++) {
   const quotaOption = Object.keys(quotaOptions).find((name) => arg === name || arg.startsWith(`${name}=`)) as
     | keyof typeof quotaOptions
     | undefined;
-  if (limitOption) {
+  const automationOption = Object.keys(automationOptions).find((name) => arg === name || arg.startsWith(`${name}=`)) as
+    | keyof typeof automationOptions
+    | undefined;
+  if (automationOption) {
+    automationQuotas[automationOptions[automationOption]] = wholeNumber(
+      automationOption,
+      optionValue(automationOption, arg, next)!,
+    );
+  } else if (limitOption) {
     limits[limitOptions[limitOption]] = wholeNumber(limitOption, optionValue(limitOption, arg, next)!);
   } else if (quotaOption) {
     storageQuotas[quotaOptions[quotaOption]] = wholeNumber(quotaOption, optionValue(quotaOption, arg, next)!);
@@ -131,6 +153,8 @@ const need = (
   if (clientOption !== undefined && !ofClient) fail(`${command} takes no --client.\n${usage}`);
   if ((Object.keys(limits).length > 0 || (defaultLimits && !storing)) && !limiting)
     fail(`${command} takes no --rate, --burst, --quota-per-day or --default.\n${usage}`);
+  if (Object.keys(automationQuotas).length > 0 && command !== 'set-automation-quotas')
+    fail(`${command} takes no --runs-per-hour, --runs-per-day or --runs-in-flight.\n${usage}`);
   if (Object.keys(storageQuotas).length > 0 && !storing)
     fail(`${command} takes no --attachment-bytes or --portal-accounts-per-organization.\n${usage}`);
   return args;
@@ -267,6 +291,16 @@ const commands: Record<string, () => Promise<unknown>> = {
       );
     }
     return admin.setStorageQuotas(clientId!, storageQuotas);
+  },
+  'set-automation-quotas': async () => {
+    const [clientId] = need(1, { storing: true });
+    if (Object.keys(storageQuotas).length > 0) fail(`set-automation-quotas takes no storage quota.\n${usage}`);
+    if (defaultLimits === Object.keys(automationQuotas).length > 0) {
+      fail(
+        `set-automation-quotas takes --runs-per-hour, --runs-per-day and/or --runs-in-flight, or --default alone.\n${usage}`,
+      );
+    }
+    return admin.setAutomationQuotas(clientId!, automationQuotas);
   },
   'create-api-key': async () =>
     admin.createApiKey(need(1, { expiring: true, restricting: true })[0]!, undefined, {

@@ -1,3 +1,4 @@
+import type { AutomationFlight, AutomationRunsUsage } from '#lib/rpa/automation-quotas';
 import type { AttachmentBytesUsage, PortalAccountsUsage } from '#lib/tenancy/storage-usage';
 import { attr, defineEntity } from './define-entity.ts';
 import { clientEntity } from './tenancy.ts';
@@ -28,6 +29,37 @@ export const portalAccountsUsageEntity = defineEntity<PortalAccountsUsage>()({
     clientId: attr.string(),
     organizationId: attr.string(),
     portalAccounts: attr.number(),
+    version: attr.number(),
+    createdAt: attr.string(),
+    updatedAt: attr.string(),
+  },
+});
+
+/** Automation runs a client started in one hour or one UTC day (lib/rpa/automation-quotas.ts); expires with it. */
+export const automationRunsUsageEntity = defineEntity<AutomationRunsUsage>()({
+  name: 'AutomationRunsUsage',
+  keys: { pk: clientEntity.keys.pk.template, sk: 'USAGE#RPARUNS#<window>' },
+  attributes: {
+    clientId: attr.string(),
+    window: attr.string(),
+    runs: attr.number(),
+    expiration: attr.number(),
+    version: attr.number(),
+    createdAt: attr.string(),
+    updatedAt: attr.string(),
+  },
+});
+
+/** One execution of a client's in flight: its runs, until it ends or its timeout passes. */
+export const automationFlightEntity = defineEntity<AutomationFlight>()({
+  name: 'AutomationFlight',
+  keys: { pk: clientEntity.keys.pk.template, sk: 'RPAFLIGHT#<executionName>' },
+  attributes: {
+    clientId: attr.string(),
+    executionName: attr.string(),
+    runs: attr.number(),
+    until: attr.string(),
+    expiration: attr.number(),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),

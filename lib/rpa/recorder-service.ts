@@ -1,5 +1,7 @@
 import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config';
+import { flightLandings } from './automation-quotas.ts';
 import type { AutomationMachine } from './automation-starter.ts';
+import { dynamoAutomationUsage } from './dynamo-automation-usage.ts';
 import { dynamoRunStore } from './dynamo-run-store.ts';
 import { executionEndedRecorder } from './execution-ended.ts';
 import { runRecorder } from './worker.ts';
@@ -9,7 +11,7 @@ import { runRecorder } from './worker.ts';
  * store, so their functions bundle no browser, portal driver, Encryption SDK or S3 (worker-service.ts
  * has those).
  */
-export const recorder = runRecorder({ runs: dynamoRunStore });
+export const recorder = runRecorder({ runs: dynamoRunStore, flights: flightLandings(dynamoAutomationUsage) });
 
 /** Which state machine an execution-status event is about: the ARNs the stack (or the local one) configures. */
 const machineOf = (stateMachineArn: string): AutomationMachine | undefined => {

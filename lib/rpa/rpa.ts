@@ -7,6 +7,7 @@ import { apiKeyState } from '#lib/tenancy/api-keys';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import { MAX_BATCH_REQUESTS } from '#lib/validation/schemas/rpa';
+import type { AutomationQuotaService } from './automation-quotas.ts';
 import type { AutomationStarter } from './automation-starter.ts';
 import { outcomeOfExecution, runEnder } from './execution-ended.ts';
 import { choosePortalAccount, NoPortalAccount } from './portal-account-choice.ts';
@@ -26,6 +27,7 @@ import {
 import { changeBatch, changeRun, uuidv7, withStep } from './runs.ts';
 import { InvalidScraperToken, type ScraperClaims, type ScraperTokens } from './scraper-token.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
+import { TIMEOUTS } from './state-machines.ts';
 
 /**
  * The automation's API use cases (docs/rpa.md), independent of HTTP and of AWS: scraper tokens and
@@ -154,6 +156,8 @@ export interface RpaDependencies {
   automated: (portalId: string) => boolean;
   tenants: Pick<TenantStore, 'getClientUser' | 'getApiKeyById'>;
   automation: AutomationStarter;
+  /** Per-client run quotas and runs in flight (automation-quotas.ts). */
+  quotas: Pick<AutomationQuotaService, 'admit'>;
   screenshots: Pick<ScreenshotStorage, 'presignGet'>;
   tokens: ScraperTokens;
   now?: () => Date;
@@ -176,6 +180,7 @@ export const rpaService = ({
   automated,
   tenants,
   automation,
+  quotas,
   screenshots,
   tokens,
   now = () => new Date(),
@@ -352,6 +357,7 @@ export const rpaService = ({
         { clientId, externalId, kind: 'view-on-page', clientUserId, organizationId: user.organizationId },
         account,
       );
+      const admitted = await quotas.admit(clientId, run.runId, 1, TIMEOUTS.viewOnPage);
       await runs.createRun(run);
       let executionArn: string;
       try {
@@ -364,6 +370,7 @@ export const rpaService = ({
         });
       } catch (error) {
         await notStarted(run);
+        await admitted.giveBack();
         throw error;
       }
       // The worker may already be writing the run: set the ARN on whatever version is current.
@@ -418,6 +425,7 @@ export const rpaService = ({
         createdAt: at,
         updatedAt: at,
       };
+      const admitted = await quotas.admit(clientId, batchId, queued.length, TIMEOUTS.checkAuthStatus);
       await runs.createBatch(batch);
       await Promise.all(queued.map((run) => runs.createRun(run)));
       let executionArn: string;
@@ -436,6 +444,7 @@ export const rpaService = ({
           (current) => ({ ...current, status: 'done', finishedAt: timestamp() }),
           now,
         );
+        await admitted.giveBack();
         throw error;
       }
       // The execution may already have finished the batch: set the ARN on whatever version is current.

@@ -2,6 +2,8 @@ import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-acc
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { isAutomatedPortal } from './automated-portals.ts';
+import { automationQuotas } from './automation-quotas.ts';
+import { dynamoAutomationUsage } from './dynamo-automation-usage.ts';
 import { dynamoRunStore } from './dynamo-run-store.ts';
 import { rpaService } from './rpa.ts';
 import { s3ScreenshotStorage } from './s3-screenshot-storage.ts';
@@ -19,6 +21,7 @@ export const rpa = rpaService({
   automated: isAutomatedPortal,
   tenants: dynamoTenantStore,
   automation: sfnAutomationStarter,
+  quotas: automationQuotas({ usage: dynamoAutomationUsage, tenants: dynamoTenantStore }),
   screenshots: s3ScreenshotStorage,
   tokens: scraperTokens(),
 });

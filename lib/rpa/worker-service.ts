@@ -1,8 +1,10 @@
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { flightLandings } from './automation-quotas.ts';
 import { closeBrowser, launchBrowser } from './browser.ts';
 import { driverFor, portalBaseUrl } from './drivers/registry.ts';
 import { dynamoAccountLeases } from './dynamo-account-lease.ts';
+import { dynamoAutomationUsage } from './dynamo-automation-usage.ts';
 import { dynamoRunStore } from './dynamo-run-store.ts';
 import { lambdaCredentialsSource } from './lambda-credentials-source.ts';
 import { priorAuthorizationFormOf } from './prior-authorization-form.ts';
@@ -20,6 +22,7 @@ export const worker = rpaWorker({
   requests: dynamoRequestStore,
   accounts: dynamoPortalAccountStore,
   leases: dynamoAccountLeases(),
+  flights: flightLandings(dynamoAutomationUsage),
   openCredentials: (request) => lambdaCredentialsSource.issue(request),
   launchBrowser: () => launchBrowser(),
   closeBrowser: (browser) => closeBrowser(browser),

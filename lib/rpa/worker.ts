@@ -10,6 +10,7 @@ import type {
 } from '#lib/portal-accounts/portal-account-store';
 import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
 import { type AccountLeases, LEASE_SECONDS } from './account-lease.ts';
+import type { AutomationQuotaService } from './automation-quotas.ts';
 import type { RunCredentialsRequest } from './credentials-source.ts';
 import {
   isPortalFailure,
@@ -138,6 +139,8 @@ export interface WorkerDependencies {
   portalBaseUrl: (portalId: string) => string | undefined;
   formOf: (request: StoredRequest) => PriorAuthorizationForm;
   screenshots: Pick<ScreenshotStorage, 'put'>;
+  /** The client's runs in flight (automation-quotas.ts): an execution whose runs ended lands. */
+  flights?: Pick<AutomationQuotaService, 'landed'>;
   /** Per portal call (login, fill, read); never more than the invocation has left. */
   timeoutMs?: number;
   /** A batch's lookups in one invocation, at most; the state machine calls again for the rest. */
@@ -241,11 +244,11 @@ const resultOf = (run: RpaRunRecord | undefined, runId: string): TaskResult => (
 });
 
 /** What the recorders need: no browser, portal, credentials or screenshots (recorder-service.ts). */
-export type RecorderDependencies = Pick<WorkerDependencies, 'runs' | 'now'>;
+export type RecorderDependencies = Pick<WorkerDependencies, 'runs' | 'now' | 'flights'>;
 
 /** Ends a run with `outcome` (unless it already ended: a task delivered twice records once). */
 export const finisherOf =
-  ({ runs, now = () => new Date() }: RecorderDependencies) =>
+  ({ runs, now = () => new Date(), flights }: RecorderDependencies) =>
   async (ref: RunRef, outcome: RunOutcome, change: Partial<RpaRunRecord> = {}) => {
     const run = await changeRun(
       runs,
@@ -263,6 +266,8 @@ export const finisherOf =
       now,
     );
     log.info('Automation run ended', { runId: ref.runId, kind: run?.kind, outcome: run?.outcome });
+    // A view-on-page run is its own execution: it no longer counts as in flight (a batch lands in FinishBatch).
+    if (run?.kind === 'view-on-page' && isTerminal(run.status)) await flights?.landed(ref.clientId, ref.runId);
     if (run?.outcome) recordAutomationRun(run.kind, run.outcome);
     return resultOf(run, ref.runId);
   };
@@ -315,6 +320,7 @@ export const runRecorder = (deps: RecorderDependencies) => {
         now,
       );
       log.info('Automation batch finished', { batchId, total: batch.items.length });
+      await deps.flights?.landed(clientId, batchId);
       return { batchId, status: finished?.status ?? 'done' };
     },
   };

@@ -12,13 +12,13 @@ const refusedAsFalse = (error: unknown) => {
   throw error;
 };
 
-interface Counter {
+export interface Counter {
   key: TableKey;
   entity: string;
   /** The attribute that counts. */
   count: string;
-  /** The record's id fields, written with every change so that the item reads back whole. */
-  ids: Record<string, string>;
+  /** The record's id fields (and its TTL, if any), written with every change so that the item reads back whole. */
+  ids: Record<string, string | number>;
 }
 
 /**
@@ -54,12 +54,14 @@ const change = ({ key, entity, count, ids }: Counter, amount: number, condition:
     },
   }).then(() => true, refusedAsFalse);
 
-const reserve = (counter: Counter, amount: number, quota: number, at: string) =>
+/** Counts `amount` more unless that would pass `quota`; false then. */
+export const reserve = (counter: Counter, amount: number, quota: number, at: string) =>
   quota - amount < 0
     ? Promise.resolve(false)
     : change(counter, amount, 'attribute_not_exists(#count) OR #count <= :bound', quota - amount, at);
 
-const release = (counter: Counter, amount: number, at: string) =>
+/** Takes `amount` off, never below zero; false when the count was lower. */
+export const release = (counter: Counter, amount: number, at: string) =>
   change(counter, -amount, '#count >= :bound', amount, at);
 
 const bytesCounter = (clientId: string): Counter => ({

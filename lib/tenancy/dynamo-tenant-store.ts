@@ -141,6 +141,8 @@ export const dynamoTenantStore: TenantStore = {
     replaceClientFields(clientId, ['rateLimit', 'burstLimit', 'quotaPerDay'], limits),
   setStorageQuotas: (clientId, quotas) =>
     replaceClientFields(clientId, ['attachmentBytesQuota', 'portalAccountsQuota'], quotas),
+  setAutomationQuotas: (clientId, quotas) =>
+    replaceClientFields(clientId, ['automationRunsPerHour', 'automationRunsPerDay', 'automationRunsInFlight'], quotas),
 
   putApiKey: async (key) => {
     await put(apiKeyEntity.toItem(key));

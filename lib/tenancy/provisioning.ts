@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { apiKeyState, generateApiKey, hashApiKey, parseExpiresIn } from './api-keys.ts';
-import type { ClientLimitsRecord, StorageQuotasRecord, TenantStore } from './tenant-store.ts';
+import type { AutomationQuotasRecord, ClientLimitsRecord, StorageQuotasRecord, TenantStore } from './tenant-store.ts';
 
 /**
  * Bounds of a client's own limits: API Gateway's default account-level throttle (10,000 requests per
@@ -51,6 +51,19 @@ export const storageQuotas = (quotas: StorageQuotasRecord): StorageQuotasRecord 
   return Object.fromEntries(Object.entries(quotas).filter(([, value]) => value !== undefined));
 };
 
+/** Bounds of a client's automation quotas (set-automation-quotas): 0 stops the client's automation. */
+const AUTOMATION_QUOTA_MAX = 1_000_000;
+
+/** The quotas given, checked: whole numbers from 0 to AUTOMATION_QUOTA_MAX; absent ones left out. */
+export const automationQuotas = (quotas: AutomationQuotasRecord): AutomationQuotasRecord => {
+  for (const [field, value] of Object.entries(quotas)) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0 && value <= AUTOMATION_QUOTA_MAX)) {
+      throw new Error(`${field} must be a whole number from 0 to ${AUTOMATION_QUOTA_MAX}.`);
+    }
+  }
+  return Object.fromEntries(Object.entries(quotas).filter(([, value]) => value !== undefined));
+};
+
 /**
  * Operator-side provisioning (admin CLI and the local seed). Not reachable through the API:
  * tenants are created by us, not by clients.
@@ -84,6 +97,13 @@ export const provisioning = (store: TenantStore) => ({
   async setStorageQuotas(clientId: string, quotas: StorageQuotasRecord) {
     const checked = storageQuotas(quotas);
     if (!(await store.setStorageQuotas(clientId, checked))) throw new Error(`Unknown client ${clientId}`);
+    return { clientId, ...checked };
+  },
+
+  /** Replaces a client's own automation quotas; a quota not given is back at its default. */
+  async setAutomationQuotas(clientId: string, quotas: AutomationQuotasRecord) {
+    const checked = automationQuotas(quotas);
+    if (!(await store.setAutomationQuotas(clientId, checked))) throw new Error(`Unknown client ${clientId}`);
     return { clientId, ...checked };
   },
 

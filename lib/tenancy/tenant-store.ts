@@ -34,7 +34,17 @@ export interface StorageQuotasRecord {
   portalAccountsQuota?: number;
 }
 
-export interface ClientRecord extends ClientLimitsRecord, StorageQuotasRecord {
+/**
+ * A client's own automation quotas (lib/rpa/automation-quotas.ts, docs/rpa.md "Bounded automation");
+ * the defaults apply when absent.
+ */
+export interface AutomationQuotasRecord {
+  automationRunsPerHour?: number;
+  automationRunsPerDay?: number;
+  automationRunsInFlight?: number;
+}
+
+export interface ClientRecord extends ClientLimitsRecord, StorageQuotasRecord, AutomationQuotasRecord {
   clientId: string;
   name: string;
   createdAt: string;
@@ -81,6 +91,8 @@ export interface TenantStore {
   setClientLimits(clientId: string, limits: ClientLimitsRecord): Promise<boolean>;
   /** Replaces a client's storage quotas (absent fields are removed); false when there is no such client. */
   setStorageQuotas(clientId: string, quotas: StorageQuotasRecord): Promise<boolean>;
+  /** Replaces a client's automation quotas (absent fields are removed); false when there is no such client. */
+  setAutomationQuotas(clientId: string, quotas: AutomationQuotasRecord): Promise<boolean>;
   putApiKey(key: ApiKeyRecord): Promise<void>;
   findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /** Every key of a client, revoked and expired ones included. */

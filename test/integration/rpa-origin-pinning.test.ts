@@ -365,9 +365,16 @@ describe('a run whose portal leads elsewhere, and a portal answer that is not in
       const portal = await startSandboxPortal({ seed });
       try {
         const input = await queuedRun('check-auth-status', externalId);
-        const result = await workerFor(portal).checkPortalStatus(input);
-        expect(result).toEqual({ runId: input.runId, status: 'failed', outcome: 'portal_error' });
+        // A batch's group of one run on the account, as the state machine hands it to the worker.
+        const group = {
+          clientId: input.clientId,
+          batchId: 'batch-1',
+          portalAccountId: accountId,
+          items: [{ requestExternalId: externalId, runId: input.runId }],
+        };
+        expect(await workerFor(portal).checkPortalStatus(group)).toEqual({ remaining: [], more: false });
         const run = (await dynamoRunStore.getRun({ ...input, externalId }))!;
+        expect(run).toMatchObject({ status: 'failed', outcome: 'portal_error' });
         const refused = run.steps.find((step) => step.step === "the portal's answer was refused");
         expect(refused?.detail).toContain(reason);
         expect(run.authorization).toBeUndefined();

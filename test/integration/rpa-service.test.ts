@@ -1,9 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NotFound } from '#lib/errors';
+import { NotFound, RateLimited } from '#lib/errors';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { isAutomatedPortal } from '#lib/rpa/automated-portals';
+import { automationQuotas } from '#lib/rpa/automation-quotas';
 import type { AutomationMachine, AutomationStarter, ExecutionStatus } from '#lib/rpa/automation-starter';
+import { dynamoAutomationUsage } from '#lib/rpa/dynamo-automation-usage';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { NoPortalAccount } from '#lib/rpa/portal-account-choice';
 import { LOST_AFTER_MS, RequestsNotAutomatable, RequestsNotFound, rpaService } from '#lib/rpa/rpa';
@@ -48,18 +50,19 @@ beforeAll(async () => {
   accountId = await newPortalAccount(tenant);
 });
 
-const serviceWith = (automation: AutomationStarter, now?: () => Date) =>
-  rpaService({
-    ...(now ? { now } : {}),
-    runs: dynamoRunStore,
-    requests: dynamoRequestStore,
-    accounts: dynamoPortalAccountStore,
-    automated: isAutomatedPortal,
-    tenants: dynamoTenantStore,
-    automation,
-    screenshots: s3ScreenshotStorage,
-    tokens: scraperTokens(async () => [Buffer.alloc(32, 1)]),
-  });
+const serviceDeps = (automation: AutomationStarter, now?: () => Date) => ({
+  ...(now ? { now } : {}),
+  runs: dynamoRunStore,
+  requests: dynamoRequestStore,
+  accounts: dynamoPortalAccountStore,
+  automated: isAutomatedPortal,
+  tenants: dynamoTenantStore,
+  automation,
+  quotas: automationQuotas({ usage: dynamoAutomationUsage, tenants: dynamoTenantStore }),
+  screenshots: s3ScreenshotStorage,
+  tokens: scraperTokens(async () => [Buffer.alloc(32, 1)]),
+});
+const serviceWith = (automation: AutomationStarter, now?: () => Date) => rpaService(serviceDeps(automation, now));
 
 describe('view-on-page', () => {
   it('queues a run, then starts its execution named after it with ids only', async () => {
@@ -491,5 +494,65 @@ describe('choosing the portal account at the start', () => {
     });
     expect(starter.started).toEqual([]);
     expect(await dynamoRunStore.latestRuns(t.clientId, served, 10)).toEqual([]);
+  });
+});
+
+describe('automation quotas at the start', () => {
+  const scopeOf = (t: { clientId: string }) => ({ clientId: t.clientId });
+  const quotasWith = (clock: () => Date) =>
+    automationQuotas({ usage: dynamoAutomationUsage, tenants: dynamoTenantStore, now: clock });
+
+  it('refuses runs past the hour with 429 and Retry-After to the next hour; a failed start gives its count back', async () => {
+    const t = await newTenant('quota-hour');
+    await newPortalAccount(t);
+    await t.admin.setAutomationQuotas(t.clientId, { automationRunsPerHour: 3, automationRunsInFlight: 100 });
+    const at = new Date('2026-11-24T17:40:00Z');
+    const rpa = rpaService({ ...serviceDeps(new RecordingStarter()), quotas: quotasWith(() => at) });
+    const failing = new RecordingStarter();
+    failing.failStart = true;
+    const notStarting = rpaService({ ...serviceDeps(failing), quotas: quotasWith(() => at) });
+    const body = { clientUserId: t.clientUserId };
+    await expect(notStarting.startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body)).rejects.toThrow();
+    await rpa.startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body);
+    const batch = await rpa.startCheckAuthStatus(scopeOf(t), {
+      ...body,
+      requestExternalIds: [await newRequest(t.apiKey), await newRequest(t.apiKey)],
+    });
+    expect(batch.items).toHaveLength(2);
+    const refused = await rpa
+      .startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body)
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RateLimited);
+    expect(refused).toMatchObject({ retryAfterSeconds: 20 * 60, details: { quota: 'runsPerHour', limit: 3 } });
+    // The next hour counts afresh.
+    const later = rpaService({
+      ...serviceDeps(new RecordingStarter()),
+      quotas: quotasWith(() => new Date('2026-11-24T18:00:01Z')),
+    });
+    await expect(later.startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body)).resolves.toBeDefined();
+  });
+
+  it('refuses runs past the in-flight bound until one lands; the day bound likewise', async () => {
+    const t = await newTenant('quota-flight');
+    await newPortalAccount(t);
+    await t.admin.setAutomationQuotas(t.clientId, { automationRunsInFlight: 2, automationRunsPerDay: 3 });
+    const quotas = quotasWith(() => new Date());
+    const rpa = rpaService({ ...serviceDeps(new RecordingStarter()), quotas });
+    const body = { clientUserId: t.clientUserId };
+    const first = await rpa.startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body);
+    const second = await rpa.startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body);
+    const refused = await rpa
+      .startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body)
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ retryAfterSeconds: 30, details: { quota: 'runsInFlight', limit: 2 } });
+    await quotas.landed(t.clientId, first.runId);
+    const third = await rpa.startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body);
+    for (const run of [second, third]) await quotas.landed(t.clientId, run.runId);
+    // Nothing in flight, three started today: the day's bound refuses the fourth until midnight UTC.
+    const day = await rpa
+      .startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body)
+      .catch((error: unknown) => error);
+    expect(day).toMatchObject({ details: { quota: 'runsPerDay', limit: 3 } });
+    expect((day as RateLimited).retryAfterSeconds).toBeGreaterThan(0);
   });
 });

@@ -1,8 +1,9 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { scraperTokenKeys, scraperTokens } from '#lib/rpa/scraper-token';
 import { baseUrl, call, newTenant, uniqueId } from '#test/support/api';
-import { batchPath, newRequest, png, rpaOf, serviceReviews, storedRun } from './rpa-support.ts';
+import { batchPath, newPortalAccount, newRequest, png, rpaOf, serviceReviews, storedRun } from './rpa-support.ts';
 
 /*
  * The automation's endpoints over HTTP, without executions: the scraper token and the scraper
@@ -339,5 +340,38 @@ describe('view-on-page, runs and batches: refusals before anything starts', () =
 
     expectProblem(await call('GET', `${batchPath}/${crypto.randomUUID()}`, { apiKey: tenant.apiKey }), 404);
     expectProblem(await call('GET', `${batchPath}/nope`, { apiKey: tenant.apiKey }), 400);
+  });
+});
+
+describe('starts the automation cannot take', () => {
+  it('422 names why no portal account can be chosen; 429 with Retry-After past a quota; nothing is queued', async () => {
+    const t = await newTenant('rpa-refusals');
+    const request = await newRequest(t.apiKey);
+    const none = await call('POST', `${rpaOf(request)}/view-on-page`, {
+      apiKey: t.apiKey,
+      body: { clientUserId: t.clientUserId },
+    });
+    expect(none.status, none.text).toBe(422);
+    expect(none.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(none.body).toMatchObject({ status: 422, reason: 'no_active_account', requestExternalId: request });
+    const named = await call('POST', `${rpaOf(request)}/view-on-page`, {
+      apiKey: t.apiKey,
+      body: { clientUserId: t.clientUserId, portalAccountExternalId: 'no-such-account' },
+    });
+    expect(named.status, named.text).toBe(404);
+
+    await newPortalAccount(t);
+    await t.admin.setAutomationQuotas(t.clientId, { automationRunsPerHour: 0 });
+    for (const [path, body] of [
+      [`${rpaOf(request)}/view-on-page`, { clientUserId: t.clientUserId }],
+      [batchPath, { clientUserId: t.clientUserId, requestExternalIds: [request] }],
+    ] as const) {
+      const res = await call('POST', path, { apiKey: t.apiKey, body });
+      expect(res.status, res.text).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(3600);
+      expect(res.body).toMatchObject({ status: 429, quota: 'runsPerHour', limit: 0 });
+    }
+    expect(await dynamoRunStore.latestRuns(t.clientId, request, 10)).toEqual([]);
   });
 });
