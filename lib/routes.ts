@@ -229,13 +229,20 @@ const serviceReviews = `${v1}/ServiceReviews/requests`;
  * organization's active accounts (gsi3).
  */
 const CHOOSE_ACCOUNT: readonly TableAction[] = ['GetItem', 'BatchGetItem'];
+const CHOOSE_ACCOUNT_INDEXES: readonly IndexName[] = ['gsi2', 'gsi3'];
 /**
  * The client's automation quotas (lib/rpa/automation-quotas.ts): its runs in flight (Query of its
  * flight items), the hour's and the day's counts (UpdateItem), the flight put, and taken back when the
  * execution could not be started (DeleteItem).
  */
 const AUTOMATION_QUOTAS: readonly TableAction[] = ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
-const CHOOSE_ACCOUNT_INDEXES: readonly IndexName[] = ['gsi2', 'gsi3'];
+
+/** Both starts: choose the accounts, admit the runs, store them, start the execution; idempotent. */
+const START_AUTOMATION: RouteAccess = {
+  table: { actions: tableActions(CHOOSE_ACCOUNT, AUTOMATION_QUOTAS, IDEMPOTENT), queryIndexes: CHOOSE_ACCOUNT_INDEXES },
+  automation: 'start',
+  requestFingerprints: 'sign',
+};
 
 /**
  * Service-review automation. The session is read with a scraper token, not an API key; its
@@ -272,14 +279,7 @@ const rpaRoutes: Route[] = [
     method: 'POST',
     path: `${serviceReviews}/{requestExternalId}/rpa/view-on-page`,
     handler: 'rpa/start-view-on-page',
-    access: {
-      table: {
-        actions: tableActions(CHOOSE_ACCOUNT, AUTOMATION_QUOTAS, IDEMPOTENT),
-        queryIndexes: CHOOSE_ACCOUNT_INDEXES,
-      },
-      automation: 'start',
-      requestFingerprints: 'sign',
-    },
+    access: START_AUTOMATION,
     audit: {
       action: 'rpa.viewOnPage.start',
       resource: 'rpaRun',
@@ -304,14 +304,7 @@ const rpaRoutes: Route[] = [
     method: 'POST',
     path: `${serviceReviews}/rpa/batch/check-auth-status`,
     handler: 'rpa/start-check-auth-status',
-    access: {
-      table: {
-        actions: tableActions(CHOOSE_ACCOUNT, AUTOMATION_QUOTAS, IDEMPOTENT),
-        queryIndexes: CHOOSE_ACCOUNT_INDEXES,
-      },
-      automation: 'start',
-      requestFingerprints: 'sign',
-    },
+    access: START_AUTOMATION,
     audit: {
       action: 'rpa.checkAuthStatus.start',
       resource: 'rpaBatch',

@@ -1,7 +1,7 @@
 import { log } from '#lib/observability/logger';
 import type { AutomationMachine, ExecutionStatus } from './automation-starter.ts';
 import { isTerminal, type RpaBatchRecord, type RunOutcome, type RunRef } from './run-store.ts';
-import { changeBatch } from './runs.ts';
+import { closeBatch } from './runs.ts';
 import { finisherOf, InvalidTaskInput, type RecorderDependencies } from './worker.ts';
 
 /*
@@ -113,14 +113,7 @@ export const runEnder = (deps: RecorderDependencies) => {
     for (const run of read.filter((candidate) => !isTerminal(candidate.status))) {
       if (await endRun({ clientId, externalId: run.externalId, runId: run.runId }, outcome)) ended++;
     }
-    const closed = await changeBatch(
-      runs,
-      clientId,
-      batchId,
-      (current) =>
-        current.status === 'done' ? undefined : { ...current, status: 'done', finishedAt: now().toISOString() },
-      now,
-    );
+    const closed = await closeBatch(runs, clientId, batchId, now);
     return { batch: closed, ended };
   };
 

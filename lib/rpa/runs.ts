@@ -78,3 +78,19 @@ export const changeBatch = (
     },
     { attempts: 8 },
   );
+
+/** Marks a batch `done` (once: a batch already done is left as it is); the batch as it is then. */
+export const closeBatch = (
+  runs: Pick<RunStore, 'getBatch' | 'updateBatch'>,
+  clientId: string,
+  batchId: string,
+  now: () => Date = () => new Date(),
+) =>
+  changeBatch(
+    runs,
+    clientId,
+    batchId,
+    (current) =>
+      current.status === 'done' ? undefined : { ...current, status: 'done', finishedAt: now().toISOString() },
+    now,
+  );

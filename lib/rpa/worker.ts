@@ -32,7 +32,7 @@ import {
   type RunStatus,
   type RunStore,
 } from './run-store.ts';
-import { changeBatch, changeRun, statusOfOutcome, withStep } from './runs.ts';
+import { changeRun, closeBatch, statusOfOutcome, withStep } from './runs.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
 
 /*
@@ -311,14 +311,7 @@ export const runRecorder = (deps: RecorderDependencies) => {
       for (const run of read.filter((candidate) => !isTerminal(candidate.status))) {
         await finish({ clientId, externalId: run.externalId, runId: run.runId }, 'portal_error');
       }
-      const finished = await changeBatch(
-        runs,
-        clientId,
-        batchId,
-        (current) =>
-          current.status === 'done' ? undefined : { ...current, status: 'done', finishedAt: now().toISOString() },
-        now,
-      );
+      const finished = await closeBatch(runs, clientId, batchId, now);
       log.info('Automation batch finished', { batchId, total: batch.items.length });
       await deps.flights?.landed(clientId, batchId);
       return { batchId, status: finished?.status ?? 'done' };
