@@ -1,8 +1,8 @@
 import { log } from '#lib/observability/logger';
 import type { AutomationMachine, ExecutionStatus } from './automation-starter.ts';
+import { finisherOf, InvalidTaskInput, type RecorderDependencies } from './run-recorder.ts';
 import { isTerminal, type RpaBatchRecord, type RunOutcome, type RunRef } from './run-store.ts';
 import { closeBatch } from './runs.ts';
-import { finisherOf, InvalidTaskInput, type RecorderDependencies } from './worker.ts';
 
 /*
  * No run is left hanging (docs/rpa.md): an execution that ends without having recorded its runs'

@@ -4,7 +4,7 @@ import type { AutomationMachine } from './automation-starter.ts';
 import { dynamoAutomationUsage } from './dynamo-automation-usage.ts';
 import { dynamoRunStore } from './dynamo-run-store.ts';
 import { executionEndedRecorder } from './execution-ended.ts';
-import { runRecorder } from './worker.ts';
+import { runRecorder } from './run-recorder.ts';
 
 /**
  * The recorders (RecordRunFailure, FinishBatch, RecordExecutionEnded) on DynamoDB: only the run

@@ -1,6 +1,5 @@
 import { keys } from '#lib/keys';
 import { log } from '#lib/observability/logger';
-import { recordAutomationRun } from '#lib/observability/metrics';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type {
   LastLogin,
@@ -23,22 +22,32 @@ import {
 } from './drivers/driver.ts';
 import { checkPortalAuthorization, enteredValuesOf } from './portal-answers.ts';
 import {
+  finisherOf,
+  InvalidTaskInput,
+  idsOf,
+  RunNotFound,
+  refsOf,
+  resultOf,
+  runRecorder,
+  runRefOf,
+  type TaskResult,
+} from './run-recorder.ts';
+import {
   type BatchItem,
   isTerminal,
   type RpaRunRecord,
   type RunKind,
   type RunOutcome,
   type RunRef,
-  type RunStatus,
   type RunStore,
 } from './run-store.ts';
-import { changeRun, closeBatch, statusOfOutcome, withStep } from './runs.ts';
+import { changeRun, withStep } from './runs.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
 
 /*
- * The automation's task handlers (docs/rpa.md, "Orchestration"): the browser worker's two tasks
- * (fill a portal's form; read an authorization's status), and the recorders (a run that failed for
- * good; a finished batch). Tasks take and return ids and outcomes only. Credentials are asked for
+ * The browser worker's two tasks (docs/rpa.md, "Orchestration"): fill a portal's form; read a batch
+ * group's authorization statuses in one session. Runs end through run-recorder.ts, whose recorders
+ * this worker also answers for. Tasks take and return ids and outcomes only. Credentials are asked for
  * here (from the run credentials function, which alone decrypts them), kept in memory for one login,
  * and never logged, stored or returned; what a portal or an error says is never stored either:
  * steps are fixed texts of ours.
@@ -63,29 +72,6 @@ export class PortalAccountBusy extends Error {
   }
 }
 
-/** A task for a run that does not exist (or is of another kind): there is nothing to record it on. */
-export class RunNotFound extends Error {
-  constructor() {
-    super('The run does not exist');
-    this.name = 'RunNotFound';
-  }
-}
-
-/** Input that is not the ids the state machine passes. */
-export class InvalidTaskInput extends Error {
-  constructor(field: string) {
-    super(`Task input field ${field} is missing or not a string`);
-    this.name = 'InvalidTaskInput';
-  }
-}
-
-export interface RunTaskInput {
-  clientId: string;
-  requestExternalId: string;
-  runId: string;
-  batchId?: string;
-}
-
 /** A batch's requests on one portal account, checked in one signed-in session (docs/rpa.md). */
 export interface AccountGroupInput {
   clientId: string;
@@ -100,22 +86,9 @@ export interface GroupResult {
   more: boolean;
 }
 
-/** The Catch's error, as the state machine passes it: its name, or `{Error, Cause}`; one run or a group's. */
-export interface RecordFailureInput extends Partial<RunTaskInput> {
-  clientId: string;
-  items?: BatchItem[];
-  error?: string | { Error?: string; Cause?: string };
-}
-
 /** What a task reads of its invocation (the Lambda context): the time it has left. */
 export interface Invocation {
   getRemainingTimeInMillis(): number;
-}
-
-export interface TaskResult {
-  runId: string;
-  status: RunStatus | null;
-  outcome: RunOutcome | null;
 }
 
 /** The browser a driver logs in with, whatever launches it. */
@@ -158,45 +131,11 @@ export interface WorkerDependencies {
 const LOOKUPS_PER_INVOCATION = 25;
 const PAUSE_BETWEEN_LOOKUPS_MS = 500;
 
-/** The step each outcome ends a run with: our words, never the portal's. */
-const OUTCOME_STEPS: Record<RunOutcome, string> = {
-  form_filled: 'form filled; stopped before submitting',
-  status_read: 'authorization status read; request updated',
-  not_found_on_portal: 'the portal does not know this request; request updated',
-  wrong_password: 'the portal refused the credentials',
-  account_locked: 'the portal account is locked',
-  mfa_required: 'the portal asks for a one-time code the account has no secret for',
-  no_portal_account: "the run's portal account is gone, disabled or no longer the organization's",
-  account_needs_attention: 'the portal refused this account before; it needs new credentials or to be set active',
-  portal_account_busy: 'the portal account stayed in another automation session too long',
-  portal_timeout: 'the portal did not answer in time',
-  request_not_found: 'the request does not exist',
-  browser_failed: 'the browser did not start',
-  portal_error: 'the portal answered in a way the automation did not expect',
-  browser_busy: 'every browser worker stayed busy for as long as the run waited for one',
-  execution_timed_out: 'the execution timed out before the run ended',
-  execution_aborted: 'the execution was stopped before the run ended',
-  execution_lost: 'the execution ended or vanished without recording how the run ended',
-  credentials_refused: "the credentials function refused to hand this attempt the account's credentials",
-  unexpected_origin: 'the portal led the browser outside its registered origins; the session was ended',
-};
-
 /** What a refused login is recorded as on the portal account. */
 const LOGIN_RESULTS: Partial<Record<PortalFailureOutcome, LastLogin['result']>> = {
   wrong_password: 'failed',
   account_locked: 'locked',
   mfa_required: 'mfa_required',
-};
-
-/** The Catch's error names that say what happened; any other is `portal_error`. */
-const OUTCOME_OF_ERROR: Record<string, RunOutcome> = {
-  PortalUnavailable: 'portal_timeout',
-  PortalAccountBusy: 'portal_account_busy',
-  'States.Timeout': 'portal_timeout',
-  'States.HeartbeatTimeout': 'portal_timeout',
-  'Lambda.ClientExecutionTimeoutException': 'portal_timeout',
-  // The browser function's reserved concurrency was used up for as long as the Task retried.
-  'Lambda.TooManyRequestsException': 'browser_busy',
 };
 
 /** The portal's answer in the request's own terms. */
@@ -207,120 +146,12 @@ const AUTHORIZATION_STATUS: Record<PortalAuthorization['status'], Authorization[
   not_found: 'not_found',
 };
 
-const idsOf = (input: unknown, names: readonly string[]): Record<string, string> => {
-  const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
-  return Object.fromEntries(
-    names.map((name) => {
-      const value = record[name];
-      if (typeof value !== 'string' || value === '') throw new InvalidTaskInput(name);
-      return [name, value];
-    }),
-  );
-};
-
-const runRefOf = (input: unknown): RunRef => {
-  const { clientId, requestExternalId, runId } = idsOf(input, ['clientId', 'requestExternalId', 'runId']);
-  return { clientId: clientId!, externalId: requestExternalId!, runId: runId! };
-};
-
 const stringAt = (document: Record<string, unknown>, ...path: string[]): string | undefined => {
   let value: unknown = document;
   for (const name of path) {
     value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
   }
   return typeof value === 'string' && value !== '' ? value : undefined;
-};
-
-/** The runs a group's items name; an item that is not `{requestExternalId, runId}` is InvalidTaskInput. */
-const refsOf = (clientId: string, items: unknown): RunRef[] => {
-  if (!Array.isArray(items)) throw new InvalidTaskInput('items');
-  return items.map((item) => {
-    const { requestExternalId, runId } = idsOf(item, ['requestExternalId', 'runId']);
-    return { clientId, externalId: requestExternalId!, runId: runId! };
-  });
-};
-
-/** A run's end, as a task returns it. */
-const resultOf = (run: RpaRunRecord | undefined, runId: string): TaskResult => ({
-  runId,
-  status: run?.status ?? null,
-  outcome: run?.outcome ?? null,
-});
-
-/** What the recorders need: no browser, portal, credentials or screenshots (recorder-service.ts). */
-export type RecorderDependencies = Pick<WorkerDependencies, 'runs' | 'now' | 'flights'>;
-
-/** Ends a run with `outcome` (unless it already ended: a task delivered twice records once). */
-export const finisherOf =
-  ({ runs, now = () => new Date(), flights }: RecorderDependencies) =>
-  async (ref: RunRef, outcome: RunOutcome, change: Partial<RpaRunRecord> = {}) => {
-    const run = await changeRun(
-      runs,
-      ref,
-      (current) =>
-        isTerminal(current.status)
-          ? undefined
-          : {
-              ...current,
-              ...change,
-              status: statusOfOutcome(outcome),
-              outcome,
-              steps: withStep(current.steps, now().toISOString(), OUTCOME_STEPS[outcome], outcome),
-            },
-      now,
-    );
-    log.info('Automation run ended', { runId: ref.runId, kind: run?.kind, outcome: run?.outcome });
-    // A view-on-page run is its own execution: it no longer counts as in flight (a batch lands in FinishBatch).
-    if (run?.kind === 'view-on-page' && isTerminal(run.status)) await flights?.landed(ref.clientId, ref.runId);
-    if (run?.outcome) recordAutomationRun(run.kind, run.outcome);
-    return resultOf(run, ref.runId);
-  };
-
-/** The recorders: the Catch of the browser tasks, and the end of a batch. */
-export const runRecorder = (deps: RecorderDependencies) => {
-  const { runs } = deps;
-  const now = deps.now ?? (() => new Date());
-  const finish = finisherOf(deps);
-  return {
-    /** RecordRunFailure (the Catch of both): the run failed for good; its outcome from the error's name. */
-    recordRunFailure: async (input: unknown): Promise<TaskResult | { outcome: RunOutcome; runs: number }> => {
-      const error = (input as RecordFailureInput | null)?.error;
-      const name = typeof error === 'string' ? error : error?.Error;
-      const outcome = (name && OUTCOME_OF_ERROR[name]) || 'portal_error';
-      const items = (input as RecordFailureInput | null)?.items;
-      if (!Array.isArray(items)) {
-        const ref = runRefOf(input);
-        log.warn('Automation task failed', { runId: ref.runId, errorName: name?.slice(0, 100), outcome });
-        return finish(ref, outcome);
-      }
-      // A batch's group: every run of it that has not ended fails with the group's error.
-      const { clientId, batchId } = idsOf(input, ['clientId', 'batchId']) as { clientId: string; batchId: string };
-      log.warn('Automation task failed', { batchId, total: items.length, errorName: name?.slice(0, 100), outcome });
-      for (const item of refsOf(clientId, items)) await finish(item, outcome);
-      return { outcome, runs: items.length };
-    },
-
-    /**
-     * FinishBatch: every item has been handled. A run still not ended (its recorder failed too) is
-     * failed now, so the batch's progress adds up.
-     */
-    finishBatch: async (input: unknown) => {
-      const { clientId, batchId } = idsOf(input, ['clientId', 'batchId']) as { clientId: string; batchId: string };
-      const batch = await runs.getBatch(clientId, batchId);
-      if (!batch) throw new RunNotFound();
-      const read = await runs.getRuns(
-        clientId,
-        batch.items.map((item) => ({ externalId: item.requestExternalId, runId: item.runId })),
-      );
-      for (const run of read.filter((candidate) => !isTerminal(candidate.status))) {
-        await finish({ clientId, externalId: run.externalId, runId: run.runId }, 'portal_error');
-      }
-      const finished = await closeBatch(runs, clientId, batchId, now);
-      log.info('Automation batch finished', { batchId, total: batch.items.length });
-      await deps.flights?.landed(clientId, batchId);
-      return { batchId, status: finished?.status ?? 'done' };
-    },
-  };
 };
 
 /** What a refused login leaves on the account: no automation logs in with it again until a client acts. */

@@ -4,8 +4,8 @@ import { handler } from '#functions/rpa/record-execution-ended';
 import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { LOST_AFTER_MS } from '#lib/rpa/rpa';
+import { InvalidTaskInput } from '#lib/rpa/run-recorder';
 import type { RpaBatchRecord, RpaRunRecord } from '#lib/rpa/run-store';
-import { InvalidTaskInput } from '#lib/rpa/worker';
 import { call, newTenant } from '#test/support/api';
 import { batchPath, newRequest, rpaOf, storedRun } from './rpa-support.ts';
 

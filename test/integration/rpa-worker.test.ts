@@ -29,17 +29,11 @@ import { runCredentialsIssuer } from '#lib/rpa/run-credentials';
 type Browser = Parameters<PortalDriver['logIn']>[0];
 
 import { type PriorAuthorizationForm, priorAuthorizationFormOf } from '#lib/rpa/prior-authorization-form';
+import { InvalidTaskInput, RunNotFound } from '#lib/rpa/run-recorder';
 import type { RpaBatchRecord, RpaRunRecord, RunKind } from '#lib/rpa/run-store';
 import { uuidv7 } from '#lib/rpa/runs';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
-import {
-  InvalidTaskInput,
-  PortalAccountBusy,
-  PortalUnavailable,
-  RunNotFound,
-  rpaWorker,
-  type WorkerDependencies,
-} from '#lib/rpa/worker';
+import { PortalAccountBusy, PortalUnavailable, rpaWorker, type WorkerDependencies } from '#lib/rpa/worker';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { sealV1WithLocalKey } from '#test/support/legacy-envelope';
 import { newRequest, png } from './rpa-support.ts';
