@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { baseUrlProblem, portalBaseUrl } from '#lib/rpa/drivers/registry';
+import { AUTOMATED_PORTALS, isAutomatedPortal } from '#lib/rpa/automated-portals';
+import { automatedPortalIds, baseUrlProblem, portalBaseUrl } from '#lib/rpa/drivers/registry';
 
 describe("a portal's base URL", () => {
   it('is https, or for the sandbox http on a loopback host', () => {
@@ -43,5 +44,14 @@ describe("a portal's base URL", () => {
     expect(baseUrlProblem('https://a:b@portal.example.com', { loopbackHttp: false })).toBe(
       'must not carry a user name or password',
     );
+  });
+});
+
+describe('the automated portals', () => {
+  it('are the portals with a driver: the API (automated-portals.ts) and the worker (registry.ts) agree', () => {
+    expect(automatedPortalIds().sort()).toEqual(Object.keys(AUTOMATED_PORTALS).sort());
+    for (const portalId of automatedPortalIds()) expect(isAutomatedPortal(portalId)).toBe(true);
+    expect(isAutomatedPortal('availity')).toBe(false);
+    expect(isAutomatedPortal('constructor')).toBe(false);
   });
 });

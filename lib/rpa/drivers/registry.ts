@@ -1,26 +1,17 @@
 import { log } from '#lib/observability/logger';
+import { AUTOMATED_PORTALS, type AutomatedPortal, isAutomatedPortal } from '../automated-portals.ts';
 import type { PortalDriver } from './driver.ts';
 import { sandboxDriver } from './sandbox.ts';
 
 /**
- * The portal drivers by portal id (the ids of lib/portal-accounts/portal-registry.ts), and where
- * each portal lives. A portal without a driver here cannot be automated yet.
+ * The portal drivers by portal id; where each portal lives is in lib/rpa/automated-portals.ts. A
+ * portal without a driver here cannot be automated yet.
  */
-interface Registered {
-  driver: PortalDriver;
-  /** The environment variable holding the portal's base URL (locally the stack sets it). */
-  baseUrlVariable: string;
-  /** Plain http on a loopback host is accepted: the local sandbox only. Every other portal is https. */
-  loopbackHttp?: boolean;
-}
+const DRIVERS = new Map<string, PortalDriver>([[sandboxDriver.portalId, sandboxDriver]]);
 
-const REGISTERED = new Map<string, Registered>([
-  [sandboxDriver.portalId, { driver: sandboxDriver, baseUrlVariable: 'SANDBOX_PORTAL_URL', loopbackHttp: true }],
-]);
+export const driverFor = (portalId: string): PortalDriver | undefined => DRIVERS.get(portalId);
 
-export const driverFor = (portalId: string): PortalDriver | undefined => REGISTERED.get(portalId)?.driver;
-
-export const automatedPortalIds = (): string[] => [...REGISTERED.keys()];
+export const automatedPortalIds = (): string[] => [...DRIVERS.keys()];
 
 /** 127.0.0.0/8, ::1 and localhost: nothing outside this machine. */
 const isLoopback = (hostname: string) =>
@@ -31,7 +22,10 @@ const isLoopback = (hostname: string) =>
  * crosses a network in clear), or http on a loopback host for a portal that allows it (the sandbox
  * on this machine; on AWS nothing listens there), with no user name or password in it.
  */
-export const baseUrlProblem = (value: string, registered: Pick<Registered, 'loopbackHttp'>): string | undefined => {
+export const baseUrlProblem = (
+  value: string,
+  registered: Pick<AutomatedPortal, 'loopbackHttp'>,
+): string | undefined => {
   let url: URL;
   try {
     url = new URL(value);
@@ -49,7 +43,7 @@ export const baseUrlProblem = (value: string, registered: Pick<Registered, 'loop
  * set, or the URL is refused (baseUrlProblem; logged with the portal's id, never the URL).
  */
 export const portalBaseUrl = (portalId: string, env: NodeJS.ProcessEnv = process.env): string | undefined => {
-  const registered = REGISTERED.get(portalId);
+  const registered = DRIVERS.has(portalId) && isAutomatedPortal(portalId) ? AUTOMATED_PORTALS[portalId] : undefined;
   const value = registered && env[registered.baseUrlVariable];
   if (!registered || !value) return undefined;
   const problem = baseUrlProblem(value, registered);
