@@ -332,11 +332,17 @@ export const rpaWorker = (deps: WorkerDependencies) => {
 
   /** A step on each live run, once: runs waiting behind a lease do not fill their steps with retries. */
   const noteWaiting = async (refs: RunRef[]) => {
+    const waiting = 'waiting for the portal account';
     for (const ref of refs) {
-      const run = await runs.getRun(ref);
-      if (run && !isTerminal(run.status) && run.steps.at(-1)?.step !== 'waiting for the portal account') {
-        await addStep(ref, 'waiting for the portal account', 'another session is using it');
-      }
+      await changeRun(
+        runs,
+        ref,
+        (run) =>
+          isTerminal(run.status) || run.steps.at(-1)?.step === waiting
+            ? undefined
+            : { ...run, steps: withStep(run.steps, timestamp(), waiting, 'another session is using it') },
+        now,
+      );
     }
   };
 
