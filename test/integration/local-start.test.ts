@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropTable } from '#local/stack';
 import { minimalRequest } from '#test/support/fixtures';
+import { localStartProcess } from '#test/support/local-start-process';
 
 /**
  * `npm start` as a newcomer runs it: its own process, its own state directory, its printed credentials.
@@ -14,43 +15,7 @@ import { minimalRequest } from '#test/support/fixtures';
 const stateDir = mkdtempSync(join(tmpdir(), 'local-start-'));
 const tableName = `local-start-test-${Date.now()}-${process.pid}`;
 const demoKey = 'srk_localStartTestDemoKey_0123456789abcdefghij';
-let child: ChildProcess | undefined;
-
-const start = async (...args: string[]) => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts', ...args], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      LOCAL_STATE_DIR: stateDir,
-      DEMO_API_KEY: demoKey,
-      DEMO_CLIENT_USER_ID: 'front-desk',
-      LOCAL_TABLE_NAME: tableName,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk;
-  });
-  const started = Date.now();
-  while (!/client user id/.test(output)) {
-    if (child.exitCode !== null) throw new Error(`npm start exited: ${output}`);
-    if (Date.now() - started > 30_000) throw new Error(`npm start did not come up: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const baseUrl = /listening on (http:\/\/\S+)/.exec(output)![1]!;
-  return { baseUrl, output };
-};
-
-const stop = async () => {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child!.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-};
+const { start, stop } = localStartProcess({ stateDir, demoKey, tableName, timeoutMs: 30_000 });
 
 afterEach(stop);
 afterAll(async () => {

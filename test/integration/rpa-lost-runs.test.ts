@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { afterAll, afterEach, expect, it } from 'vitest';
 import { rpaRunEntity } from '#lib/entities/rpa';
 import { DEMO_CLIENT_ID } from '#local/seed';
 import { dropTable } from '#local/stack';
+import { localStartProcess } from '#test/support/local-start-process';
 import { batchPath, rpaOf } from './rpa-support.ts';
 
 /*
@@ -21,46 +21,17 @@ const stateDir = mkdtempSync(join(tmpdir(), 'lost-runs-'));
 const tableName = `lost-runs-test-${Date.now()}-${process.pid}`;
 const demoKey = 'srk_lostRunsTestDemoKey_0123456789abcdefghijkl';
 const DEMO_REQUESTS = ['DEMO-APPROVED', 'DEMO-DENIED', 'DEMO-PENDED', 'DEMO-UNKNOWN', 'DEMO-APPROVED'];
-let child: ChildProcess | undefined;
+const local = localStartProcess({ stateDir, demoKey, tableName });
+const { stop } = local;
 
+/** Up, with the stack's base URL and environment as it wrote them to stack.json. */
 const start = async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      LOCAL_STATE_DIR: stateDir,
-      DEMO_API_KEY: demoKey,
-      DEMO_CLIENT_USER_ID: 'front-desk',
-      LOCAL_TABLE_NAME: tableName,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk;
-  });
-  const started = Date.now();
-  while (!/client user id/.test(output)) {
-    if (child.exitCode !== null) throw new Error(`npm start exited: ${output}`);
-    if (Date.now() - started > 60_000) throw new Error(`npm start did not come up: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await local.start();
   const { baseUrl, env } = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as {
     baseUrl: string;
     env: Record<string, string>;
   };
   return { baseUrl, env };
-};
-
-/** Ctrl-C: the stack closes (its Step Functions aborts what runs) and the process exits. */
-const stop = async () => {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child!.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 };
 
 afterEach(stop);
