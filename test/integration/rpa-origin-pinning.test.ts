@@ -184,8 +184,9 @@ describe.each([
         }
         expect(failure.outcome).toBe('unexpected_origin');
         expect(failure.message).not.toContain(foreign.url);
-        // The session is ended at once, not at its timeout.
-        expect(Date.now() - started).toBeLessThan(TIMEOUT_MS / 2);
+        // The session is ended when it strays, not at its timeout (which would be portal_timeout, after
+        // TIMEOUT_MS): under a loaded CI the stray alone has taken 5 s, so the bound is the timeout itself.
+        expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
         expectNothingReceived(user);
       } finally {
         await portal.close();
