@@ -17,6 +17,7 @@ import {
   validationResultSchema,
 } from './components.ts';
 import { type OperationDoc, type Outcome, operations } from './operations.ts';
+import { globalTagsOf } from './tags.ts';
 
 /**
  * The OpenAPI 3.1 document, built from the route table (paths, methods, path parameters, security,
@@ -246,6 +247,7 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
     },
     servers: [{ url: '/', description: 'This API (paths start with /api/external)' }],
     security: [{ apiKey: [] }],
+    tags: globalTagsOf(paths),
     paths,
     components: {
       securitySchemes,

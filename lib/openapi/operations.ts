@@ -1,4 +1,5 @@
 import type { SchemaName } from '#lib/validation/schema-names';
+import type { Tag } from './tags.ts';
 
 /**
  * What the document says of each route beyond its row: keyed by the row's handler module (one
@@ -18,8 +19,9 @@ export interface Outcome {
 
 export interface OperationDoc {
   summary: string;
-  tag: 'Requests' | 'Attachments' | 'Portal accounts' | 'Service-review automation' | 'Schemas' | 'API description';
-  description?: string;
+  tag: Tag;
+  /** One line at least: what the operation does beyond its summary (Redocly's operation-description). */
+  description: string;
   /** The request body: JSON validated against a schema, any JSON, a merge patch, and/or multipart. */
   body?: {
     schema?: SchemaName;
@@ -60,6 +62,8 @@ export const operations: Record<string, OperationDoc> = {
   'requests/upsert-request-v1': {
     summary: 'Create or replace a request (v1)',
     tag: 'Requests',
+    description:
+      'Creates the request under this id (201) or replaces it whole (200); If-Match makes a replace conditional.',
     body: { schema: 'RequestAddressedByPath' },
     pathDescriptions: { appointmentId: "The request's id (the same as v1.1's externalId)" },
     ifMatch: true,
@@ -79,6 +83,8 @@ export const operations: Record<string, OperationDoc> = {
   'requests/create-request': {
     summary: 'Create a request',
     tag: 'Requests',
+    description:
+      "The body's `externalId` names the request: 409 if it exists already. An Idempotency-Key makes a retry safe.",
     body: { schema: 'Request' },
     idempotent: true,
     outcomes: { 201: { description: 'Created', body: 'RequestRepresentation', headers: ['ETag', 'Location'] } },
@@ -87,6 +93,7 @@ export const operations: Record<string, OperationDoc> = {
   'requests/replace-request': {
     summary: 'Replace a request',
     tag: 'Requests',
+    description: 'Replaces every field of an existing request (404 if there is none); If-Match makes it conditional.',
     body: { schema: 'RequestAddressedByPath' },
     pathDescriptions: REQUEST_PATH,
     ifMatch: true,
@@ -96,6 +103,8 @@ export const operations: Record<string, OperationDoc> = {
   'requests/get-request': {
     summary: 'Read a request with its authorization status',
     tag: 'Requests',
+    description:
+      'The request as stored, with `authorization` (the status last read on the payer portal); its version is the ETag.',
     pathDescriptions: REQUEST_PATH,
     ifNoneMatch: true,
     outcomes: { ...request('The request'), ...notModified },
@@ -115,6 +124,7 @@ export const operations: Record<string, OperationDoc> = {
   'attachments/list-attachments': {
     summary: "List a request's attachments",
     tag: 'Attachments',
+    description: 'Every attachment of the request, with its metadata (not its content: download it).',
     pathDescriptions: REQUEST_PATH,
     outcomes: { 200: { description: 'The attachments', body: 'AttachmentList' } },
     failures: [404],
@@ -122,6 +132,7 @@ export const operations: Record<string, OperationDoc> = {
   'attachments/get-attachment': {
     summary: "Read an attachment's metadata",
     tag: 'Attachments',
+    description: 'Name, media type, size, SHA-256, status and timestamps; not the content (download it).',
     pathDescriptions: REQUEST_PATH,
     outcomes: { 200: { description: 'The metadata', body: 'Attachment' } },
     failures: [404],
@@ -129,6 +140,8 @@ export const operations: Record<string, OperationDoc> = {
   'attachments/download-attachment': {
     summary: 'Download an attachment',
     tag: 'Attachments',
+    description:
+      'A 303 to a presigned URL, valid 60 seconds, of exactly the bytes stored; 409 for an attachment that has none (pending or rejected).',
     pathDescriptions: REQUEST_PATH,
     outcomes: {
       303: {
@@ -142,6 +155,7 @@ export const operations: Record<string, OperationDoc> = {
   'attachments/delete-attachment': {
     summary: 'Delete an attachment permanently',
     tag: 'Attachments',
+    description: 'Removes the file, every version of it, and its metadata, permanently.',
     pathDescriptions: REQUEST_PATH,
     outcomes: { 204: { description: 'Deleted, every version of the file', body: 'none' } },
     failures: [404, 409],
@@ -158,6 +172,8 @@ export const operations: Record<string, OperationDoc> = {
   'portal-accounts/list-portal-accounts': {
     summary: "List the portal accounts of a client user's organization",
     tag: 'Portal accounts',
+    description:
+      "Pages of `pageSize` accounts (1–100, default 25), oldest first; a page's `nextCursor` asks for the next one.",
     pathDescriptions: { externalId: 'The clientUserId whose organization’s accounts are listed' },
     querySchema: 'PortalAccountListQuery',
     outcomes: { 200: { description: 'A page, oldest first', body: 'PortalAccountPage' } },
@@ -166,6 +182,7 @@ export const operations: Record<string, OperationDoc> = {
   'portal-accounts/get-portal-account': {
     summary: 'Read a portal account',
     tag: 'Portal accounts',
+    description: 'The account without its secrets; its version is the ETag.',
     pathDescriptions: ACCOUNT_PATH,
     ifNoneMatch: true,
     outcomes: { ...account('The account'), ...notModified },
@@ -174,6 +191,8 @@ export const operations: Record<string, OperationDoc> = {
   'portal-accounts/replace-portal-account': {
     summary: 'Replace a portal account',
     tag: 'Portal accounts',
+    description:
+      'Replaces every field but the secrets: one left out stays as it is, `totpSecret: null` removes the TOTP secret. If-Match (or `version`) refuses a stale write.',
     body: { schema: 'PortalAccountReplacement' },
     pathDescriptions: ACCOUNT_PATH,
     ifMatch: true,
@@ -183,6 +202,7 @@ export const operations: Record<string, OperationDoc> = {
   'portal-accounts/delete-portal-account': {
     summary: 'Delete a portal account',
     tag: 'Portal accounts',
+    description: 'Removes the account and its encrypted secrets permanently; If-Match makes it conditional.',
     pathDescriptions: ACCOUNT_PATH,
     ifMatch: true,
     outcomes: { 204: { description: 'Deleted', body: 'none' } },
@@ -199,6 +219,8 @@ export const operations: Record<string, OperationDoc> = {
   'rpa/issue-rpa-access-token': {
     summary: 'Issue a scraper token for a request',
     tag: 'Service-review automation',
+    description:
+      "A 15-minute token for the request's scraper session, and the session's URL; the token works only while this API key does.",
     body: { schema: 'RpaAccessRequest', optional: true },
     outcomes: { 200: { description: 'The token and the session URL', body: 'RpaAccessToken' } },
     failures: [404],
@@ -232,6 +254,8 @@ export const operations: Record<string, OperationDoc> = {
   'rpa/get-rpa-run': {
     summary: 'Read an automation run',
     tag: 'Service-review automation',
+    description:
+      "One view-on-page or check-auth-status run: status, outcome, steps, values entered and screenshots' metadata.",
     outcomes: { 200: { description: 'The run', body: 'Run' } },
     failures: [404],
   },
@@ -248,12 +272,15 @@ export const operations: Record<string, OperationDoc> = {
   'rpa/get-check-auth-status': {
     summary: "Read a check-auth-status batch's progress",
     tag: 'Service-review automation',
+    description:
+      "How many of the batch's requests are done or failed, and each one's run, status, outcome and authorization.",
     outcomes: { 200: { description: 'The progress', body: 'BatchProgress' } },
     failures: [404],
   },
   'schemas/list-schemas': {
     summary: 'List the JSON Schemas',
     tag: 'Schemas',
+    description: 'The public JSON Schemas by name, each with its URL and the URL that validates against it.',
     outcomes: { 200: { description: 'The schemas clients can read and validate against', body: 'SchemaList' } },
   },
   'schemas/get-schema': {
@@ -268,6 +295,8 @@ export const operations: Record<string, OperationDoc> = {
   'schemas/validate-payload': {
     summary: 'Validate any payload against a schema',
     tag: 'Schemas',
+    description:
+      'Always 200 for a known schema: the Validation result says whether the payload passes and, if not, why.',
     body: { anyJson: true },
     outcomes: { 200: { description: 'The Validation result, whatever it is', body: 'ValidationResult' } },
     failures: [404],
@@ -275,6 +304,8 @@ export const operations: Record<string, OperationDoc> = {
   'docs/get-openapi-document': {
     summary: 'This OpenAPI document',
     tag: 'API description',
+    description:
+      "Generated from the route table and the validators' JSON Schemas; `servers` is this API as the caller reached it.",
     outcomes: { 200: { description: 'OpenAPI 3.1', body: 'OpenApiDocument' } },
   },
   'docs/get-api-reference': {
@@ -286,6 +317,7 @@ export const operations: Record<string, OperationDoc> = {
   'docs/get-api-reference-script': {
     summary: "The reference page's renderer",
     tag: 'API description',
+    description: "Scalar's standalone script, served here so that the reference page loads nothing from elsewhere.",
     outcomes: { 200: { description: 'JavaScript (Scalar)', body: 'JavaScript', mediaType: 'text/javascript' } },
   },
 };
