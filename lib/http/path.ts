@@ -20,7 +20,9 @@ export const pathId = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>, name
 export const requestExternalIdOf = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>) =>
   pathId(event, 'externalId', 'requestExternalId');
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Ids of ours, in any case (they are read lower-cased); the OpenAPI document states the same pattern. */
+export const UUID_PATTERN = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$';
+const UUID = new RegExp(UUID_PATTERN);
 
 /** An id of ours (a UUID) from the path: anything else cannot name one. */
 export const uuidPathId = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>, name: string) => {

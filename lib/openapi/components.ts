@@ -1,4 +1,6 @@
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
+import { ATTENTION_REASONS, LAST_LOGIN_RESULTS } from '#lib/portal-accounts/portal-account-store';
+import { AUTHORIZATION_STATUSES } from '#lib/requests/request-store';
 import { MAX_ERROR_TEXTS } from '#lib/validation/error-text';
 
 /**
@@ -11,20 +13,50 @@ type JsonSchema = Record<string, unknown>;
 const timestamp = (description: string) => ({ type: 'string', format: 'date-time', description });
 const nullable = (schema: JsonSchema) => ({ anyOf: [schema, { type: 'null' }] });
 
+/**
+ * Closed, so a typed client can tell it from a Validation result, and a member the server starts
+ * sending without saying so fails the integration tests (test/support/openapi-conformance.ts).
+ */
 export const problemDetailsSchema: JsonSchema = {
   title: 'ProblemDetails',
   description:
-    'RFC 9457 problem details (application/problem+json): every failure but a body that fails its schema. Extension members (limitBytes, accepted, position, maxDepth…) depend on the failure.',
+    'RFC 9457 problem details (application/problem+json): every failure but a body that fails its schema. The extension members after `requestId` are present only where the failure has them.',
   type: 'object',
   required: ['type', 'title', 'status'],
+  additionalProperties: false,
   properties: {
     type: { type: 'string', const: 'about:blank' },
     title: { type: 'string', description: 'The status text, e.g. Not Found' },
     status: { type: 'integer', minimum: 400, maximum: 599 },
     detail: { type: 'string', description: 'What went wrong, never quoting stored data' },
     requestId: { type: 'string', description: 'Quote it when reporting a problem' },
+    parameter: { type: 'string', description: 'The path or query parameter at fault' },
+    field: { type: 'string', description: 'The body or form field at fault' },
+    header: { type: 'string', description: 'The header at fault' },
+    reason: { type: 'string', description: 'Why, as a code (e.g. no_portal_account, sha256, content_mismatch)' },
+    position: { type: 'integer', minimum: 0, description: 'A malformed JSON body: where in it (in characters)' },
+    maxDepth: { type: 'integer', minimum: 1, description: 'A JSON body nested too deep: the limit' },
+    limitBytes: { type: 'integer', minimum: 0, description: 'The size limit that was exceeded' },
+    accepted: { type: 'array', items: { type: 'string' }, description: 'The media types accepted' },
+    quota: { type: 'string', description: 'The quota used up (e.g. attachmentBytes, runsPerHour)' },
+    limit: { type: 'integer', minimum: 0, description: "The quota's limit" },
+    requestExternalId: { type: 'string', description: 'The request that cannot be automated (with reason)' },
+    requestExternalIds: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'check-auth-status: the requests not found (nothing was started)',
+    },
+    requests: {
+      type: 'array',
+      description: 'check-auth-status: the requests no portal account could be chosen for',
+      items: {
+        type: 'object',
+        required: ['requestExternalId', 'reason'],
+        additionalProperties: false,
+        properties: { requestExternalId: { type: 'string' }, reason: { type: 'string' } },
+      },
+    },
   },
-  additionalProperties: true,
 };
 
 export const validationResultSchema: JsonSchema = {
@@ -44,9 +76,15 @@ export const validationResultSchema: JsonSchema = {
 const authorization = {
   type: 'object',
   description: "The authorization's status as last read on the payer portal",
+  required: ['status', 'number', 'decisionDate', 'lastCheckedAt'],
+  additionalProperties: false,
   properties: {
-    status: { type: 'string', description: 'not_submitted until the automation read a status' },
-    number: nullable({ type: 'string' }),
+    status: {
+      type: 'string',
+      enum: AUTHORIZATION_STATUSES,
+      description: 'not_submitted until the automation read a status; not_found: the portal has never seen it',
+    },
+    number: nullable({ type: 'string', description: "The payer's authorization number" }),
     decisionDate: nullable({ type: 'string', format: 'date' }),
     lastCheckedAt: nullable(timestamp('When the automation last read it')),
   },
@@ -56,7 +94,10 @@ const authorization = {
 export const requestRepresentationOf = (requestSchema: JsonSchema): JsonSchema => ({
   title: 'RequestRepresentation',
   type: 'object',
-  required: ['externalId', 'authorization', 'createdAt', 'updatedAt', 'version'],
+  // What Request requires is in every stored request (a merge patch's result is checked against it too).
+  required: [
+    ...new Set([...(requestSchema.required as string[]), 'authorization', 'createdAt', 'updatedAt', 'version']),
+  ],
   properties: {
     ...(requestSchema.properties as JsonSchema),
     authorization,
@@ -64,6 +105,7 @@ export const requestRepresentationOf = (requestSchema: JsonSchema): JsonSchema =
     updatedAt: timestamp('When it last changed'),
     version: { type: 'integer', minimum: 1, description: 'Also the ETag: "<version>"' },
   },
+  additionalProperties: false,
 });
 
 /** A portal account as clients read it: the PortalAccount schema's members but its secrets, plus the service's. */
@@ -71,33 +113,43 @@ export const portalAccountRepresentationOf = (portalAccountSchema: JsonSchema): 
   const members = Object.entries(portalAccountSchema.properties as Record<string, JsonSchema>).filter(
     ([, schema]) => schema.writeOnly !== true,
   );
+  const properties: JsonSchema = {
+    ...Object.fromEntries(members),
+    organizationId: { type: 'string' },
+    portalName: { type: 'string' },
+    lastLogin: nullable({
+      type: 'object',
+      description: "The automation's last login on the portal: how it went, and when",
+      required: ['result', 'at'],
+      additionalProperties: false,
+      properties: { result: { type: 'string', enum: LAST_LOGIN_RESULTS }, at: timestamp('When it logged in') },
+    }),
+    attention: nullable({
+      type: 'object',
+      description:
+        'Set when the portal refused the credentials: the automation does not log in with this account again (runs end `account_needs_attention`) until new credentials are put or `status` is set to `active`.',
+      required: ['reason', 'since'],
+      additionalProperties: false,
+      properties: {
+        reason: { type: 'string', enum: ATTENTION_REASONS },
+        since: timestamp('When the portal refused them'),
+      },
+    }),
+    passwordSet: { type: 'boolean', const: true },
+    passwordChangedAt: timestamp('When the password was last set'),
+    totpSecretSet: { type: 'boolean' },
+    totpSecretChangedAt: nullable(timestamp('When the TOTP secret was last set')),
+    createdAt: timestamp('When it was created'),
+    updatedAt: timestamp('When it last changed'),
+    version: { type: 'integer', minimum: 1, description: 'Also the ETag: "<version>"' },
+  };
   return {
     title: 'PortalAccountRepresentation',
     description: 'Never a secret: only whether the password and the TOTP secret are set, and when they changed.',
     type: 'object',
-    properties: {
-      ...Object.fromEntries(members),
-      organizationId: { type: 'string' },
-      portalName: { type: 'string' },
-      lastLogin: nullable(timestamp('Last login of the automation on the portal')),
-      attention: nullable({
-        type: 'object',
-        description:
-          'Set when the portal refused the credentials: the automation does not log in with this account again (runs end `account_needs_attention`) until new credentials are put or `status` is set to `active`.',
-        required: ['reason', 'since'],
-        properties: {
-          reason: { type: 'string', enum: ['wrong_password', 'account_locked', 'mfa_required'] },
-          since: timestamp('When the portal refused them'),
-        },
-      }),
-      passwordSet: { type: 'boolean', const: true },
-      passwordChangedAt: timestamp('When the password was last set'),
-      totpSecretSet: { type: 'boolean' },
-      totpSecretChangedAt: nullable(timestamp('When the TOTP secret was last set')),
-      createdAt: timestamp('When it was created'),
-      updatedAt: timestamp('When it last changed'),
-      version: { type: 'integer', minimum: 1, description: 'Also the ETag: "<version>"' },
-    },
+    required: Object.keys(properties),
+    additionalProperties: false,
+    properties,
   };
 };
 
@@ -115,23 +167,54 @@ export const attachmentSchema: JsonSchema = {
   title: 'Attachment',
   description: 'Metadata of a clinical document; the file itself is read through …/download.',
   type: 'object',
-  required: ['attachmentId', 'requestExternalId', 'fileName', 'contentType', 'status', 'createdAt', 'updatedAt'],
+  required: [
+    'attachmentId',
+    'requestExternalId',
+    'fileName',
+    'contentType',
+    'size',
+    'sha256',
+    'status',
+    'uploadMethod',
+    'createdAt',
+    'updatedAt',
+  ],
+  additionalProperties: false,
   properties: {
     attachmentId: { type: 'string', format: 'uuid' },
     requestExternalId: { type: 'string' },
     fileName: { type: 'string' },
     contentType: { type: 'string' },
-    size: { type: 'integer', minimum: 0 },
-    sha256: { type: 'string', description: 'Hex SHA-256 of the stored bytes' },
+    size: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Bytes: measured (direct) or declared (presigned, checked on arrival)',
+    },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Hex SHA-256 of the stored bytes' },
     documentType: { type: 'string' },
     description: { type: 'string' },
-    status: { type: 'string', description: 'pending (presigned upload not yet received), stored, rejected…' },
-    rejectionReason: { type: 'string' },
+    status: {
+      type: 'string',
+      enum: ['pending', 'available', 'rejected'],
+      description: 'pending: a presigned upload not yet received and verified',
+    },
+    rejectionReason: { type: 'string', description: 'rejected only: why the file received was refused' },
     uploadMethod: { type: 'string', enum: ['direct', 'presigned'] },
     upload: {
       type: 'object',
-      description: 'Presigned uploads only: where and how to PUT the file',
-      additionalProperties: true,
+      description: 'The answer to a presigned upload request only: where and how to PUT the file',
+      required: ['method', 'url', 'headers', 'expiresAt'],
+      additionalProperties: false,
+      properties: {
+        method: { type: 'string', const: 'PUT' },
+        url: { type: 'string', format: 'uri', description: 'Presigned: PUT the file here' },
+        headers: {
+          type: 'object',
+          description: 'Send these headers exactly as given: they are part of the signature',
+          additionalProperties: { type: 'string' },
+        },
+        expiresAt: timestamp('When the URL stops working'),
+      },
     },
     createdAt: timestamp('When it was created'),
     updatedAt: timestamp('When it last changed'),
@@ -144,7 +227,12 @@ export const multipartUploadSchema: JsonSchema = {
   type: 'object',
   required: ['file'],
   properties: {
-    file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file, at most 4 MiB' },
+    file: {
+      type: 'string',
+      format: 'binary',
+      contentMediaType: 'application/octet-stream',
+      description: 'The file, at most 4 MiB, sent with a filename',
+    },
     documentType: { type: 'string' },
     description: { type: 'string' },
     sha256: { type: 'string', description: 'Hex SHA-256 of the file: checked when given' },
@@ -224,3 +312,66 @@ export const securitySchemes = {
     description: 'The scraper token in a link for a browser: exchanged for the session cookie (303)',
   },
 } as const;
+
+/**
+ * RFC 7396 body of the v1 PATCH, derived from the Request schema: every member optional, `null`
+ * removes it, objects merge member by member and arrays are replaced whole. The merged request must
+ * still be a valid Request (400 Validation result otherwise).
+ */
+export const mergePatchOf = (schema: JsonSchema, title?: string): JsonSchema => {
+  const { required: _required, anyOf: _anyOf, ...rest } = schema;
+  const patched: JsonSchema =
+    rest.type === 'object' && rest.properties
+      ? {
+          ...rest,
+          properties: Object.fromEntries(
+            Object.entries(rest.properties as Record<string, JsonSchema>).map(([name, member]) => [
+              name,
+              mergePatchOf(member),
+            ]),
+          ),
+        }
+      : rest;
+  if (!title) return nullable(patched);
+  return { ...patched, title, description: `RFC 7396 JSON Merge Patch of a ${schema.title}: null removes a member` };
+};
+
+export const jsonSchemaSchema: JsonSchema = {
+  title: 'JsonSchema',
+  type: 'object',
+  description: 'A JSON Schema (draft-07), as the validators are compiled from it',
+  required: ['$schema', '$id', 'title', 'type'],
+  properties: {
+    $schema: { type: 'string', const: 'http://json-schema.org/draft-07/schema#' },
+    $id: { type: 'string' },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    type: { type: 'string', const: 'object' },
+    required: { type: 'array', items: { type: 'string' } },
+    properties: { type: 'object', additionalProperties: { type: 'object' } },
+    additionalProperties: { type: 'boolean' },
+  },
+};
+
+export const openApiDocumentSchema: JsonSchema = {
+  title: 'OpenApiDocument',
+  type: 'object',
+  description: 'An OpenAPI 3.1 document: this one',
+  required: ['openapi', 'info', 'paths', 'components'],
+  properties: {
+    openapi: { type: 'string', pattern: '^3\\.1\\.' },
+    info: {
+      type: 'object',
+      required: ['title', 'version'],
+      properties: { title: { type: 'string' }, version: { type: 'string' }, description: { type: 'string' } },
+    },
+    servers: { type: 'array', items: { type: 'object', required: ['url'], properties: { url: { type: 'string' } } } },
+    tags: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+    paths: { type: 'object', additionalProperties: { type: 'object' } },
+    webhooks: { type: 'object', additionalProperties: { type: 'object' } },
+    components: {
+      type: 'object',
+      properties: { schemas: { type: 'object', additionalProperties: { type: 'object' } } },
+    },
+  },
+};

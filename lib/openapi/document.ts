@@ -1,12 +1,17 @@
 import { V1_PORTALS_DEPRECATION } from '#lib/http/deprecation';
-import { IDEMPOTENCY_KEY_HEADER } from '#lib/http/idempotency';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '#lib/http/idempotency';
+import { UUID_PATTERN } from '#lib/http/path';
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
 import type { Route } from '#lib/routes';
 import { functionNameOf } from '#lib/routes';
 import type { SchemaName } from '#lib/validation/schema-names';
+import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
 import {
   attachmentSchema,
+  jsonSchemaSchema,
+  mergePatchOf,
   multipartUploadSchema,
+  openApiDocumentSchema,
   portalAccountPageSchema,
   portalAccountRepresentationOf,
   problemDetailsSchema,
@@ -36,6 +41,13 @@ export interface DocumentSources {
 const DRAFT_07_ONLY = ['definitions', 'dependencies', 'additionalItems'];
 
 /**
+ * Our custom formats (lib/validation/formats.ts), as far as standard JSON Schema can say them: other
+ * validators ignore an unknown format, so the document adds what they can check. The check digit
+ * stays in the description (and in our validators).
+ */
+const PORTABLE_FORMATS: Record<string, Json> = { npi: { pattern: '^[0-9]{10}$', minLength: 10, maxLength: 10 } };
+
+/**
  * A validator's schema (draft-07) as an OpenAPI 3.1 schema (2020-12): without `$schema` and `$id`
  * (the component's name identifies it). The keywords whose meaning changed in 2020-12 are refused,
  * so a schema that starts using one is noticed here rather than misdocumented.
@@ -51,7 +63,8 @@ export const asComponentSchema = (schema: Json): Json => {
       }
       out[key] = visit(member, `${path}/${key}`);
     }
-    return out;
+    const portable = typeof out.format === 'string' ? PORTABLE_FORMATS[out.format] : undefined;
+    return portable ? { ...out, ...portable } : out;
   };
   const { $schema: _schema, $id: _id, ...rest } = schema;
   return visit(rest, '') as Json;
@@ -78,25 +91,34 @@ const FAILURES: Record<number, string> = {
 };
 
 const HEADERS = {
-  ETag: { description: 'The version, quoted: "<version>"', schema: { type: 'string' } },
-  Location: { description: 'The URL of the resource', schema: { type: 'string' } },
+  ETag: { description: 'The version, quoted: "<version>"', required: true, schema: { type: 'string' } },
+  Location: { description: 'The URL of the resource', required: true, schema: { type: 'string' } },
   'Set-Cookie': {
     description: `The scraper session's cookie: ${SCRAPER_SESSION_COOKIE}=<accessToken>; Max-Age=<seconds the token has left>; Path=<this session's path>; HttpOnly; [Secure;] SameSite=Strict`,
+    required: true,
     schema: { type: 'string' },
   },
-  'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 } },
+  [REPLAYED_HEADER]: {
+    description: 'true: a retry with the same Idempotency-Key and body, answered with the first response',
+    schema: { type: 'string', const: 'true' },
+  },
 };
 
-const deprecationHeaders = (successor: string) => ({
+/** Sent by the handler on every answer of an obsolete route (not by the gateway: its 401, 403 and 429 have none). */
+const deprecationHeaders = (successor: string, required: boolean) => ({
   Deprecation: {
+    required,
     description: `RFC 9745: deprecated since ${V1_PORTALS_DEPRECATION.deprecatedAt.toISOString().slice(0, 10)}, as @<unix seconds>`,
     schema: { type: 'string', example: `@${Math.floor(V1_PORTALS_DEPRECATION.deprecatedAt.getTime() / 1000)}` },
   },
   Sunset: {
+    required,
     description: 'RFC 8594: when the route stops answering',
     schema: { type: 'string', example: V1_PORTALS_DEPRECATION.sunsetAt.toUTCString() },
   },
   Link: {
+    required,
     description: 'RFC 5829: the successor, rel="successor-version"',
     schema: { type: 'string', example: `<${successor}>; rel="successor-version"` },
   },
@@ -106,8 +128,11 @@ const deprecationHeaders = (successor: string) => ({
 const SCRAPER_SESSION_SECURITY = [{ scraperToken: [] }, { scraperSessionCookie: [] }, { scraperTokenQuery: [] }];
 
 const MEDIA_TYPES: Record<string, string> = { Html: 'text/html', JavaScript: 'text/javascript' };
+const HTML_PAGE = {
+  'text/html': { schema: { type: 'string', description: 'A page for a browser (Accept: text/html)' } },
+};
 
-const responseOf = (outcome: Outcome, extraHeaders: Json): Json => {
+const responseOf = (outcome: Outcome, extraHeaders: Json, browserPage: boolean): Json => {
   const headers = {
     ...Object.fromEntries((outcome.headers ?? []).map((name) => [name, HEADERS[name]])),
     ...extraHeaders,
@@ -121,6 +146,7 @@ const responseOf = (outcome: Outcome, extraHeaders: Json): Json => {
       : {
           content: {
             [mediaType]: { schema: MEDIA_TYPES[outcome.body] ? { type: 'string' } : ref(outcome.body) },
+            ...(browserPage ? HTML_PAGE : {}),
           },
         }),
   };
@@ -131,9 +157,8 @@ const requestBodyOf = (body: NonNullable<OperationDoc['body']>): Json => {
   if (body.schema) content['application/json'] = { schema: ref(body.schema) };
   if (body.anyJson) content['application/json'] = { schema: {} };
   if (body.mergePatch) {
-    const patch = { schema: { type: 'object', description: 'RFC 7396 JSON Merge Patch of the Request' } };
-    content['application/merge-patch+json'] = patch;
-    content['application/json'] = patch;
+    content['application/merge-patch+json'] = { schema: ref('RequestMergePatch') };
+    content['application/json'] = { schema: ref('RequestMergePatch') };
   }
   if (body.multipart) content['multipart/form-data'] = { schema: ref('MultipartUpload') };
   return { required: !body.optional, content };
@@ -141,14 +166,39 @@ const requestBodyOf = (body: NonNullable<OperationDoc['body']>): Json => {
 
 const pathNamesOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
 
-const operationOf = (route: Route, doc: OperationDoc, schemaSources: DocumentSources['schemaSources']): Json => {
-  const parameters: Json[] = pathNamesOf(route.path).map((name) => ({
-    name,
-    in: 'path',
-    required: true,
-    ...(doc.pathDescriptions?.[name] ? { description: doc.pathDescriptions[name] } : {}),
-    schema: { type: 'string', minLength: 1 },
-  }));
+/** What the handlers accept in each path parameter (lib/http/path.ts): anything else is a 400. */
+const CLIENT_ID = { type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN };
+const OUR_ID = { type: 'string', format: 'uuid', pattern: UUID_PATTERN };
+const PATH_PARAMETER_SCHEMAS: Record<string, Json> = {
+  externalId: CLIENT_ID,
+  appointmentId: CLIENT_ID,
+  requestExternalId: CLIENT_ID,
+  attachmentId: OUR_ID,
+  runId: OUR_ID,
+  batchId: OUR_ID,
+  name: { type: 'string', minLength: 1, maxLength: 64, description: 'A name listed by GET …/Schemas' },
+};
+
+const header = (name: string, description: string) => ({
+  name,
+  in: 'header',
+  required: false,
+  description,
+  schema: { type: 'string' },
+});
+
+const parametersOf = (route: Route, doc: OperationDoc, schemaSources: DocumentSources['schemaSources']): Json[] => {
+  const parameters: Json[] = pathNamesOf(route.path).map((name) => {
+    const schema = PATH_PARAMETER_SCHEMAS[name];
+    if (!schema) throw new Error(`${route.path}: say in PATH_PARAMETER_SCHEMAS what {${name}} accepts`);
+    return {
+      name,
+      in: 'path',
+      required: true,
+      ...(doc.pathDescriptions?.[name] ? { description: doc.pathDescriptions[name] } : {}),
+      schema,
+    };
+  });
   if (doc.querySchema) {
     const query = schemaSources[doc.querySchema];
     const required = (query.required as string[] | undefined) ?? [];
@@ -159,53 +209,72 @@ const operationOf = (route: Route, doc: OperationDoc, schemaSources: DocumentSou
   for (const [name, description] of Object.entries(doc.query ?? {})) {
     parameters.push({ name, in: 'query', required: false, description, schema: { type: 'string' } });
   }
-  const header = (name: string, description: string) => ({
-    name,
-    in: 'header',
-    required: false,
-    description,
-    schema: { type: 'string' },
-  });
   if (doc.ifMatch)
     parameters.push(header('If-Match', 'Write only if the resource still has this ETag (412 otherwise)'));
   if (doc.ifNoneMatch) parameters.push(header('If-None-Match', 'ETags the client holds: 304 when one is current'));
   if (doc.idempotent) {
     parameters.push(header(IDEMPOTENCY_KEY_HEADER, 'A retry with the same key and body gets the first response'));
   }
+  return parameters;
+};
 
-  const deprecation = route.successor ? deprecationHeaders(route.successor) : {};
+/** Statuses only the gateway answers (the authorizer, the throttle): no handler header is on them. */
+const GATEWAY_ONLY = new Set([401, 403, 429]);
+
+const validationFailure = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ref('ValidationResult') }, [PROBLEM]: { schema: ref('ProblemDetails') } },
+});
+
+const failureOf = (status: number, doc: OperationDoc, browserPage: boolean): Json => {
+  const response: Json = problem(FAILURES[status] ?? 'Failure');
+  if (status === 429) return { ...response, headers: { 'Retry-After': HEADERS['Retry-After'] } };
+  if (status === 409 && doc.idempotent) {
+    const description = `${FAILURES[409]}, or a request with this Idempotency-Key still in progress (retry after Retry-After)`;
+    return { ...response, description, headers: { 'Retry-After': HEADERS['Retry-After'] } };
+  }
+  if (status === 401 && browserPage) {
+    const description = `${FAILURES[401]}; a browser arriving from another site's link gets a page that reloads itself once`;
+    return { ...response, description, content: { ...(response.content as Json), ...HTML_PAGE } };
+  }
+  return response;
+};
+
+const responsesOf = (route: Route, doc: OperationDoc): Json => {
+  const browserPage = doc.browserPage === true;
+  const handlerHeaders = (required: boolean): Json => ({
+    ...(route.successor ? deprecationHeaders(route.successor, required) : {}),
+  });
   const responses: Json = {};
-  for (const [status, outcome] of Object.entries(doc.outcomes)) responses[status] = responseOf(outcome, deprecation);
-  const withDeprecation = (response: Json) =>
-    route.successor ? { ...response, headers: { ...(response.headers as Json), ...deprecation } } : response;
-  if (doc.body?.schema) {
-    responses['400'] = withDeprecation({
-      description: 'The body fails its schema (a Validation result), or is malformed (problem details)',
-      content: {
-        'application/json': { schema: ref('ValidationResult') },
-        [PROBLEM]: { schema: ref('ProblemDetails') },
-      },
-    });
+  for (const [status, outcome] of Object.entries(doc.outcomes)) {
+    const replayed = doc.idempotent ? { [REPLAYED_HEADER]: HEADERS[REPLAYED_HEADER] } : {};
+    responses[status] = responseOf(outcome, { ...replayed, ...handlerHeaders(true) }, browserPage);
+  }
+  if (doc.body?.schema || doc.body?.mergePatch) {
+    responses['400'] = validationFailure(
+      'The body fails its schema (a Validation result), or is malformed (problem details)',
+    );
   } else if (doc.querySchema) {
-    responses['400'] = withDeprecation({
-      description: 'A query parameter fails its schema (a Validation result), or the URL is malformed',
-      content: {
-        'application/json': { schema: ref('ValidationResult') },
-        [PROBLEM]: { schema: ref('ProblemDetails') },
-      },
-    });
+    responses['400'] = validationFailure(
+      'A query parameter fails its schema (a Validation result), or the URL is malformed',
+    );
   }
   const statuses = new Set([400, ...(doc.failures ?? []), 429, 500]);
   if (route.auth !== 'public') statuses.add(401).add(403);
   if (doc.body) statuses.add(413).add(415);
-  for (const status of [...statuses].sort()) {
-    if (responses[status]) continue;
-    const response = problem(FAILURES[status] ?? 'Failure');
-    responses[status] = withDeprecation(
-      status === 429 ? { ...response, headers: { 'Retry-After': HEADERS['Retry-After'] } } : response,
-    );
+  if (doc.idempotent) statuses.add(409).add(422);
+  for (const status of [...statuses].sort()) responses[status] ??= failureOf(status, doc, browserPage);
+  for (const status of Object.keys(responses).map(Number)) {
+    const response = responses[status] as Json;
+    if (status < 400 || GATEWAY_ONLY.has(status) || !route.successor) continue;
+    // The handler's failures carry them; the gateway's (a 413 of its own, a 500 of the authorizer) do not.
+    responses[status] = { ...response, headers: { ...(response.headers as Json), ...handlerHeaders(false) } };
   }
+  return responses;
+};
 
+const operationOf = (route: Route, doc: OperationDoc, schemaSources: DocumentSources['schemaSources']): Json => {
+  const parameters = parametersOf(route, doc, schemaSources);
   return {
     operationId: functionNameOf(route),
     summary: doc.summary,
@@ -222,7 +291,7 @@ const operationOf = (route: Route, doc: OperationDoc, schemaSources: DocumentSou
     ...(route.auth === 'scraper-token' ? { security: SCRAPER_SESSION_SECURITY } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(doc.body ? { requestBody: requestBodyOf(doc.body) } : {}),
-    responses,
+    responses: responsesOf(route, doc),
   };
 };
 
@@ -254,6 +323,7 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
       schemas: {
         ...bodySchemas,
         RequestRepresentation: requestRepresentationOf(bodySchemas.Request!),
+        RequestMergePatch: mergePatchOf(bodySchemas.Request!, 'RequestMergePatch'),
         PortalAccountRepresentation: portalAccountRepresentationOf(bodySchemas.PortalAccount!),
         PortalAccountPage: portalAccountPageSchema,
         Attachment: attachmentSchema,
@@ -266,8 +336,8 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
         MultipartUpload: multipartUploadSchema,
         ...rpaSchemas,
         SchemaList: schemaListSchema,
-        JsonSchema: { title: 'JsonSchema', type: 'object', description: 'A JSON Schema (draft-07)' },
-        OpenApiDocument: { title: 'OpenApiDocument', type: 'object', description: 'An OpenAPI 3.1 document' },
+        JsonSchema: jsonSchemaSchema,
+        OpenApiDocument: openApiDocumentSchema,
         ValidationResult: validationResultSchema,
         ProblemDetails: problemDetailsSchema,
       },

@@ -40,6 +40,8 @@ export interface OperationDoc {
   ifMatch?: true;
   ifNoneMatch?: true;
   idempotent?: true;
+  /** A browser (Accept: text/html) gets its 200 and 401 as an HTML page. */
+  browserPage?: true;
   outcomes: Record<number, Outcome>;
   /** Failures the handler answers besides the ones every route may meet. */
   failures?: readonly number[];
@@ -231,6 +233,7 @@ export const operations: Record<string, OperationDoc> = {
     description:
       "Authenticated by the scraper token, not by an API key: Authorization: Bearer (wins), else the session cookie. A browser opens scraperUri?token=<accessToken>: the link is exchanged for the session cookie (303 to the same URL without the token; HttpOnly, SameSite=Strict, scoped to this session's path, Secure on https, Max-Age at most the token's remaining life). JSON, or an HTML page for a browser (Accept: text/html); a browser arriving from another site's link without the cookie gets a 401 page that reloads itself once. A token stops working when the API key that asked for it is revoked or expires, or its client is deleted.",
     query: { token: "A link's scraper token: exchanged for the session cookie (303 to the URL without it)" },
+    browserPage: true,
     outcomes: {
       200: { description: 'The latest runs, steps, values entered and screenshots', body: 'ScraperSession' },
       303: {

@@ -4,8 +4,10 @@ import type { SealedSecret } from '#lib/crypto/envelope';
 export type PortalAccountStatus = 'active' | 'disabled';
 
 /** Written by the RPA worker after each portal login; null until the first one. */
+export const LAST_LOGIN_RESULTS = ['succeeded', 'failed', 'locked', 'mfa_required'] as const;
+
 export interface LastLogin {
-  result: 'succeeded' | 'failed' | 'locked' | 'mfa_required';
+  result: (typeof LAST_LOGIN_RESULTS)[number];
   at: string;
 }
 
@@ -14,8 +16,10 @@ export interface LastLogin {
  * with it again until a client puts new credentials or sets its status to `active` (docs/rpa.md,
  * "No lockouts"). Another login would lock the customer's real account.
  */
+export const ATTENTION_REASONS = ['wrong_password', 'account_locked', 'mfa_required'] as const;
+
 export interface PortalAccountAttention {
-  reason: 'wrong_password' | 'account_locked' | 'mfa_required';
+  reason: (typeof ATTENTION_REASONS)[number];
   since: string;
   /** The run whose login was refused. */
   runId: string;

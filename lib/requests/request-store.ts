@@ -1,13 +1,15 @@
 /** Port: stored requests. `document` is the request exactly as the client sent it (minus externalId). */
-export type AuthorizationStatus =
-  | 'not_submitted'
-  | 'pending'
-  | 'approved'
-  | 'partially_approved'
-  | 'denied'
-  | 'cancelled'
+export const AUTHORIZATION_STATUSES = [
+  'not_submitted',
+  'pending',
+  'approved',
+  'partially_approved',
+  'denied',
+  'cancelled',
   /** The payer's portal has never seen the request (written by the automation's status check). */
-  | 'not_found';
+  'not_found',
+] as const;
+export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
 
 export interface Authorization {
   status: AuthorizationStatus;

@@ -5,7 +5,7 @@ import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store'
 import { s3 } from '#lib/aws/s3';
 import { bucketName } from '#lib/config';
 import { keys } from '#lib/keys';
-import { type ApiResponse, baseUrl, call, uniqueId } from '#test/support/api';
+import { type ApiResponse, baseUrl, call, expectConforming, uniqueId } from '#test/support/api';
 import { minimalRequest } from '#test/support/fixtures';
 
 /** Helpers shared by the attachment tests: requests to attach to, multipart bodies, raw storage checks. */
@@ -85,6 +85,7 @@ export const download = async (apiKey: string, externalId: string, attachmentId:
     headers: { 'x-api-key': apiKey },
     redirect: 'manual',
   });
+  await expectConforming('GET', `${attachmentsOf(externalId)}/${attachmentId}/download`, redirect);
   const location = redirect.headers.get('location');
   const file = location ? await fetch(location) : undefined;
   return {

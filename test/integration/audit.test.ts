@@ -5,7 +5,7 @@ import type { AuditEvent } from '#lib/audit/audit-sink';
 import { fillPath } from '#lib/http/resource-url';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { type Route, routes } from '#lib/routes';
-import { type ApiResponse, baseUrl, call, newTenant, uniqueId } from '#test/support/api';
+import { type ApiResponse, baseUrl, call, expectConforming, newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
 import { multipart, sample } from './attachments-support.ts';
 import { storedRun } from './rpa-support.ts';
@@ -84,6 +84,7 @@ const api = (method: string, path: string, options: Parameters<typeof call>[2] =
 const getUnfollowed = async (path: string): Promise<ApiResponse> => {
   const response = await fetch(`${baseUrl}${path}`, { headers: { 'x-api-key': tenant.apiKey }, redirect: 'manual' });
   const text = await response.text();
+  await expectConforming('GET', path, response, text);
   return { status: response.status, headers: response.headers, body: text, text };
 };
 

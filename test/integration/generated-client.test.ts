@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import createClient, { type Middleware } from 'openapi-fetch';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_PAYER_ID, SANDBOX_SERVICE_FROM_DATE, SANDBOX_USERS } from '#local/sandbox-portal/seed';
-import { baseUrl, newTenant, uniqueId } from '#test/support/api';
+import { baseUrl, expectConforming, newTenant, uniqueId } from '#test/support/api';
 import type { components, paths } from '../../client/schema.d.ts';
 import { pollUntil } from './rpa-end-to-end-support.ts';
 
@@ -15,7 +15,28 @@ import { pollUntil } from './rpa-end-to-end-support.ts';
 type Schemas = components['schemas'];
 type Tenant = Awaited<ReturnType<typeof newTenant>>;
 
-const clientOf = (apiKey: string) => createClient<paths>({ baseUrl, headers: { 'x-api-key': apiKey } });
+/** Every answer the client reads is also checked against the served document, as `call` does. */
+const conforming: Middleware = {
+  onResponse: async ({ request, response }) => {
+    await expectConforming(request.method, new URL(request.url).pathname, response);
+  },
+};
+
+/**
+ * The JSON media types only (`application/json`, `…+json`): the scraper session also answers a browser with a
+ * page, which a JSON client never asks for.
+ */
+type Json = `${string}/${string}json`;
+const anonymousClient = () => {
+  const client = createClient<paths, Json>({ baseUrl });
+  client.use(conforming);
+  return client;
+};
+const clientOf = (apiKey: string) => {
+  const client = createClient<paths, Json>({ baseUrl, headers: { 'x-api-key': apiKey } });
+  client.use(conforming);
+  return client;
+};
 
 /** A request for a sandbox portal member, typed by the document (enums, required members, providers). */
 const requestBody = (externalId: string): Schemas['Request'] => ({
@@ -401,7 +422,7 @@ describe('automation through the generated client', () => {
     expect(Date.parse(used.data.lastLogin.at)).toBeGreaterThanOrEqual(Date.parse(run.createdAt));
 
     // The scraper session: the token instead of the API key.
-    const session = await createClient<paths>({ baseUrl }).GET(`${serviceReviews}/{requestExternalId}/rpa/session`, {
+    const session = await anonymousClient().GET(`${serviceReviews}/{requestExternalId}/rpa/session`, {
       params: { path: { requestExternalId } },
       headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
     });

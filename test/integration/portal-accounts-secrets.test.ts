@@ -7,7 +7,7 @@ import { SecretDecryptionError } from '#lib/crypto/keyring';
 import { secretsKeyring } from '#lib/crypto/secrets-keyring';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
-import { newTenant, uniqueId } from '#test/support/api';
+import { expectConforming, newTenant, uniqueId } from '#test/support/api';
 import { startInProcessGateway } from '#test/support/in-process-gateway';
 import { captureProcessOutput } from '#test/support/output-capture';
 
@@ -94,6 +94,7 @@ const send = async (
     ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
   const text = await res.text();
+  await expectConforming(method, path, res, text);
   return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
 };
 

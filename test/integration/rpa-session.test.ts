@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
 import { closeBrowser, launchBrowser } from '#lib/rpa/browser';
 import { scraperTokenKeys, scraperTokens } from '#lib/rpa/scraper-token';
-import { baseUrl, call, newTenant } from '#test/support/api';
+import { baseUrl, call, expectConforming, newTenant } from '#test/support/api';
 import { newRequest, rpaOf, storedRun } from './rpa-support.ts';
 
 /*
@@ -28,8 +28,14 @@ const accessToken = async (owner: Tenant, id: string, apiKey = owner.apiKey) => 
 };
 
 /** A `?token=` link's first answer, not followed. */
-const openLink = (id: string, query: string) =>
-  fetch(`${baseUrl}${sessionPath(id)}?${query}`, { redirect: 'manual', headers: { accept: 'text/html' } });
+const openLink = async (id: string, query: string) => {
+  const response = await fetch(`${baseUrl}${sessionPath(id)}?${query}`, {
+    redirect: 'manual',
+    headers: { accept: 'text/html' },
+  });
+  await expectConforming('GET', sessionPath(id), response);
+  return response;
+};
 
 /** The `name=value` of the one cookie a 303 sets. */
 const cookieOf = (res: Response) => {
@@ -135,6 +141,7 @@ describe('a ?token= link: exchanged for the session cookie', () => {
     const location = link.headers.get('location')!;
 
     const asJson = await fetch(location, { headers: { cookie, accept: 'application/json' } });
+    await expectConforming('GET', location, asJson);
     expect(asJson.status).toBe(200);
     expect(asJson.headers.get('content-type')).toMatch(/^application\/json/);
     expect(asJson.headers.get('vary')).toBe('Accept, Authorization, Cookie');
@@ -143,6 +150,7 @@ describe('a ?token= link: exchanged for the session cookie', () => {
     expect(body.runs.map((shown) => shown.runId)).toEqual([run.runId]);
 
     const asHtml = await fetch(location, { headers: { cookie, accept: 'text/html' } });
+    await expectConforming('GET', location, asHtml);
     expect(asHtml.status).toBe(200);
     expect(asHtml.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const html = await asHtml.text();

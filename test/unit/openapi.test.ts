@@ -52,8 +52,10 @@ describe('the OpenAPI document', () => {
     // The body: the schema the handler validates with, multipart where it takes a form.
     const body = handlerBodyOf(route.handler);
     const content = operation.requestBody?.content ?? {};
+    // A merge patch is checked once merged (against Request): its body schema is derived from Request's.
+    const bodySchema = operations[route.handler]?.body?.mergePatch ? 'RequestMergePatch' : body.schema;
     expect(content['application/json']?.schema?.$ref).toBe(
-      body.schema ? `#/components/schemas/${body.schema}` : undefined,
+      bodySchema ? `#/components/schemas/${bodySchema}` : undefined,
     );
     expect(content['application/json'] !== undefined).toBe(body.json);
     expect(content['multipart/form-data'] !== undefined).toBe(body.multipart);
@@ -77,20 +79,40 @@ describe('the OpenAPI document', () => {
         { scraperTokenQuery: [] },
       ]);
     } else expect(operation.security).toBeUndefined();
-    // Obsolete routes: deprecated, and every response says so in its headers.
+    // Obsolete routes: deprecated, and every answer of the handler says so in its headers (required on
+    // success); the gateway's own refusals (401, 403, 429) cannot carry them, so they do not promise them.
     expect(operation.deprecated).toBe(route.successor ? true : undefined);
     if (route.successor) {
-      for (const response of Object.values(operation.responses as Json)) {
-        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+      for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+        const names = Object.keys(response.headers ?? {});
+        if (['401', '403', '429'].includes(status)) expect(names).not.toContain('Deprecation');
+        else expect(names).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+        if (Number(status) < 300) expect(response.headers.Deprecation.required).toBe(true);
       }
     }
+    // Idempotent POSTs: a key reused with another body is a 422, one still in flight a 409 with Retry-After,
+    // and a replay says so in Idempotent-Replayed.
+    if (operations[route.handler]?.idempotent) {
+      expect(operation.responses['422']).toBeDefined();
+      expect(operation.responses['409'].headers['Retry-After']).toBeDefined();
+      const success = Object.entries(operation.responses as Record<string, Json>).find(([status]) => status < '300');
+      expect(success?.[1].headers['Idempotent-Replayed']).toMatchObject({ schema: { const: 'true' } });
+    }
+    // Path parameters carry the patterns the handlers check.
+    for (const parameter of pathParameters)
+      expect(parameter.schema.pattern ?? parameter.schema.maxLength).toBeDefined();
   });
 
   it('names ETag and Location where the handlers send them', () => {
     const byHandler = (handler: string) => operationOf(routes.find((route) => route.handler === handler)!);
     expect(Object.keys(byHandler('requests/get-request').responses['200'].headers)).toEqual(['ETag']);
     expect(Object.keys(byHandler('requests/get-request').responses['304'].headers)).toEqual(['ETag']);
-    expect(Object.keys(byHandler('requests/create-request').responses['201'].headers)).toEqual(['ETag', 'Location']);
+    expect(Object.keys(byHandler('requests/create-request').responses['201'].headers)).toEqual([
+      'ETag',
+      'Location',
+      'Idempotent-Replayed',
+    ]);
+    expect(byHandler('requests/create-request').responses['201'].headers.ETag.required).toBe(true);
     expect(Object.keys(byHandler('attachments/download-attachment').responses['303'].headers)).toEqual(['Location']);
     // A ?token= link: 303 to the session without it, with the session cookie.
     const session = byHandler('rpa/get-scraper-session');
@@ -113,8 +135,6 @@ describe('the OpenAPI document', () => {
     const schemas = document.components.schemas;
     for (const [name, source] of Object.entries(schemaSources)) {
       expect(schemas[name]).toEqual(asComponentSchema(source));
-      const { $schema: _draft, $id: _id, ...members } = source;
-      expect(schemas[name]).toEqual(members);
     }
     expect(schemas.ValidationResult.required).toEqual(['succeeded', 'errors', 'type']);
     expect(schemas.ProblemDetails.required).toEqual(['type', 'title', 'status']);
@@ -129,6 +149,36 @@ describe('the OpenAPI document', () => {
     expect(list.parameters.filter((parameter: Json) => parameter.in === 'query').map((p: Json) => p.name)).toEqual(
       Object.keys(schemaSources.PortalAccountListQuery.properties as Json),
     );
+  });
+
+  it('states our custom formats and the path parameters in standard JSON Schema, so other validators agree', () => {
+    const npi = document.components.schemas.Request.properties.requestingProvider.properties.npi;
+    expect(npi).toMatchObject({ format: 'npi', pattern: '^[0-9]{10}$', minLength: 10, maxLength: 10 });
+    expect(npi.description).toMatch(/check digit/);
+    const attachment = operationOf(routes.find((route) => route.handler === 'attachments/get-attachment')!);
+    const schemaOf = (name: string) => attachment.parameters.find((parameter: Json) => parameter.name === name).schema;
+    expect(new RegExp(schemaOf('externalId').pattern).test('bad id!')).toBe(false);
+    expect(new RegExp(schemaOf('externalId').pattern).test('A-1')).toBe(true);
+    expect(schemaOf('externalId').maxLength).toBe(64);
+    expect(new RegExp(schemaOf('attachmentId').pattern).test('0e1b0a0c-7d3f-4c11-9a4e-5f3b2a1c0d9e')).toBe(true);
+    expect(new RegExp(schemaOf('attachmentId').pattern).test('not-a-uuid')).toBe(false);
+  });
+
+  it('derives the merge patch from Request: every member optional, null removes it, objects merge', () => {
+    const { RequestMergePatch: patch, Request: request } = document.components.schemas;
+    expect(patch.required).toBeUndefined();
+    expect(Object.keys(patch.properties)).toEqual(Object.keys(request.properties));
+    expect(patch.properties.serviceTypeCode.anyOf).toEqual([request.properties.serviceTypeCode, { type: 'null' }]);
+    const patient = patch.properties.patient.anyOf[0];
+    expect(patient.required).toBeUndefined();
+    expect(patient.additionalProperties).toBe(false);
+    expect(patient.properties.memberId.anyOf[1]).toEqual({ type: 'null' });
+  });
+
+  it('says what the scraper session answers a browser: an HTML page, for 200 and 401', () => {
+    const session = operationOf(routes.find((route) => route.handler === 'rpa/get-scraper-session')!);
+    expect(Object.keys(session.responses['200'].content)).toEqual(['application/json', 'text/html']);
+    expect(Object.keys(session.responses['401'].content)).toEqual(['application/problem+json', 'text/html']);
   });
 
   it('refuses a draft-07 keyword that OpenAPI 3.1 reads differently', () => {
