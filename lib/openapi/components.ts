@@ -1,6 +1,8 @@
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
 import { MAX_ERROR_TEXTS } from '#lib/validation/error-text';
 
+export { rpaSchemas } from './rpa-schemas.ts';
+
 /**
  * The shapes of the document that are not request bodies: responses, headers, security schemes.
  * Body schemas come from the validators' sources (document.ts); the representations below extend
@@ -149,41 +151,6 @@ export const multipartUploadSchema: JsonSchema = {
     description: { type: 'string' },
     sha256: { type: 'string', description: 'Hex SHA-256 of the file: checked when given' },
   },
-};
-
-/** Shapes described in docs/rpa.md: listed with their main members, open to more. */
-const described = (title: string, description: string, properties: JsonSchema = {}): JsonSchema => ({
-  title,
-  description,
-  type: 'object',
-  properties,
-  additionalProperties: true,
-});
-
-export const rpaSchemas: Record<string, JsonSchema> = {
-  RpaAccessToken: described('RpaAccessToken', 'A 15-minute scraper token for one request and client user', {
-    accessToken: { type: 'string' },
-    scraperUri: { type: 'string', format: 'uri' },
-  }),
-  RunStarted: described('RunStarted', 'A queued automation run', {
-    runId: { type: 'string', format: 'uuid' },
-    executionId: { type: 'string' },
-    status: { type: 'string' },
-  }),
-  BatchStarted: described('BatchStarted', 'A started check-auth-status batch', {
-    batchId: { type: 'string', format: 'uuid' },
-    executionId: { type: 'string' },
-    total: { type: 'integer', minimum: 1 },
-  }),
-  Run: described('Run', 'A run: status, outcome, steps, values entered, screenshots (docs/rpa.md)'),
-  BatchProgress: described('BatchProgress', "A batch's progress (docs/rpa.md)", {
-    status: { type: 'string' },
-    total: { type: 'integer' },
-    done: { type: 'integer' },
-    failed: { type: 'integer' },
-    items: { type: 'array', items: { type: 'object', additionalProperties: true } },
-  }),
-  ScraperSession: described('ScraperSession', "The request's latest runs with 60-second screenshot URLs (docs/rpa.md)"),
 };
 
 export const schemaListSchema: JsonSchema = {
