@@ -184,7 +184,6 @@ const runMembers = (screenshotSchema: string) =>
     ),
     steps: {
       type: 'array',
-      minItems: 1,
       maxItems: MAX_RUN_STEPS,
       description: `What it did, oldest first: the first ${MAX_RUN_STEPS - 1} and always the latest`,
       items: ref('RunStep'),
