@@ -1,7 +1,8 @@
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
 import { ATTENTION_REASONS, LAST_LOGIN_RESULTS } from '#lib/portal-accounts/portal-account-store';
-import { AUTHORIZATION_STATUSES } from '#lib/requests/request-store';
 import { MAX_ERROR_TEXTS } from '#lib/validation/error-text';
+
+export { rpaSchemas } from './rpa-schemas.ts';
 
 /**
  * The shapes of the document that are not request bodies: responses, headers, security schemes.
@@ -73,23 +74,6 @@ export const validationResultSchema: JsonSchema = {
   },
 };
 
-const authorization = {
-  type: 'object',
-  description: "The authorization's status as last read on the payer portal",
-  required: ['status', 'number', 'decisionDate', 'lastCheckedAt'],
-  additionalProperties: false,
-  properties: {
-    status: {
-      type: 'string',
-      enum: AUTHORIZATION_STATUSES,
-      description: 'not_submitted until the automation read a status; not_found: the portal has never seen it',
-    },
-    number: nullable({ type: 'string', description: "The payer's authorization number" }),
-    decisionDate: nullable({ type: 'string', format: 'date' }),
-    lastCheckedAt: nullable(timestamp('When the automation last read it')),
-  },
-};
-
 /** A stored request as clients read it: the Request schema's members plus the service's. */
 export const requestRepresentationOf = (requestSchema: JsonSchema): JsonSchema => ({
   title: 'RequestRepresentation',
@@ -100,7 +84,7 @@ export const requestRepresentationOf = (requestSchema: JsonSchema): JsonSchema =
   ],
   properties: {
     ...(requestSchema.properties as JsonSchema),
-    authorization,
+    authorization: { $ref: '#/components/schemas/RequestAuthorization' },
     createdAt: timestamp('When it was created'),
     updatedAt: timestamp('When it last changed'),
     version: { type: 'integer', minimum: 1, description: 'Also the ETag: "<version>"' },
@@ -237,41 +221,6 @@ export const multipartUploadSchema: JsonSchema = {
     description: { type: 'string' },
     sha256: { type: 'string', description: 'Hex SHA-256 of the file: checked when given' },
   },
-};
-
-/** Shapes described in docs/rpa.md: listed with their main members, open to more. */
-const described = (title: string, description: string, properties: JsonSchema = {}): JsonSchema => ({
-  title,
-  description,
-  type: 'object',
-  properties,
-  additionalProperties: true,
-});
-
-export const rpaSchemas: Record<string, JsonSchema> = {
-  RpaAccessToken: described('RpaAccessToken', 'A 15-minute scraper token for one request and client user', {
-    accessToken: { type: 'string' },
-    scraperUri: { type: 'string', format: 'uri' },
-  }),
-  RunStarted: described('RunStarted', 'A queued automation run', {
-    runId: { type: 'string', format: 'uuid' },
-    executionId: { type: 'string' },
-    status: { type: 'string' },
-  }),
-  BatchStarted: described('BatchStarted', 'A started check-auth-status batch', {
-    batchId: { type: 'string', format: 'uuid' },
-    executionId: { type: 'string' },
-    total: { type: 'integer', minimum: 1 },
-  }),
-  Run: described('Run', 'A run: status, outcome, steps, values entered, screenshots (docs/rpa.md)'),
-  BatchProgress: described('BatchProgress', "A batch's progress (docs/rpa.md)", {
-    status: { type: 'string' },
-    total: { type: 'integer' },
-    done: { type: 'integer' },
-    failed: { type: 'integer' },
-    items: { type: 'array', items: { type: 'object', additionalProperties: true } },
-  }),
-  ScraperSession: described('ScraperSession', "The request's latest runs with 60-second screenshot URLs (docs/rpa.md)"),
 };
 
 export const schemaListSchema: JsonSchema = {

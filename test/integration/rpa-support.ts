@@ -82,7 +82,7 @@ export const storedRun = async (
       memberId: { value: 'MBR-0001', readBack: true },
       patientLastName: { value: 'Example', readBack: false },
     },
-    screenshots: [{ objectKey, label: 'filled form', capturedAt: at }],
+    screenshots: [{ objectKey, label: 'the filled form, before submitting', capturedAt: at }],
     version: 1,
     createdAt: at,
     updatedAt: at,

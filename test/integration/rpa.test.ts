@@ -198,7 +198,9 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
       outcome: 'form_filled',
       steps: older.steps,
       enteredValues: older.enteredValues,
-      screenshots: [{ n: 1, label: 'filled form', capturedAt: older.createdAt, url: expect.any(String) }],
+      screenshots: [
+        { n: 1, label: 'the filled form, before submitting', capturedAt: older.createdAt, url: expect.any(String) },
+      ],
     });
     expect(shown.screenshots[0].url).not.toContain(token);
     const image = await fetch(shown.screenshots[0].url);
@@ -304,7 +306,7 @@ describe('view-on-page, runs and batches: refusals before anything starts', () =
       requestExternalId: externalId,
       status: 'succeeded',
       outcome: 'form_filled',
-      screenshots: [{ n: 1, label: 'filled form' }],
+      screenshots: [{ n: 1, label: 'the filled form, before submitting' }],
     });
     expect(res.body.screenshots[0]).not.toHaveProperty('objectKey');
     expectProblem(await call('GET', path('not-a-uuid'), { apiKey: tenant.apiKey }), 400);

@@ -1,0 +1,302 @@
+import { PORTAL_IDS } from '#lib/portal-accounts/portal-registry';
+import { AUTHORIZATION_STATUSES, type Authorization } from '#lib/requests/request-store';
+import {
+  type BatchProgress,
+  MAX_BATCH_ITEMS,
+  type RunView,
+  SCREENSHOT_URL_SECONDS,
+  type ScraperSession,
+  SESSION_RUNS,
+} from '#lib/rpa/rpa';
+import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
+import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
+import {
+  type BatchStatus,
+  type EnteredValue,
+  type PortalAuthorizationRecord,
+  RUN_OUTCOMES,
+  type RunKind,
+  type RunStatus,
+  type RunStep,
+} from '#lib/rpa/run-store';
+import { MAX_RUN_STEPS } from '#lib/rpa/runs';
+import { SCRAPER_TOKEN_TTL_SECONDS } from '#lib/rpa/scraper-token';
+import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
+
+/**
+ * The automation's answers (docs/rpa.md) as exact JSON Schemas (OpenAPI 3.1): every member the
+ * handlers send, closed, so a client generated from the document gets real types and a drift fails
+ * the response checks. Enums come from the code's constants; the members of each representation are
+ * typed against its TypeScript interface (`satisfies Members<…>`), so tsc fails when one changes
+ * without the other. Imported at build time only (scripts/build-openapi.ts).
+ */
+export type JsonSchema = Record<string, unknown>;
+
+/** One schema per member of T: a member added to or removed from T and not here fails tsc. */
+type Members<T> = Record<keyof T, JsonSchema>;
+
+/** Every value of the union T, checked by tsc: a value added to T and not listed here fails it. */
+const everyOf =
+  <T extends string>() =>
+  <const A extends readonly T[]>(values: A & ([Exclude<T, A[number]>] extends [never] ? unknown : never)) =>
+    values;
+
+const RUN_KINDS = everyOf<RunKind>()(['view-on-page', 'check-auth-status']);
+const RUN_STATUSES = everyOf<RunStatus>()(['queued', 'running', 'succeeded', 'failed']);
+const BATCH_STATUSES = everyOf<BatchStatus>()(['running', 'done']);
+const PORTAL_STATUSES = everyOf<PortalAuthorizationRecord['status']>()(['approved', 'denied', 'pended', 'not_found']);
+
+/**
+ * The steps' fixed texts (docs/rpa.md, "Data"): those rpa.ts, worker.ts and run-credentials.ts
+ * write, then each outcome's. test/unit/openapi-rpa-schemas.test.ts checks the code writes no other.
+ */
+export const RUN_STEP_TEXTS = [
+  ...new Set([
+    'queued',
+    'portal account selected',
+    'not started',
+    'waiting for the portal account',
+    'started',
+    CREDENTIALS_ISSUED_STEP,
+    'logged in',
+    'form filled',
+    "the portal's answer was refused",
+    'screenshot of the failure',
+    'the portal did not answer in time; the attempt will be retried',
+    ...Object.values(OUTCOME_STEPS),
+    // no_portal_account's text until the start chose the account (69149bc): stored runs keep it.
+    "no active portal account of the organization serves the request's payer",
+  ]),
+];
+
+/** The screenshots' labels (lib/rpa/worker.ts `capture`). */
+export const SCREENSHOT_LABELS = [
+  'the filled form, before submitting',
+  'the authorization status',
+  'the page when it failed',
+];
+
+/** Bounds of `enteredValues` (lib/rpa/portal-answers.ts, not exported there). */
+const MAX_ENTERED_FIELDS = 200;
+const MAX_FIELD_NAME = 100;
+const MAX_FIELD_VALUE = 1000;
+/** A step's detail is sliced to this (lib/rpa/runs.ts). */
+const MAX_STEP_DETAIL = 200;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: JsonSchema) => ({ anyOf: [schema, { type: 'null' }] });
+const string = (description?: string, more: JsonSchema = {}) => ({
+  type: 'string',
+  ...more,
+  ...(description ? { description } : {}),
+});
+const timestamp = (description: string) => string(description, { format: 'date-time' });
+const uuid = (description: string) => string(description, { format: 'uuid' });
+const oneOf = (values: readonly string[], description?: string) => string(description, { enum: [...values] });
+const identifier = (description: string) =>
+  string(description, { minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN });
+/** Step Functions' own id of the execution: opaque here. */
+const executionArn = (description: string) => string(description);
+
+/** A closed object: every member listed, those not in `optional` always present. */
+const closed = (title: string, description: string, properties: JsonSchema, optional: string[] = []) => ({
+  title,
+  description,
+  type: 'object',
+  required: Object.keys(properties).filter((name) => !optional.includes(name)),
+  properties,
+  additionalProperties: false,
+});
+
+const runStep = {
+  at: timestamp('When it happened'),
+  step: oneOf(RUN_STEP_TEXTS, "A fixed text of ours, never a portal's or an error's message"),
+  detail: string("Ours too: `attempt n`, the portal and account ids, a field count, the outcome's name…", {
+    minLength: 1,
+    maxLength: MAX_STEP_DETAIL,
+  }),
+} satisfies Members<RunStep>;
+
+const enteredValue = {
+  value: string("What the automation typed or selected: the request's value, never the page's text", {
+    maxLength: MAX_FIELD_VALUE,
+  }),
+  readBack: nullable({
+    type: 'boolean',
+    description:
+      "Whether the page's field held exactly that afterwards; null: a run recorded before this was checked, whose value is what the page held",
+  }),
+} satisfies Members<EnteredValue>;
+
+const portalAuthorization = {
+  status: oneOf(PORTAL_STATUSES, "The portal's answer, checked before it was stored"),
+  number: nullable(string('The authorization number', { pattern: '^[A-Za-z0-9-]{1,50}$' })),
+  decisionDate: nullable(string('The decision date', { format: 'date' })),
+} satisfies Members<PortalAuthorizationRecord>;
+
+const requestAuthorization = {
+  status: oneOf(
+    AUTHORIZATION_STATUSES,
+    "not_submitted until the automation read a status (the portal's pended is pending)",
+  ),
+  number: nullable(string('The authorization number', { pattern: '^[A-Za-z0-9-]{1,50}$' })),
+  decisionDate: nullable(string('The decision date', { format: 'date' })),
+  lastCheckedAt: nullable(timestamp('When the automation last read it on the portal')),
+} satisfies Members<Authorization>;
+
+const screenshot = {
+  n: { type: 'integer', minimum: 1, description: "Its place among the run's screenshots, from 1" },
+  label: oneOf(SCREENSHOT_LABELS, 'What it shows'),
+  capturedAt: timestamp('When it was taken'),
+} satisfies Members<RunView['screenshots'][number]>;
+
+const sessionScreenshot = {
+  ...screenshot,
+  url: string(`A presigned GET URL of the PNG, valid ${SCREENSHOT_URL_SECONDS} seconds`, { format: 'uri' }),
+  urlExpiresAt: timestamp('When the URL stops working'),
+} satisfies Members<ScraperSession['runs'][number]['screenshots'][number]>;
+
+/** A run's members, with its screenshots as the run or the session shows them. */
+const runMembers = (screenshotSchema: string) =>
+  ({
+    runId: uuid('A UUIDv7: run ids sort by creation time'),
+    requestExternalId: identifier('The request it automates'),
+    kind: oneOf(
+      RUN_KINDS,
+      "view-on-page fills the portal's form; check-auth-status reads the status (one run per request of a batch)",
+    ),
+    batchId: nullable(uuid('The check-auth-status batch it belongs to')),
+    clientUserId: identifier('On whose behalf it runs'),
+    portalAccountId: nullable(identifier('The portal account chosen at the start (externalId)')),
+    portalId: nullable(oneOf(PORTAL_IDS, 'The portal of that account')),
+    status: oneOf(RUN_STATUSES, 'queued, then running, then succeeded or failed (its outcome says why)'),
+    outcome: nullable(
+      oneOf(
+        RUN_OUTCOMES,
+        'Why it ended as it did (docs/rpa.md, "Named outcomes"); null until it ended, and for a run whose execution never started',
+      ),
+    ),
+    steps: {
+      type: 'array',
+      maxItems: MAX_RUN_STEPS,
+      description: `What it did, oldest first: the first ${MAX_RUN_STEPS - 1} and always the latest`,
+      items: ref('RunStep'),
+    },
+    enteredValues: {
+      type: 'object',
+      description:
+        "Per field of the portal's form the automation filled (the portal's field names, in the form's order)",
+      maxProperties: MAX_ENTERED_FIELDS,
+      propertyNames: { type: 'string', maxLength: MAX_FIELD_NAME },
+      additionalProperties: ref('EnteredValue'),
+    },
+    screenshots: { type: 'array', items: ref(screenshotSchema) },
+    authorization: nullable(ref('PortalAuthorization')),
+    executionId: nullable(
+      executionArn(
+        "The Step Functions execution's ARN (a batch's runs: the batch's, though the scraper session shows null for them); null before it started",
+      ),
+    ),
+    createdAt: timestamp('When it was queued'),
+    updatedAt: timestamp('When it last changed'),
+    version: { type: 'integer', minimum: 1, description: 'Counts its writes' },
+  }) satisfies Members<RunView>;
+
+const batchItem = {
+  requestExternalId: identifier('The request'),
+  runId: uuid('Its run (GET …/{requestExternalId}/rpa/runs/{runId})'),
+  status: oneOf(RUN_STATUSES, "The run's; queued if the run cannot be read"),
+  outcome: nullable(oneOf(RUN_OUTCOMES, 'null until the run ended')),
+  authorization: nullable(ref('PortalAuthorization')),
+} satisfies Members<BatchProgress['items'][number]>;
+
+const batchProgress = {
+  batchId: uuid('The batch'),
+  status: oneOf(BATCH_STATUSES, "done once the batch's execution closed it (or ended without closing it)"),
+  total: { type: 'integer', minimum: 1, maximum: MAX_BATCH_ITEMS, description: 'Its requests' },
+  done: { type: 'integer', minimum: 0, maximum: MAX_BATCH_ITEMS, description: 'Items whose run ended, either way' },
+  failed: { type: 'integer', minimum: 0, maximum: MAX_BATCH_ITEMS, description: 'Items whose run failed' },
+  executionId: nullable(executionArn("The batch's execution's ARN; null before it started")),
+  createdAt: timestamp('When it was started'),
+  finishedAt: nullable(timestamp('When it was closed')),
+  items: {
+    type: 'array',
+    minItems: 1,
+    maxItems: MAX_BATCH_ITEMS,
+    description: 'One per request, in the order sent',
+    items: ref('BatchItemProgress'),
+  },
+} satisfies Members<BatchProgress>;
+
+const scraperSession = {
+  requestExternalId: identifier('The request the token opens'),
+  clientUserId: identifier('On whose behalf the token was issued'),
+  tokenExpiresAt: timestamp('When the token that opened this session expires'),
+  authorization: ref('RequestAuthorization'),
+  runs: {
+    type: 'array',
+    maxItems: SESSION_RUNS,
+    description: `The request's ${SESSION_RUNS} latest runs, newest first (an organization's token: that organization's only)`,
+    items: ref('ScraperSessionRun'),
+  },
+} satisfies Members<ScraperSession>;
+
+export const rpaSchemas: Record<string, JsonSchema> = {
+  RpaAccessToken: closed(
+    'RpaAccessToken',
+    `A ${SCRAPER_TOKEN_TTL_SECONDS / 60}-minute scraper token for one request and client user`,
+    {
+      accessToken: string('The scraper token (a JWT): Authorization: Bearer, or a ?token= link', {
+        pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+      }),
+      scraperUri: string("The scraper session's absolute URL; holds no secret (a browser opens it with ?token=)", {
+        format: 'uri',
+      }),
+    },
+  ),
+  RunStarted: closed('RunStarted', 'A view-on-page run, queued and its execution started', {
+    runId: uuid('The run (Location: …/rpa/runs/{runId})'),
+    executionId: executionArn("Its Step Functions execution's ARN"),
+    status: oneOf(RUN_STATUSES, 'queued, unless the worker already took it up'),
+  }),
+  BatchStarted: closed('BatchStarted', 'A check-auth-status batch, its runs queued and its execution started', {
+    batchId: uuid('The batch (Location: …/rpa/batch/check-auth-status/{batchId})'),
+    executionId: executionArn("Its Step Functions execution's ARN"),
+    total: { type: 'integer', minimum: 1, maximum: MAX_BATCH_ITEMS, description: 'Its requests, one run each' },
+  }),
+  Run: closed(
+    'Run',
+    "An automation run: status, outcome, steps, values entered, screenshots' metadata (docs/rpa.md)",
+    runMembers('RunScreenshot'),
+  ),
+  RunStep: closed('RunStep', 'One step of a run', runStep, ['detail']),
+  EnteredValue: closed('EnteredValue', "One field of the portal's form as the automation filled it", enteredValue),
+  RunScreenshot: closed(
+    'RunScreenshot',
+    "A screenshot's metadata: the image only through the scraper session",
+    screenshot,
+  ),
+  PortalAuthorization: closed(
+    'PortalAuthorization',
+    'What the portal said of the authorization (not_found: neither number nor date)',
+    portalAuthorization,
+  ),
+  BatchProgress: closed('BatchProgress', "A check-auth-status batch's progress", batchProgress),
+  BatchItemProgress: closed('BatchItemProgress', 'One request of a batch and its run', batchItem),
+  ScraperSession: closed(
+    'ScraperSession',
+    "What a scraper token opens: the request's authorization and latest runs, with short-lived screenshot URLs",
+    scraperSession,
+  ),
+  ScraperSessionRun: closed(
+    'ScraperSessionRun',
+    'A run as the scraper session shows it: its screenshots with URLs',
+    runMembers('ScraperSessionScreenshot'),
+  ),
+  ScraperSessionScreenshot: closed('ScraperSessionScreenshot', 'A screenshot and where to read it', sessionScreenshot),
+  RequestAuthorization: closed(
+    'RequestAuthorization',
+    "The request's authorization as stored: what the automation last read on the payer portal",
+    requestAuthorization,
+  ),
+};
