@@ -5,19 +5,16 @@
  * - Bundle size and import time of each function built as the CDK construct builds it
  *   (infra/constructs/service-function.ts), with the SDK and without it: the same handler with the
  *   @aws-crypto packages replaced by empty stand-ins, which is the floor (same AWS SDK clients, same
- *   code). Import is the median of fresh Node processes, as a new Lambda container pays it. A third
- *   build adds ENCRYPTION_SDK_ALIASES (lib/crypto/bundle-aliases.ts: readable-stream and asn1.js
- *   replaced by stand-ins), which is how every function is deployed.
+ *   code). Import is the median of fresh Node processes, as a new Lambda container pays it. The SDK
+ *   is bundled as published (no package inside it aliased), as every function is deployed.
  * - First seal and first open in a fresh process (local keyring: no network), SDK v2 against the
- *   v1 format (two AES-256-GCM operations), and the median of the following calls; v2 also built
- *   with the aliases.
+ *   v1 format (two AES-256-GCM operations), and the median of the following calls.
  * Results: bench/results/encryption-sdk.json.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
-import { ENCRYPTION_SDK_ALIASES } from '#lib/crypto/bundle-aliases';
 import { deployedBuildOptions } from './function-bundle.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
@@ -50,27 +47,15 @@ const withoutEncryptionSdk: Plugin = {
   },
 };
 
-/**
- * Built as deployed (bench/function-bundle.ts: BUNDLING's options and aliases), except that the SDK's
- * own stand-ins (ENCRYPTION_SDK_ALIASES) are only added where asked: without them is the SDK as installed.
- */
-const deployed = deployedBuildOptions();
-const asInstalled = Object.fromEntries(
-  Object.entries(deployed.alias ?? {}).filter(([name]) => !(name in ENCRYPTION_SDK_ALIASES)),
-);
-const bundle = async (
-  entry: string,
-  outfile: string,
-  { plugins = [], alias = {} }: { plugins?: Plugin[]; alias?: Record<string, string> } = {},
-) => {
+/** Built as deployed (bench/function-bundle.ts: BUNDLING's options and aliases). */
+const bundle = async (entry: string, outfile: string, plugins: Plugin[] = []) => {
   await build({
-    ...deployed,
+    ...deployedBuildOptions(),
     entryPoints: [entry],
     outfile,
     // Shipped beside the workers' bundles (infra/automation-stack.ts installedModules), not in them.
     external: ['@sparticuz/chromium', 'playwright-core'],
     plugins,
-    alias: { ...asInstalled, ...alias },
     logLevel: 'error',
   });
   return outfile;
@@ -107,33 +92,22 @@ const rows = [];
 for (const handler of handlers) {
   const name = handler.replaceAll('/', '-');
   const withSdk = await bundle(`functions/${handler}.ts`, join(dir, `${name}.mjs`));
-  const without = await bundle(`functions/${handler}.ts`, join(dir, `${name}-floor.mjs`), {
-    plugins: [withoutEncryptionSdk],
-  });
-  const aliased = await bundle(`functions/${handler}.ts`, join(dir, `${name}-aliased.mjs`), {
-    alias: { ...ENCRYPTION_SDK_ALIASES },
-  });
-  const [sdk, sdkAliased, floor] = importTimes([withSdk, aliased, without]);
+  const without = await bundle(`functions/${handler}.ts`, join(dir, `${name}-floor.mjs`), [withoutEncryptionSdk]);
+  const [sdk, floor] = importTimes([withSdk, without]);
   const row = {
     handler,
     bytes: statSync(withSdk).size,
-    aliasedBytes: statSync(aliased).size,
     floorBytes: statSync(without).size,
     importMs: sdk!.wall,
-    aliasedImportMs: sdkAliased!.wall,
     floorImportMs: floor!.wall,
     importCpuMs: sdk!.cpu,
-    aliasedImportCpuMs: sdkAliased!.cpu,
     floorImportCpuMs: floor!.cpu,
   };
   rows.push({
     ...row,
     addedBytes: row.bytes - row.floorBytes,
-    aliasedAddedBytes: row.aliasedBytes - row.floorBytes,
     importRatio: row.importMs / row.floorImportMs,
-    aliasedImportRatio: row.aliasedImportMs / row.floorImportMs,
     importCpuRatio: row.importCpuMs / row.floorImportCpuMs,
-    aliasedImportCpuRatio: row.aliasedImportCpuMs / row.floorImportCpuMs,
   });
 }
 
@@ -166,36 +140,29 @@ process.stdout.write(JSON.stringify(out));
 `,
 );
 const callsBundle = await bundle(callsEntry, join(dir, 'calls.mjs'));
-const aliasedCallsBundle = await bundle(callsEntry, join(dir, 'calls-aliased.mjs'), {
-  alias: { ...ENCRYPTION_SDK_ALIASES },
-});
 const keyFile = join(dir, 'secrets.key');
-const calls = (format: 'v1' | 'v2', file = callsBundle) => {
+const calls = (format: 'v1' | 'v2') => {
   const samples = Array.from(
     { length: RUNS },
     () =>
-      JSON.parse(fresh(`await import(${JSON.stringify(file)});`, { KEY_FILE: keyFile, FORMAT: format })) as Record<
-        string,
-        number
-      >,
+      JSON.parse(
+        fresh(`await import(${JSON.stringify(callsBundle)});`, { KEY_FILE: keyFile, FORMAT: format }),
+      ) as Record<string, number>,
   );
   return Object.fromEntries(Object.keys(samples[0]!).map((k) => [k, median(samples.map((s) => s[k]!))]));
 };
 const v1 = calls('v1');
 const v2 = calls('v2');
-const v2Aliased = calls('v2', aliasedCallsBundle);
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 for (const r of rows) {
   process.stdout.write(
-    `${r.handler.padEnd(40)} ${kb(r.bytes).padStart(8)} (floor ${kb(r.floorBytes)}, +${kb(r.addedBytes)})  import ${r.importMs.toFixed(1)} ms (floor ${r.floorImportMs.toFixed(1)} ms, ${r.importRatio.toFixed(2)}×), CPU ${r.importCpuMs.toFixed(1)} ms (floor ${r.floorImportCpuMs.toFixed(1)} ms, ${r.importCpuRatio.toFixed(2)}×)\n` +
-      `${'  with ENCRYPTION_SDK_ALIASES'.padEnd(40)} ${kb(r.aliasedBytes).padStart(8)} (+${kb(r.aliasedAddedBytes)})  import ${r.aliasedImportMs.toFixed(1)} ms (${r.aliasedImportRatio.toFixed(2)}×), CPU ${r.aliasedImportCpuMs.toFixed(1)} ms (${r.aliasedImportCpuRatio.toFixed(2)}×)\n`,
+    `${r.handler.padEnd(40)} ${kb(r.bytes).padStart(8)} (floor ${kb(r.floorBytes)}, +${kb(r.addedBytes)})  import ${r.importMs.toFixed(1)} ms (floor ${r.floorImportMs.toFixed(1)} ms, ${r.importRatio.toFixed(2)}×), CPU ${r.importCpuMs.toFixed(1)} ms (floor ${r.floorImportCpuMs.toFixed(1)} ms, ${r.importCpuRatio.toFixed(2)}×)\n`,
   );
 }
 for (const [name, v] of [
   ['v1 (own AES-GCM)', v1],
   ['v2 (Encryption SDK)', v2],
-  ['v2, with the aliases', v2Aliased],
 ] as const) {
   process.stdout.write(
     `${name.padEnd(22)} first seal ${v.firstSeal!.toFixed(2)} ms, first open ${v.firstOpen!.toFixed(2)} ms; then seal ${v.seal!.toFixed(3)} ms, open ${v.open!.toFixed(3)} ms; stored ${v.storedBytes} bytes\n`,
@@ -205,11 +172,7 @@ for (const [name, v] of [
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(
   'bench/results/encryption-sdk.json',
-  JSON.stringify(
-    { at: new Date().toISOString(), node: process.version, runs: RUNS, handlers: rows, v1, v2, v2Aliased },
-    null,
-    2,
-  ),
+  JSON.stringify({ at: new Date().toISOString(), node: process.version, runs: RUNS, handlers: rows, v1, v2 }, null, 2),
 );
 process.stdout.write('results: bench/results/encryption-sdk.json\n');
 rmSync(dir, { recursive: true, force: true });

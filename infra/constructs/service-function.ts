@@ -18,7 +18,6 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type ServiceConfig, serviceConfigOf } from '#infra/config';
-import { ENCRYPTION_SDK_ALIASES } from '#lib/crypto/bundle-aliases';
 import { copyInstalledModules } from './installed-modules.ts';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -66,14 +65,11 @@ export const BUNDLING = {
   sourceMap: true,
   sourcesContent: false,
   // Credentials from the environment only (lib/aws/environment-credentials.ts): the SDK's default chain
-  // bundles STS, SSO and IMDS clients that never run on Lambda. And the Encryption SDK's readable-stream
-  // and asn1.js replaced by stand-ins (lib/crypto/bundle-aliases.ts). Paths resolve from the project
-  // root, where NodejsFunction runs the local esbuild.
+  // bundles STS, SSO and IMDS clients that never run on Lambda. The path resolves from the project
+  // root, where NodejsFunction runs the local esbuild. Nothing inside the Encryption SDK is aliased: it
+  // ships as published (docs/security.md, "What it costs").
   esbuildArgs: {
-    '--alias': [
-      '@aws-sdk/credential-provider-node=./lib/aws/environment-credentials.ts',
-      ...Object.entries(ENCRYPTION_SDK_ALIASES).map(([name, path]) => `${name}=${path}`),
-    ],
+    '--alias': ['@aws-sdk/credential-provider-node=./lib/aws/environment-credentials.ts'],
   },
 } as const satisfies BundlingOptions;
 export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
