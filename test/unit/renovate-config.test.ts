@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { ensureVendoredFile } from '#scripts/vendored-file';
+import { ensureVendoredFile, type VendoredFile } from '#scripts/vendored-file';
 
 const root = new URL('../../', import.meta.url);
 const readJson = (path: string) => JSON.parse(readFileSync(new URL(path, root), 'utf8'));
@@ -16,21 +17,17 @@ const config = readJson('renovate.json') as { packageRules: PackageRule[]; [opti
 const manifest = readJson('package.json') as Record<'dependencies' | 'devDependencies', Record<string, string>>;
 const dependencies = { ...manifest.dependencies, ...manifest.devDependencies };
 
-/**
- * Renovate's own schema for the version pinned here, out of its npm tarball (into test/output/, gitignored;
- * the registry is needed once, as for the reference page's script).
- */
+/** Renovate's own schema, of the version pinned here, out of its npm tarball (as the reference page's script). */
+const RENOVATE_SCHEMA: VendoredFile = {
+  spec: 'renovate@44.121.2',
+  integrity: 'sha512-gNsY+POw2UN3B4e8x0B5UK3onH1qF7wMirKGaUnJcSx3+xEWH4n35RS4rvVEtTIIV/BoZoFbsIo7njTb9Mydxg==',
+  path: 'package/renovate-schema.json',
+  sha256: '989a29d9d8f1c421436b68de9472898283b55db6c5cf98fb243489e40e338a02',
+};
+/** Kept in the system's temporary directory, by digest: outside the tree, so the linter never reads it. */
 const renovateSchema = async () => {
-  const target = fileURLToPath(new URL('test/output/renovate/renovate-schema.json', root));
-  await ensureVendoredFile(
-    {
-      spec: 'renovate@44.121.2',
-      integrity: 'sha512-gNsY+POw2UN3B4e8x0B5UK3onH1qF7wMirKGaUnJcSx3+xEWH4n35RS4rvVEtTIIV/BoZoFbsIo7njTb9Mydxg==',
-      path: 'package/renovate-schema.json',
-      sha256: '989a29d9d8f1c421436b68de9472898283b55db6c5cf98fb243489e40e338a02',
-    },
-    target,
-  );
+  const target = join(tmpdir(), `renovate-schema-${RENOVATE_SCHEMA.sha256.slice(0, 16)}.json`);
+  await ensureVendoredFile(RENOVATE_SCHEMA, target);
   return JSON.parse(readFileSync(target, 'utf8'));
 };
 
