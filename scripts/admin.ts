@@ -9,6 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 
 const usage = `Usage: npm run admin -- <command>
   create-client <name> [--expires-in <duration>] [--rate <n> --burst <n> [--quota-per-day <n>]]
@@ -65,83 +66,87 @@ const targetEnvironment = () => {
   Object.assign(process.env, (JSON.parse(readFileSync(stackFile, 'utf8')) as { env: Record<string, string> }).env);
 };
 
-const [command, ...argv] = process.argv.slice(2);
-/** Positional arguments, and the options some commands take. */
-const args: string[] = [];
-let expiresIn: string | undefined;
-let organization: string | undefined;
-let clientOption: string | undefined;
-/** --rate, --burst, --quota-per-day as given; --default clears a client's limits. */
-const limitOptions = { '--rate': 'rateLimit', '--burst': 'burstLimit', '--quota-per-day': 'quotaPerDay' } as const;
-const limits: { rateLimit?: number; burstLimit?: number; quotaPerDay?: number } = {};
-/** --attachment-bytes, --portal-accounts-per-organization (set-storage-quotas). */
+/** Options that take a whole number, by the field they set; --default clears them (see each command). */
+const limitOptions = { rate: 'rateLimit', burst: 'burstLimit', 'quota-per-day': 'quotaPerDay' } as const;
 const quotaOptions = {
-  '--attachment-bytes': 'attachmentBytesQuota',
-  '--portal-accounts-per-organization': 'portalAccountsQuota',
+  'attachment-bytes': 'attachmentBytesQuota',
+  'portal-accounts-per-organization': 'portalAccountsQuota',
 } as const;
-const storageQuotas: { attachmentBytesQuota?: number; portalAccountsQuota?: number } = {};
-/** --runs-per-hour, --runs-per-day, --runs-in-flight (set-automation-quotas). */
 const automationOptions = {
-  '--runs-per-hour': 'automationRunsPerHour',
-  '--runs-per-day': 'automationRunsPerDay',
-  '--runs-in-flight': 'automationRunsInFlight',
+  'runs-per-hour': 'automationRunsPerHour',
+  'runs-per-day': 'automationRunsPerDay',
+  'runs-in-flight': 'automationRunsInFlight',
 } as const;
-const automationQuotas: {
-  automationRunsPerHour?: number;
-  automationRunsPerDay?: number;
-  automationRunsInFlight?: number;
-} = {};
-let defaultLimits = false;
+const wholeNumberOption = { type: 'string' } as const;
+/** Every option (node:util parseArgs: `--name value` or `--name=value`; anything else is refused). */
+const options = {
+  'expires-in': { type: 'string' },
+  organization: { type: 'string' },
+  client: { type: 'string' },
+  default: { type: 'boolean' },
+  help: { type: 'boolean' },
+  rate: wholeNumberOption,
+  burst: wholeNumberOption,
+  'quota-per-day': wholeNumberOption,
+  'attachment-bytes': wholeNumberOption,
+  'portal-accounts-per-organization': wholeNumberOption,
+  'runs-per-hour': wholeNumberOption,
+  'runs-per-day': wholeNumberOption,
+  'runs-in-flight': wholeNumberOption,
+} as const;
+/** What an option's value is, for the message when it has none (other than the whole numbers'). */
+const valueOfOption: Partial<Record<string, string>> = {
+  'expires-in': 'whole hours or days (e.g. 12h, 90d), from 1h to 365d',
+  organization: 'an organization id',
+  client: 'a client id',
+};
+
+/** parseArgs' refusals (an unknown option, a value missing or given to a flag), in this CLI's words. */
+const refuseArguments = (error: Error & { code?: string }): never => {
+  const name = /'(-[^' ]+)/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && name) return fail(`Unknown option ${name}.\n${usage}`);
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && name) {
+    const option = name.slice(2) as keyof typeof options;
+    const value = options[option]?.type === 'boolean' ? 'no value' : (valueOfOption[option] ?? 'a whole number');
+    return fail(`${name} takes ${value}.\n${usage}`);
+  }
+  return fail(`${error.message}\n${usage}`);
+};
+
+const parsed = (() => {
+  try {
+    return parseArgs({ args: process.argv.slice(2), options, allowPositionals: true, strict: true });
+  } catch (error) {
+    return refuseArguments(error as Error);
+  }
+})();
+const { values } = parsed;
+const [command, ...args] = parsed.positionals;
+
 const wholeNumber = (name: string, value: string) => {
-  if (!/^\d{1,12}$/.test(value)) fail(`${name} takes a whole number.\n${usage}`);
+  if (!/^\d{1,12}$/.test(value)) fail(`--${name} takes a whole number.\n${usage}`);
   return Number(value);
 };
-/** `--name value` or `--name=value`; undefined when `arg` is not that option. */
-const optionValue = (name: string, arg: string, next: () => string | undefined) => {
-  if (arg === name) return next() ?? '';
-  return arg.startsWith(`${name}=`) ? arg.slice(name.length + 1) : undefined;
-};
-for (let i = 0; i < argv.length; i++) {
-  const arg = argv[i]!;
-  const next = () => argv[++i];
-  const expiry = optionValue('--expires-in', arg, next);
-  const organizationOption = expiry === undefined ? optionValue('--organization', arg, next) : undefined;
-  const clientValue =
-    expiry === undefined && organizationOption === undefined ? optionValue('--client', arg, next) : undefined;
-  const limitOption = Object.keys(limitOptions).find((name) => arg === name || arg.startsWith(`${name}=`)) as
-    | keyof typeof limitOptions
-    | undefined;
-  const quotaOption = Object.keys(quotaOptions).find((name) => arg === name || arg.startsWith(`${name}=`)) as
-    | keyof typeof quotaOptions
-    | undefined;
-  const automationOption = Object.keys(automationOptions).find((name) => arg === name || arg.startsWith(`${name}=`)) as
-    | keyof typeof automationOptions
-    | undefined;
-  if (automationOption) {
-    automationQuotas[automationOptions[automationOption]] = wholeNumber(
-      automationOption,
-      optionValue(automationOption, arg, next)!,
-    );
-  } else if (limitOption) {
-    limits[limitOptions[limitOption]] = wholeNumber(limitOption, optionValue(limitOption, arg, next)!);
-  } else if (quotaOption) {
-    storageQuotas[quotaOptions[quotaOption]] = wholeNumber(quotaOption, optionValue(quotaOption, arg, next)!);
-  } else if (arg === '--default') {
-    defaultLimits = true;
-  } else if (expiry !== undefined) {
-    expiresIn = expiry;
-  } else if (clientValue !== undefined) {
-    if (clientValue.trim() === '') fail(`--client takes a client id.\n${usage}`);
-    clientOption = clientValue;
-  } else if (organizationOption !== undefined) {
-    if (organizationOption.trim() === '') fail(`--organization takes an organization id.\n${usage}`);
-    organization = organizationOption;
-  } else if (arg.startsWith('--')) {
-    fail(`Unknown option ${arg}.\n${usage}`);
-  } else {
-    args.push(arg);
+/** The whole-number options among `names` that were given, as `{ field: number }`. */
+const numbersOf = <Name extends keyof typeof values, Field extends string>(names: Readonly<Record<Name, Field>>) => {
+  const given: Partial<Record<Field, number>> = {};
+  for (const [name, field] of Object.entries(names) as [Name, Field][]) {
+    const value = values[name];
+    if (typeof value === 'string') given[field] = wholeNumber(name, value);
   }
-}
+  return given;
+};
+const limits = numbersOf(limitOptions);
+const storageQuotas = numbersOf(quotaOptions);
+const automationQuotas = numbersOf(automationOptions);
+const defaultLimits = values.default === true;
+const expiresIn = values['expires-in'];
+const organization = values.organization;
+const clientOption = values.client;
+if (organization !== undefined && organization.trim() === '')
+  fail(`--organization takes an organization id.\n${usage}`);
+if (clientOption !== undefined && clientOption.trim() === '') fail(`--client takes a client id.\n${usage}`);
+
 const need = (
   count: number,
   { expiring = false, restricting = false, limiting = false, storing = false, ofClient = false } = {},
@@ -160,9 +165,9 @@ const need = (
   return args;
 };
 
-if (!command || command === 'help' || command === '--help') {
+if (!command || command === 'help' || values.help) {
   process.stdout.write(`${usage}\n`);
-  process.exit(command ? 0 : 1);
+  process.exit(command || values.help ? 0 : 1);
 }
 
 targetEnvironment();

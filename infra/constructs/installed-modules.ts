@@ -57,7 +57,7 @@ export const copyInstalledModules = (
   const dirs = installedModuleDirs(projectRoot, names);
   for (const source of Object.values(assets)) {
     if (!existsSync(join(projectRoot, source)))
-      throw new Error(`${source} is missing: run npm install before synthesizing`);
+      throw new Error(`${source} is missing: run npm run build:schemas (npm run synth does) before synthesizing`);
   }
   return {
     beforeBundling: () => [],

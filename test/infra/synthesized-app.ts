@@ -12,9 +12,13 @@ import type { RouteAccess } from '#lib/routes';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Handlers import the compiled validators (gitignored), which a fresh clone has not generated yet. */
+/**
+ * Handlers import the compiled validators and the docs routes ship generated files (all gitignored), which a
+ * fresh clone, or one built before the reference page's script was generated, has not made yet.
+ */
 export const ensureCompiledSchemas = () => {
-  if (!existsSync(join(projectRoot, 'lib/validation/generated/validators.ts'))) {
+  const built = ['lib/validation/generated/validators.ts', 'lib/openapi/generated/api-reference.js'];
+  if (!built.every((file) => existsSync(join(projectRoot, file)))) {
     execFileSync('npm', ['run', 'build:schemas'], { cwd: projectRoot, stdio: 'ignore' });
   }
 };

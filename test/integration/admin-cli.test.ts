@@ -169,6 +169,34 @@ describe('admin CLI (npm run admin -- …)', () => {
     );
   });
 
+  it('refuses a bad option with a clear error and the usage, before doing anything', async () => {
+    const { clientId } = await admin('create-client', 'CLI Partner Options');
+    const refusals: [string[], RegExp][] = [
+      [['create-api-key', clientId, '--rat', '1'], /^Unknown option --rat\.\nUsage: npm run admin/],
+      [['create-api-key', clientId, '-o', 'org'], /^Unknown option -o\.\nUsage: /],
+      [['set-client-limits', clientId, '--default=yes'], /^--default takes no value\.\nUsage: /],
+      [['set-client-limits', clientId, '--burst', '1', '--rate'], /^--rate takes a whole number\.\nUsage: /],
+      [['create-api-key', clientId, '--expires-in'], /^--expires-in takes whole hours or days \(e\.g\. 12h, 90d\)/],
+      // An option where a value should be is not taken for the value.
+      [
+        ['create-api-key', clientId, '--organization', '--expires-in', '1d'],
+        /^--organization takes an organization id\./,
+      ],
+      [['reencrypt-portal-secrets', '--client='], /^--client takes a client id\./],
+    ];
+    for (const [args, error] of refusals) {
+      const failure = await failureOf(...args);
+      expect(failure.code, args.join(' ')).toBe(1);
+      expect(failure.error.error, args.join(' ')).toMatch(error);
+    }
+    // Nothing was done: the client still has its one key, on the defaults.
+    expect((await admin('list-api-keys', clientId)).apiKeys).toHaveLength(1);
+    expect(await dynamoTenantStore.getClient(clientId)).not.toHaveProperty('rateLimit');
+
+    const help = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', '--help']);
+    expect(help.stdout).toMatch(/^Usage: npm run admin -- <command>\n/);
+  });
+
   it('creates a key restricted to one organization, shown by list-api-keys; an unknown organization is refused', async () => {
     const client = await admin('create-client', 'CLI Partner D');
     const { organizationId } = await admin('create-organization', client.clientId, 'CLI Clinic D');
