@@ -22,6 +22,7 @@ import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './em
 import { type LocalLambda, startLambda } from './lambda.ts';
 import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
 import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from './step-functions.ts';
+import type { ClientLimits } from './throttle.ts';
 
 /**
  * The whole product on one machine: embedded DynamoDB and S3 (unless DYNAMODB_ENDPOINT /
@@ -42,6 +43,12 @@ export interface LocalStackOptions {
   bucketName?: string;
   /** The sandbox payer portal's options (port, seed, hang paths); it always runs, on loopback. */
   sandboxPortal?: SandboxPortalOptions;
+  /**
+   * Requests per second, burst and daily quota of a client without its own: by default the deployed
+   * default's, unless LOCAL_RATE_LIMIT, LOCAL_BURST_LIMIT, LOCAL_QUOTA_PER_DAY say otherwise. The test
+   * suite and the load benchmarks raise them here: their default clients send far more than a client may.
+   */
+  defaultLimits?: ClientLimits;
   /** Shorter Task timeouts and retry waits, another browser bound, for the local Step Functions (tests). */
   stepFunctions?: Pick<StepFunctionsOptions, 'definitionOptions' | 'retryIntervalMs' | 'browserConcurrency'>;
 }
@@ -243,7 +250,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   const server: Server = createGateway({
     routes,
     loadHandler,
-    defaultLimits: localLimitsFromEnv(),
+    defaultLimits: options.defaultLimits ?? localLimitsFromEnv(),
     clientLimits: cachedClientLimits(dynamoTenantStore),
   });
   // S3 event notifications: s3rver's 'event' → the same handlers the CDK stack subscribes, invoked

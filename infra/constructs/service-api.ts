@@ -20,7 +20,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { DEFAULT_QUOTA_PER_DAY } from '#lib/config';
+import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import { BINARY_MEDIA_TYPES, GATEWAY_LIMITS, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import { baseHeaders } from '#lib/http/response';
 import type { Route } from '#lib/routes';
@@ -43,9 +43,6 @@ const WAF_REDACTED_FIELDS = [
   { queryString: {} },
 ];
 
-/** The usage plan's limits: each client's own bucket, keyed by the usageIdentifierKey the authorizer returns. */
-export const CLIENT_THROTTLE = { rateLimit: 50, burstLimit: 100 };
-
 /**
  * Whether methods require a usage-plan key. API Gateway applies a usage plan's throttle and quota
  * only to such methods, and refuses (403) a request whose authorizer returned no usageIdentifierKey:
@@ -57,9 +54,9 @@ const USAGE_KEYS_REQUIRED = false;
  * Stage-wide limits for every method (requests per second, and burst): what all clients together
  * may send. Until usage keys are required, no per-client limit applies on AWS, so the stage keeps
  * the per-client figures: no single client can take more than it could before. Once they are
- * required, each client is held to CLIENT_THROTTLE and the stage to the sum it may carry.
+ * required, each client is held to DEFAULT_CLIENT_THROTTLE and the stage to the sum it may carry.
  */
-const STAGE_THROTTLE = USAGE_KEYS_REQUIRED ? { rateLimit: 500, burstLimit: 1000 } : CLIENT_THROTTLE;
+const STAGE_THROTTLE = USAGE_KEYS_REQUIRED ? { rateLimit: 500, burstLimit: 1000 } : DEFAULT_CLIENT_THROTTLE;
 
 /** Why a route without the authorizer is safe: cdk-nag's acknowledgement for its method. */
 const UNAUTHORIZED_ROUTE_REASONS: Record<NonNullable<Route['auth']>, string> = {
@@ -154,7 +151,8 @@ export class ServiceApi extends Construct {
 
     this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       description: 'Default throttle of each API client (its API Gateway key is the usageIdentifierKey)',
-      throttle: CLIENT_THROTTLE,
+      // Each client's own bucket, keyed by the usageIdentifierKey the authorizer returns: the local gateway's default too.
+      throttle: DEFAULT_CLIENT_THROTTLE,
       // The same daily quota a client's own plan gets by default (docs/security.md, "Throttling and quotas").
       quota: { limit: DEFAULT_QUOTA_PER_DAY, period: Period.DAY },
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],

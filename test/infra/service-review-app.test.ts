@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZER_CACHE_TTL, CLIENT_THROTTLE, WAF_RATE_LIMIT_PER_IP } from '#infra/constructs/service-api';
+import { AUTHORIZER_CACHE_TTL, WAF_RATE_LIMIT_PER_IP } from '#infra/constructs/service-api';
 import type { ServiceFunction } from '#infra/constructs/service-function';
-import { DEFAULT_QUOTA_PER_DAY } from '#lib/config';
+import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import { apiKeyEntity, clientEntity } from '#lib/entities/tenancy';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import {
@@ -838,7 +838,7 @@ describe('REST API', () => {
       EndpointAccessMode: 'STRICT',
     });
     synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-      Throttle: { RateLimit: CLIENT_THROTTLE.rateLimit, BurstLimit: CLIENT_THROTTLE.burstLimit },
+      Throttle: { RateLimit: DEFAULT_CLIENT_THROTTLE.rateLimit, BurstLimit: DEFAULT_CLIENT_THROTTLE.burstLimit },
       Quota: { Limit: DEFAULT_QUOTA_PER_DAY, Period: 'DAY' },
     });
   });
@@ -852,8 +852,8 @@ describe('REST API', () => {
     // the per-client figures (docs/security.md, "Throttling and quotas").
     const [stage] = Object.values(synthesized.apiTemplate.findResources('AWS::ApiGateway::Stage'));
     const [settings] = stage!.Properties.MethodSettings;
-    expect(settings.ThrottlingRateLimit).toBe(CLIENT_THROTTLE.rateLimit);
-    expect(settings.ThrottlingBurstLimit).toBe(CLIENT_THROTTLE.burstLimit);
+    expect(settings.ThrottlingRateLimit).toBe(DEFAULT_CLIENT_THROTTLE.rateLimit);
+    expect(settings.ThrottlingBurstLimit).toBe(DEFAULT_CLIENT_THROTTLE.burstLimit);
   });
 
   it('puts a WAF web ACL on the stage: AWS common and known-bad-inputs rules, and a rate limit per source IP', () => {
