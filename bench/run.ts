@@ -98,8 +98,10 @@ const { requestEntity } = await import('#lib/entities/request');
 const { TABLE_KEY } = await import('#lib/table');
 const { tableName } = await import('#lib/config');
 const { lambdaContext } = await import('#local/gateway');
-const { handler: getRequest } = await import('#functions/requests/get-request');
-const { handler: createRequest } = await import('#functions/requests/create-request');
+const { ownInvocation } = await import('#local/invocations');
+// Each call an invocation of its own, as the stack runs its functions (local/invocations.ts).
+const getRequest = ownInvocation((await import('#functions/requests/get-request')).handler);
+const createRequest = ownInvocation((await import('#functions/requests/create-request')).handler);
 
 const errors: string[] = [];
 /** The DynamoDB commands sent while `counting` (the document client shares the low-level client's stack). */

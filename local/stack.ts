@@ -16,9 +16,10 @@ import {
   waitUntilTableExists,
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
-import type { S3Event } from 'aws-lambda';
+import type { Context, S3Event } from 'aws-lambda';
 import { TABLE_KEY, tableIndexes } from '#lib/table';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
+import { enableInvocationContexts, ownInvocation } from './invocations.ts';
 import { type LocalLambda, startLambda } from './lambda.ts';
 import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
 import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from './step-functions.ts';
@@ -178,6 +179,8 @@ export const dropTable = async (endpoint: string, tableName: string) => {
 const s3EventKey = (key: string) => encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+');
 
 export const startLocalStack = async (options: LocalStackOptions = {}): Promise<LocalStack> => {
+  // Before the first SDK request: every function runs in this process, each invocation in its own context.
+  await enableInvocationContexts();
   const tableName = options.tableName ?? 'service-review';
   const bucketName = options.bucketName ?? 'service-review-attachments';
   const stateDir = options.stateDir;
@@ -223,14 +226,14 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
 
   const { routes, eventFunctions, invokedFunctions } = await import('#lib/routes');
   const { createGateway, lambdaContext } = await import('./gateway.ts');
-  const loaded = new Map<string, Promise<(event: unknown, context: unknown) => Promise<unknown>>>();
+  const loaded = new Map<string, Promise<(event: unknown, context: Context) => Promise<unknown>>>();
   const loadHandler = (module: string) => {
     if (!loaded.has(module)) {
       // A computed URL (not a template literal) so Vite's dynamic-import rewriting leaves it alone in tests.
       const url = new URL(`../functions/${module}.ts`, import.meta.url).href;
       loaded.set(
         module,
-        import(/* @vite-ignore */ url).then((m) => m.handler),
+        import(/* @vite-ignore */ url).then((m) => ownInvocation(m.handler)),
       );
     }
     return loaded.get(module)!;
