@@ -846,6 +846,11 @@ describe('REST API', () => {
       ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
       StatusCode: '404',
     });
+    // Usage keys are required: a client whose key is in no plan gets problem details too, not {"message":"Forbidden"}.
+    synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'INVALID_API_KEY',
+      StatusCode: '403',
+    });
   });
 
   it('accepts uploads as binary, enforces TLS 1.2+, and throttles', () => {
