@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { ownInvocation } from '#local/invocations';
 import { startLocalStack } from '#local/stack';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
@@ -110,8 +111,12 @@ const sample = (file: string) => {
   // A copy per call: the middleware replaces the event's body with what it parsed.
   return structuredClone(found.event) as APIGatewayProxyEvent;
 };
+/** Each call an invocation of its own, as the stack runs its functions (local/invocations.ts). */
 const handlerOf = async (module: string) =>
-  (await import(/* @vite-ignore */ new URL(`../functions/${module}.ts`, import.meta.url).href)).handler as ProxyHandler;
+  ownInvocation(
+    (await import(/* @vite-ignore */ new URL(`../functions/${module}.ts`, import.meta.url).href))
+      .handler as ProxyHandler,
+  );
 
 /** Runs `module` with `event`, failing the run on anything but `status`. */
 const route = async (module: string, status: number, eventOf: (i: number) => APIGatewayProxyEvent) => {

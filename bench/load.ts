@@ -9,6 +9,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dropTable, startLocalStack } from '#local/stack';
+import { SUITE_CLIENT_LIMITS } from '#test/support/limits';
 
 const argument = (name: string) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -23,7 +24,12 @@ process.env.LOG_LEVEL ??= 'warn';
 // Another DynamoDB (DYNAMODB_ENDPOINT) gets a table of the run's own, dropped at the end.
 const dynamoEndpoint = process.env.DYNAMODB_ENDPOINT;
 const tableName = `service-review-load-${Date.now()}`;
-const stack = await startLocalStack({ port: 0, ...(dynamoEndpoint ? { dynamoEndpoint, tableName } : {}) });
+// Several callers per client, as fast as they can: the suite's limits, not the deployed default's.
+const stack = await startLocalStack({
+  port: 0,
+  defaultLimits: SUITE_CLIENT_LIMITS,
+  ...(dynamoEndpoint ? { dynamoEndpoint, tableName } : {}),
+});
 const { loadFailures, runLoad } = await import('#test/support/load');
 
 const gc = (globalThis as { gc?: () => void }).gc;

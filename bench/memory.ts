@@ -89,7 +89,13 @@ const runMode = async (mode: Mode) => {
 
   process.env.LOG_LEVEL = 'warn';
   const { startLocalStack } = await import('#local/stack');
-  const stack = await startLocalStack({ port: 0, ...(dynamoEndpoint ? { dynamoEndpoint } : {}) });
+  const { SUITE_CLIENT_LIMITS } = await import('#test/support/limits');
+  // Thousands of calls as fast as the callers go: the suite's limits, not the deployed default's.
+  const stack = await startLocalStack({
+    port: 0,
+    defaultLimits: SUITE_CLIENT_LIMITS,
+    ...(dynamoEndpoint ? { dynamoEndpoint } : {}),
+  });
   const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
   const { provisioning } = await import('#lib/tenancy/provisioning');
   const { dynamo } = await import('#lib/aws/dynamodb');

@@ -25,9 +25,10 @@ const THROUGHPUT_REQUESTS = Number(process.env.BENCH_THROUGHPUT_REQUESTS ?? 2000
 
 // The throughput runs go faster than the local default throttle would let one client: lift it, the
 // bucket arithmetic stays on the path. The authorizer cache keeps its deployed TTL (the default).
-process.env.LOCAL_RATE_LIMIT = '1000000';
-process.env.LOCAL_BURST_LIMIT = '1000000';
-const stack = await startLocalStack({ port: 0 });
+const stack = await startLocalStack({
+  port: 0,
+  defaultLimits: { rateLimit: 1_000_000, burstLimit: 1_000_000, quotaPerDay: 100_000_000 },
+});
 const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
 const { provisioning } = await import('#lib/tenancy/provisioning');
 const { validate } = await import('#lib/validation/validate');
@@ -97,8 +98,10 @@ const { requestEntity } = await import('#lib/entities/request');
 const { TABLE_KEY } = await import('#lib/table');
 const { tableName } = await import('#lib/config');
 const { lambdaContext } = await import('#local/gateway');
-const { handler: getRequest } = await import('#functions/requests/get-request');
-const { handler: createRequest } = await import('#functions/requests/create-request');
+const { ownInvocation } = await import('#local/invocations');
+// Each call an invocation of its own, as the stack runs its functions (local/invocations.ts).
+const getRequest = ownInvocation((await import('#functions/requests/get-request')).handler);
+const createRequest = ownInvocation((await import('#functions/requests/create-request')).handler);
 
 const errors: string[] = [];
 /** The DynamoDB commands sent while `counting` (the document client shares the low-level client's stack). */

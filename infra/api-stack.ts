@@ -38,7 +38,7 @@ export class ApiStack extends Stack {
     const authorizer = new ServiceFunction(this, 'Authorizer', { handler: 'authorizer', invocation: 'api', logKey });
     bindRouteAccess(authorizer, authorizerAccess, data);
     grantUsageIdentifierKeyRead(authorizer, data.table.table);
-    this.api = new ServiceApi(this, 'Api', { authorizer, logKey });
+    this.api = new ServiceApi(this, 'Api', { authorizer, logKey, routes: props.routes });
 
     for (const route of props.routes) {
       const fn = new ServiceFunction(this, functionNameOf(route), {

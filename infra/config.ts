@@ -30,6 +30,13 @@ export interface ServiceConfig {
    * ceiling; a run beyond it waits for a worker (docs/rpa.md). The account must keep 100 unreserved.
    */
   browserConcurrency: number;
+  /**
+   * Whether the API's methods require a usage-plan key (default true): API Gateway applies a client's
+   * usage plan (throttle, daily quota) only to such methods and answers 403 to a request whose
+   * authorizer named no key. `false` only for a deployment made before this default, until every
+   * client has its key (docs/deploy.md, "Usage keys on an existing deployment").
+   */
+  usageKeysRequired: boolean;
 }
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -42,6 +49,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   latencyP99Ms: 5000,
   removalPolicy: 'retain',
   browserConcurrency: BROWSER_CONCURRENCY,
+  usageKeysRequired: true,
 };
 
 const PRODUCTION_STAGES = ['prod', 'production'];
@@ -83,6 +91,12 @@ export const serviceConfigOf = (scope: IConstruct): ServiceConfig => {
     throw invalid('browserConcurrency', context('browserConcurrency'), 'a whole number from 1 to 1000');
   }
 
+  // `-c usageKeysRequired=false` arrives as a string, cdk.json's as a boolean.
+  const usageKeys = context('usageKeysRequired') ?? DEFAULT_CONFIG.usageKeysRequired;
+  if (![true, false, 'true', 'false'].includes(usageKeys as string | boolean)) {
+    throw invalid('usageKeysRequired', usageKeys, 'true or false');
+  }
+
   const alarmTopicArn = text('alarmTopicArn');
   if (alarmTopicArn && !/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/.test(alarmTopicArn)) {
     throw invalid('alarmTopicArn', alarmTopicArn, 'an SNS topic ARN');
@@ -103,6 +117,7 @@ export const serviceConfigOf = (scope: IConstruct): ServiceConfig => {
     latencyP99Ms,
     removalPolicy,
     browserConcurrency,
+    usageKeysRequired: usageKeys === true || usageKeys === 'true',
     ...(alarmTopicArn ? { alarmTopicArn } : {}),
     ...(alarmEmail ? { alarmEmail } : {}),
   };

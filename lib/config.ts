@@ -32,8 +32,15 @@ export const STORAGE_QUOTA_DEFAULTS = {
 } as const;
 
 /**
- * Requests per UTC day of a client that has its own usage plan on AWS but was given no daily quota
- * (`set-client-limits` without --quota-per-day). The local gateway has its own, higher default.
+ * Requests per second and burst of a client without its own limits (docs/security.md, "Throttling and
+ * quotas"): the deployed default usage plan's throttle and the local gateway's default, so that a client
+ * meets the same 429 locally as on AWS. Test suites and benchmarks raise it through their own settings.
+ */
+export const DEFAULT_CLIENT_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
+
+/**
+ * Requests per UTC day of a client without its own daily quota: the default usage plan's, a client's
+ * own plan's when `set-client-limits` was given no --quota-per-day, and the local gateway's default.
  */
 export const DEFAULT_QUOTA_PER_DAY = 1_000_000;
 

@@ -16,12 +16,14 @@ import {
   waitUntilTableExists,
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
-import type { S3Event } from 'aws-lambda';
+import type { Context, S3Event } from 'aws-lambda';
 import { TABLE_KEY, tableIndexes } from '#lib/table';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
+import { enableInvocationContexts, ownInvocation } from './invocations.ts';
 import { type LocalLambda, startLambda } from './lambda.ts';
 import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
 import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from './step-functions.ts';
+import type { ClientLimits } from './throttle.ts';
 
 /**
  * The whole product on one machine: embedded DynamoDB and S3 (unless DYNAMODB_ENDPOINT /
@@ -42,6 +44,12 @@ export interface LocalStackOptions {
   bucketName?: string;
   /** The sandbox payer portal's options (port, seed, hang paths); it always runs, on loopback. */
   sandboxPortal?: SandboxPortalOptions;
+  /**
+   * Requests per second, burst and daily quota of a client without its own: by default the deployed
+   * default's, unless LOCAL_RATE_LIMIT, LOCAL_BURST_LIMIT, LOCAL_QUOTA_PER_DAY say otherwise. The test
+   * suite and the load benchmarks raise them here: their default clients send far more than a client may.
+   */
+  defaultLimits?: ClientLimits;
   /** Shorter Task timeouts and retry waits, another browser bound, for the local Step Functions (tests). */
   stepFunctions?: Pick<StepFunctionsOptions, 'definitionOptions' | 'retryIntervalMs' | 'browserConcurrency'>;
 }
@@ -171,6 +179,8 @@ export const dropTable = async (endpoint: string, tableName: string) => {
 const s3EventKey = (key: string) => encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+');
 
 export const startLocalStack = async (options: LocalStackOptions = {}): Promise<LocalStack> => {
+  // Before the first SDK request: every function runs in this process, each invocation in its own context.
+  await enableInvocationContexts();
   const tableName = options.tableName ?? 'service-review';
   const bucketName = options.bucketName ?? 'service-review-attachments';
   const stateDir = options.stateDir;
@@ -216,14 +226,14 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
 
   const { routes, eventFunctions, invokedFunctions } = await import('#lib/routes');
   const { createGateway, lambdaContext } = await import('./gateway.ts');
-  const loaded = new Map<string, Promise<(event: unknown, context: unknown) => Promise<unknown>>>();
+  const loaded = new Map<string, Promise<(event: unknown, context: Context) => Promise<unknown>>>();
   const loadHandler = (module: string) => {
     if (!loaded.has(module)) {
       // A computed URL (not a template literal) so Vite's dynamic-import rewriting leaves it alone in tests.
       const url = new URL(`../functions/${module}.ts`, import.meta.url).href;
       loaded.set(
         module,
-        import(/* @vite-ignore */ url).then((m) => m.handler),
+        import(/* @vite-ignore */ url).then((m) => ownInvocation(m.handler)),
       );
     }
     return loaded.get(module)!;
@@ -243,7 +253,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   const server: Server = createGateway({
     routes,
     loadHandler,
-    defaultLimits: localLimitsFromEnv(),
+    defaultLimits: options.defaultLimits ?? localLimitsFromEnv(),
     clientLimits: cachedClientLimits(dynamoTenantStore),
   });
   // S3 event notifications: s3rver's 'event' → the same handlers the CDK stack subscribes, invoked

@@ -1,11 +1,12 @@
+import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 
 /**
  * Per-client throttling for the local gateway: a token bucket per clientId, as API Gateway's usage
  * plans keep one per API key. Each client's bucket holds up to `burstLimit` requests and refills at
  * `rateLimit` per second; a request that finds it empty is refused with the seconds until a token
- * is back. A daily quota (`quotaPerDay`) bounds the requests a bucket admits per UTC day. The defaults are deliberately generous (the test suite's load runs share them); a
- * client's own limits, stored on its Client item by the admin CLI, take precedence.
+ * is back. A daily quota (`quotaPerDay`) bounds the requests a bucket admits per UTC day. A client's
+ * own limits, stored on its Client item by the admin CLI, take precedence over the defaults.
  */
 export interface ClientLimits {
   rateLimit: number;
@@ -15,10 +16,11 @@ export interface ClientLimits {
 }
 
 /**
- * Limits of a client without its own (LOCAL_RATE_LIMIT, LOCAL_BURST_LIMIT, LOCAL_QUOTA_PER_DAY): the
- * daily quota is the highest a client may be given, so that tests and benchmarks never meet it.
+ * Limits of a client without its own: the deployed default usage plan's (lib/config.ts), so that
+ * `npm start` throttles a client as AWS does. LOCAL_RATE_LIMIT, LOCAL_BURST_LIMIT and
+ * LOCAL_QUOTA_PER_DAY change them; the test suite and the benchmarks raise them that way.
  */
-export const DEFAULT_LOCAL_LIMITS: ClientLimits = { rateLimit: 1000, burstLimit: 2000, quotaPerDay: 100_000_000 };
+export const DEFAULT_LOCAL_LIMITS: ClientLimits = { ...DEFAULT_CLIENT_THROTTLE, quotaPerDay: DEFAULT_QUOTA_PER_DAY };
 
 const positive = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined || raw.trim() === '') return fallback;

@@ -9,18 +9,21 @@ import {
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
+  type MethodDeploymentOptions,
   MethodLoggingLevel,
   Period,
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  type ThrottleSettings,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { DEFAULT_QUOTA_PER_DAY } from '#lib/config';
+import { serviceConfigOf } from '#infra/config';
+import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import { BINARY_MEDIA_TYPES, GATEWAY_LIMITS, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import { baseHeaders } from '#lib/http/response';
 import type { Route } from '#lib/routes';
@@ -43,38 +46,70 @@ const WAF_REDACTED_FIELDS = [
   { queryString: {} },
 ];
 
-/** The usage plan's limits: each client's own bucket, keyed by the usageIdentifierKey the authorizer returns. */
-export const CLIENT_THROTTLE = { rateLimit: 50, burstLimit: 100 };
+/**
+ * Stage-wide limits, requests per second and burst, which API Gateway applies to each method of the stage,
+ * whoever calls: what all clients together may send a route. With usage keys required (the default,
+ * infra/config.ts), each client is also held to its usage plan (DEFAULT_CLIENT_THROTTLE unless it has its
+ * own), and the stage carries ten default clients at once. Without them no per-client limit applies on AWS,
+ * so the stage keeps a client's figures: no single client can take more than one could.
+ */
+export const stageThrottle = (usageKeysRequired: boolean) =>
+  usageKeysRequired ? { rateLimit: 500, burstLimit: 1000 } : { ...DEFAULT_CLIENT_THROTTLE };
 
 /**
- * Whether methods require a usage-plan key. API Gateway applies a usage plan's throttle and quota
- * only to such methods, and refuses (403) a request whose authorizer returned no usageIdentifierKey:
- * turned on once every client has one (docs/security.md, "Throttling and quotas").
+ * Method throttles of the routes without an API key, which no usage plan meters: all their callers together,
+ * so anonymous traffic is bounded far below the stage's, in requests and in the Lambda concurrency it takes.
  */
-const USAGE_KEYS_REQUIRED = false;
+export const UNAUTHENTICATED_ROUTE_THROTTLES: Record<NonNullable<Route['auth']>, ThrottleSettings> = {
+  // The OpenAPI document, the reference page and its script: people reading, now and then a client generator.
+  public: { rateLimit: 10, burstLimit: 20 },
+  // The scraper session: staff browsers on the runs they watch (a page reloads every 5 s while a run lasts).
+  'scraper-token': { rateLimit: 25, burstLimit: 50 },
+};
+
+/** WAF counts each source IP's requests over this many seconds (60: its shortest, so a flood is cut soonest). */
+export const WAF_WINDOW_SECONDS = 60;
 
 /**
- * Stage-wide limits for every method (requests per second, and burst): what all clients together
- * may send. Until usage keys are required, no per-client limit applies on AWS, so the stage keeps
- * the per-client figures: no single client can take more than it could before. Once they are
- * required, each client is held to CLIENT_THROTTLE and the stage to the sum it may carry.
+ * The WAF rate-based rule: requests per source IP in any WAF_WINDOW_SECONDS, blocked above. Twice a default
+ * client's rate (an address may carry a few clients, and its retries after a 429 count too), but never above
+ * 80% of the stage's: one address, with a key or without, cannot take a route's whole stage limit from the
+ * other clients.
  */
-const STAGE_THROTTLE = USAGE_KEYS_REQUIRED ? { rateLimit: 500, burstLimit: 1000 } : CLIENT_THROTTLE;
+export const wafRateLimitPerIp = (stageRate: number) =>
+  Math.floor(Math.min(2 * DEFAULT_CLIENT_THROTTLE.rateLimit, 0.8 * stageRate) * WAF_WINDOW_SECONDS);
 
 /** Why a route without the authorizer is safe: cdk-nag's acknowledgement for its method. */
 const UNAUTHORIZED_ROUTE_REASONS: Record<NonNullable<Route['auth']>, string> = {
   'scraper-token':
     'The scraper session is opened with a scraper token, not an API key: the handler verifies a signed (HS256), 15-minute token scoped to one client, request and client user, and answers 401 to anything else.',
   public:
-    "The API's own description (OpenAPI document, reference page and its script) is public on purpose: it holds no PHI, no credential and nothing of any client, and is throttled with the stage (docs/security.md).",
+    "The API's own description (OpenAPI document, reference page and its script) is public on purpose: it holds no PHI, no credential and nothing of any client, and has a method throttle of its own (docs/security.md).",
 };
 
-/** The WAF rate-based rule: requests per source IP in any 5 minutes, a flood backstop above every client's throttle. */
-export const WAF_RATE_LIMIT_PER_IP = 30_000;
+/** The stage's method settings of the routes without an API key: their throttle, and the stage's logging and metrics. */
+const unauthenticatedMethodOptions = (routes: readonly Route[]): Record<string, MethodDeploymentOptions> =>
+  Object.fromEntries(
+    routes.flatMap((route) => {
+      if (route.auth === undefined) return [];
+      const { rateLimit, burstLimit } = UNAUTHENTICATED_ROUTE_THROTTLES[route.auth];
+      // A method's settings replace the stage's (`/*/*`) for it: logging, data trace and metrics as the stage's.
+      const options: MethodDeploymentOptions = {
+        throttlingRateLimit: rateLimit,
+        throttlingBurstLimit: burstLimit,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+      };
+      return [[`${route.path}/${route.method}`, options]];
+    }),
+  );
 
 export interface ServiceApiProps {
   /** The Lambda REQUEST authorizer (functions/authorizer.ts). */
   authorizer: ServiceFunction;
+  /** The routes `addRoute` will add: those without an API key get their method throttle on the stage. */
+  routes: readonly Route[];
   /** Encrypts the access and execution log groups. */
   logKey: IKey;
 }
@@ -89,9 +124,12 @@ export class ServiceApi extends Construct {
   /** Each client's default throttle; the admin CLI attaches clients' keys to it (USAGE_PLAN_ID). */
   readonly usagePlan: UsagePlan;
   private readonly authorizer: RequestAuthorizer;
+  private readonly usageKeysRequired: boolean;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
+    this.usageKeysRequired = serviceConfigOf(this).usageKeysRequired;
+    const stage = stageThrottle(this.usageKeysRequired);
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       encryptionKey: props.logKey,
       // The access log is the audit trail of who called what: kept as long as HIPAA records.
@@ -135,8 +173,9 @@ export class ServiceApi extends Construct {
         dataTraceEnabled: false,
         metricsEnabled: true,
         tracingEnabled: true,
-        throttlingRateLimit: STAGE_THROTTLE.rateLimit,
-        throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
+        throttlingRateLimit: stage.rateLimit,
+        throttlingBurstLimit: stage.burstLimit,
+        methodOptions: unauthenticatedMethodOptions(props.routes),
       },
     });
     // TLS 1.2 minimum (TLS 1.3 preferred) on the execute-api endpoint; enhanced policies require an access mode.
@@ -154,13 +193,14 @@ export class ServiceApi extends Construct {
 
     this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       description: 'Default throttle of each API client (its API Gateway key is the usageIdentifierKey)',
-      throttle: CLIENT_THROTTLE,
+      // Each client's own bucket, keyed by the usageIdentifierKey the authorizer returns: the local gateway's default too.
+      throttle: DEFAULT_CLIENT_THROTTLE,
       // The same daily quota a client's own plan gets by default (docs/security.md, "Throttling and quotas").
       quota: { limit: DEFAULT_QUOTA_PER_DAY, period: Period.DAY },
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
 
-    this.addWebAcl(props.logKey);
+    this.addWebAcl(props.logKey, wafRateLimitPerIp(stage.rateLimit));
 
     this.authorizer = new RequestAuthorizer(this, 'ApiKeyAuthorizer', {
       handler: props.authorizer.function,
@@ -217,7 +257,7 @@ export class ServiceApi extends Construct {
    * NoUserAgent_HEADER blocks server-to-server clients that send no User-Agent. Its log leaves out
    * the API key, and the path and query string (client-chosen ids), as the access log does.
    */
-  private addWebAcl(logKey: IKey) {
+  private addWebAcl(logKey: IKey, ratePerIp: number) {
     const visibility = (metricName: string) => ({
       cloudWatchMetricsEnabled: true,
       sampledRequestsEnabled: false,
@@ -247,7 +287,9 @@ export class ServiceApi extends Construct {
           name: 'RatePerSourceIp',
           priority: 2,
           action: { block: {} },
-          statement: { rateBasedStatement: { limit: WAF_RATE_LIMIT_PER_IP, aggregateKeyType: 'IP' } },
+          statement: {
+            rateBasedStatement: { limit: ratePerIp, evaluationWindowSec: WAF_WINDOW_SECONDS, aggregateKeyType: 'IP' },
+          },
           visibilityConfig: visibility('RatePerSourceIp'),
         },
       ],
@@ -290,7 +332,7 @@ export class ServiceApi extends Construct {
       resource.addMethod(route.method, integration, {
         authorizer: this.authorizer,
         authorizationType: AuthorizationType.CUSTOM,
-        apiKeyRequired: USAGE_KEYS_REQUIRED,
+        apiKeyRequired: this.usageKeysRequired,
       });
       return;
     }

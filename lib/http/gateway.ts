@@ -57,6 +57,16 @@ export const GATEWAY_PROBLEMS = {
     title: 'Forbidden',
     detail: 'This API key may not call this endpoint.',
   },
+  /**
+   * AWS only: methods require a usage plan key (infra/config.ts `usageKeysRequired`) and the authorizer
+   * named none for the client, or one in no usage plan. The local gateway meters clients without keys.
+   */
+  usageKeyMissing: {
+    type: 'INVALID_API_KEY',
+    status: 403,
+    title: 'Forbidden',
+    detail: 'This client has no usage plan key yet: the operator of this API must attach one.',
+  },
   notFound: {
     type: 'MISSING_AUTHENTICATION_TOKEN',
     status: 404,

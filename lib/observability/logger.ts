@@ -1,3 +1,4 @@
+import type {} from '@aws/lambda-invoke-store';
 import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import { SERVICE_NAME } from './names.ts';
@@ -104,12 +105,25 @@ const syncLevel = () => {
 type Literal<M extends string> = string extends M ? never : M;
 type Write = <M extends string>(message: Literal<M>, fields?: LogFields) => void;
 
+/**
+ * Where invocations share the process (AWS_LAMBDA_MAX_CONCURRENCY: Lambda Managed Instances, and the
+ * local stack, local/invocations.ts), Powertools keeps each invocation's Lambda context and keys in the
+ * InvokeStore, and a line written outside every invocation (a process's start, the local stack's demo
+ * seeding) has none to go in: it gets an empty one, so it carries no invocation's function or keys.
+ */
+const outsideInvocations = (write: () => void) => {
+  const store = globalThis.awslambda?.InvokeStore;
+  if (!process.env.AWS_LAMBDA_MAX_CONCURRENCY || !store || store.hasContext()) return write();
+  store.run({}, write);
+};
+
 const writer =
   (write: (message: string, fields: LogAttributes) => void): Write =>
-  (message, fields = {}) => {
-    syncLevel();
-    write(message, fields);
-  };
+  (message, fields = {}) =>
+    outsideInvocations(() => {
+      syncLevel();
+      write(message, fields);
+    });
 
 /** The service's log: a literal message and allow-listed fields (ids and outcomes, never PHI). */
 export const log = {

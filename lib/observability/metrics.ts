@@ -17,7 +17,12 @@ const enabled = () => {
   return Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
 };
 
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+/**
+ * Made on first use, inside an invocation: where invocations share the process (local/invocations.ts),
+ * the constructor writes to the invocation's store, which exists only inside one.
+ */
+let instance: Metrics | undefined;
+const metrics = () => (instance ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
 
 export interface RequestOutcome {
   /** The route's function name (lib/routes.ts functionNameOf). */
@@ -30,22 +35,23 @@ export interface RequestOutcome {
 /** One API call: flushed at once, as one EMF line with the `route` dimension. */
 export const recordRequest = ({ route, status, latencyMs }: RequestOutcome) => {
   if (!enabled()) return;
-  metrics.addDimension('route', route);
-  metrics.addMetric(METRIC.requests, MetricUnit.Count, 1);
-  metrics.addMetric(
+  const request = metrics();
+  request.addDimension('route', route);
+  request.addMetric(METRIC.requests, MetricUnit.Count, 1);
+  request.addMetric(
     METRIC.clientErrors,
     MetricUnit.Count,
     status !== undefined && status >= 400 && status < 500 ? 1 : 0,
   );
-  metrics.addMetric(METRIC.serverErrors, MetricUnit.Count, status === undefined || status >= 500 ? 1 : 0);
-  metrics.addMetric(METRIC.latency, MetricUnit.Milliseconds, latencyMs);
-  metrics.publishStoredMetrics();
+  request.addMetric(METRIC.serverErrors, MetricUnit.Count, status === undefined || status >= 500 ? 1 : 0);
+  request.addMetric(METRIC.latency, MetricUnit.Milliseconds, latencyMs);
+  request.publishStoredMetrics();
 };
 
 /** A count under its own dimensions, flushed at once. */
 const count = (name: string, dimensions: Record<string, string>) => {
   if (!enabled()) return;
-  const single = metrics.singleMetric();
+  const single = metrics().singleMetric();
   single.addDimensions(dimensions);
   single.addMetric(name, MetricUnit.Count, 1);
 };

@@ -1,11 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZER_CACHE_TTL, CLIENT_THROTTLE, WAF_RATE_LIMIT_PER_IP } from '#infra/constructs/service-api';
+import { serviceConfigOf } from '#infra/config';
+import {
+  AUTHORIZER_CACHE_TTL,
+  UNAUTHENTICATED_ROUTE_THROTTLES,
+  WAF_WINDOW_SECONDS,
+  wafRateLimitPerIp,
+} from '#infra/constructs/service-api';
 import type { ServiceFunction } from '#infra/constructs/service-function';
-import { DEFAULT_QUOTA_PER_DAY } from '#lib/config';
+import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import { apiKeyEntity, clientEntity } from '#lib/entities/tenancy';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import {
@@ -41,6 +48,12 @@ beforeAll(() => {
 afterAll(() => synthesized?.cleanUp());
 
 const functionNamed = (name: string) => synthesized.api.node.findChild(name) as ServiceFunction;
+
+/** The API stage's method settings: `/*` (every method) and those of single methods. */
+const stageMethodSettings = (template: ReturnType<typeof synthesize>['apiTemplate']) => {
+  const [stage] = Object.values(template.findResources('AWS::ApiGateway::Stage'));
+  return stage!.Properties.MethodSettings as Record<string, unknown>[];
+};
 
 describe('synthesis', () => {
   it('passes the AwsSolutions and HIPAA Security packs: every finding is fixed or acknowledged', () => {
@@ -782,6 +795,8 @@ describe('REST API', () => {
       expect(methodOf(route).Properties).toMatchObject({
         AuthorizationType: 'CUSTOM',
         AuthorizerId: { Ref: expect.any(String) },
+        // A usage plan applies only to methods that require its key: every client is held to its own limits.
+        ApiKeyRequired: true,
       });
     }
     // The handler verifies the scraper token: API Gateway lets the call through, without an API key.
@@ -799,6 +814,8 @@ describe('REST API', () => {
     for (const route of [...tokenRoutes, ...publicRoutes]) {
       expect(methodOf(route).Properties.AuthorizationType).toBe('NONE');
       expect(methodOf(route).Properties.AuthorizerId).toBeUndefined();
+      // No authorizer names a key for them: they could not require one (their method throttle holds them).
+      expect(methodOf(route).Properties.ApiKeyRequired).toBeFalsy();
     }
     synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',
@@ -829,6 +846,11 @@ describe('REST API', () => {
       ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
       StatusCode: '404',
     });
+    // Usage keys are required: a client whose key is in no plan gets problem details too, not {"message":"Forbidden"}.
+    synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'INVALID_API_KEY',
+      StatusCode: '403',
+    });
   });
 
   it('accepts uploads as binary, enforces TLS 1.2+, and throttles', () => {
@@ -838,7 +860,7 @@ describe('REST API', () => {
       EndpointAccessMode: 'STRICT',
     });
     synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-      Throttle: { RateLimit: CLIENT_THROTTLE.rateLimit, BurstLimit: CLIENT_THROTTLE.burstLimit },
+      Throttle: { RateLimit: DEFAULT_CLIENT_THROTTLE.rateLimit, BurstLimit: DEFAULT_CLIENT_THROTTLE.burstLimit },
       Quota: { Limit: DEFAULT_QUOTA_PER_DAY, Period: 'DAY' },
     });
   });
@@ -848,12 +870,35 @@ describe('REST API', () => {
     // The plan the admin CLI attaches clients' keys to (USAGE_PLAN_ID).
     const [planId] = Object.keys(synthesized.apiTemplate.findResources('AWS::ApiGateway::UsagePlan'));
     synthesized.apiTemplate.hasOutput('UsagePlanId', { Value: { Ref: planId } });
-    // Until methods require usage keys no per-client limit applies, so the stage holds every client to
-    // the per-client figures (docs/security.md, "Throttling and quotas").
-    const [stage] = Object.values(synthesized.apiTemplate.findResources('AWS::ApiGateway::Stage'));
-    const [settings] = stage!.Properties.MethodSettings;
-    expect(settings.ThrottlingRateLimit).toBe(CLIENT_THROTTLE.rateLimit);
-    expect(settings.ThrottlingBurstLimit).toBe(CLIENT_THROTTLE.burstLimit);
+  });
+
+  it('throttles each method at the stage above a client, and the routes without a key far below it', () => {
+    const settings = stageMethodSettings(synthesized.apiTemplate);
+    const stage = settings.find((setting) => setting.ResourcePath === '/*')!;
+    // Usage keys are required, so each client has its own bucket: the stage carries several at once.
+    expect(stage).toMatchObject({ HttpMethod: '*', ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
+    expect(stage.ThrottlingRateLimit).toBeGreaterThan(DEFAULT_CLIENT_THROTTLE.rateLimit);
+    // The OpenAPI document, the reference page and its script, the scraper session: a method throttle each.
+    const unauthenticated = routes.filter((route) => route.auth !== undefined);
+    expect(settings).toHaveLength(1 + unauthenticated.length);
+    for (const route of unauthenticated) {
+      const throttle = UNAUTHENTICATED_ROUTE_THROTTLES[route.auth!];
+      expect(settings).toContainEqual({
+        HttpMethod: route.method,
+        ResourcePath: route.path.replaceAll('/', '~1').replace(/^~1/, '/~1'),
+        ThrottlingRateLimit: throttle.rateLimit,
+        ThrottlingBurstLimit: throttle.burstLimit,
+        LoggingLevel: 'ERROR',
+        DataTraceEnabled: false,
+        MetricsEnabled: true,
+      });
+      expect(throttle.rateLimit).toBeLessThan(DEFAULT_CLIENT_THROTTLE.rateLimit);
+      expect(throttle.burstLimit).toBeLessThan(DEFAULT_CLIENT_THROTTLE.burstLimit);
+    }
+    expect(settings.find((setting) => setting.ResourcePath === '/~1api~1external~1openapi.json')).toMatchObject({
+      HttpMethod: 'GET',
+      ThrottlingRateLimit: 10,
+    });
   });
 
   it('puts a WAF web ACL on the stage: AWS common and known-bad-inputs rules, and a rate limit per source IP', () => {
@@ -884,10 +929,13 @@ describe('REST API', () => {
         }),
         Match.objectLike({
           Action: { Block: {} },
-          Statement: { RateBasedStatement: { Limit: WAF_RATE_LIMIT_PER_IP, AggregateKeyType: 'IP' } },
+          Statement: { RateBasedStatement: { Limit: 6000, EvaluationWindowSec: 60, AggregateKeyType: 'IP' } },
         }),
       ],
     });
+    // Per second: above two default clients, below the stage limit of each method (one address cannot take it).
+    expect(wafRateLimitPerIp(500) / WAF_WINDOW_SECONDS).toBe(2 * DEFAULT_CLIENT_THROTTLE.rateLimit);
+    expect(wafRateLimitPerIp(500) / WAF_WINDOW_SECONDS).toBeLessThan(500);
     const [association] = Object.values(synthesized.apiTemplate.findResources('AWS::WAFv2::WebACLAssociation'));
     const [stageId] = Object.keys(synthesized.apiTemplate.findResources('AWS::ApiGateway::Stage'));
     expect(JSON.stringify(association?.Properties.ResourceArn)).toContain(stageId);
@@ -911,7 +959,7 @@ describe('REST API', () => {
     synthesized.apiTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
       TracingEnabled: true,
       AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('^\\{.*"requestId"') },
-      MethodSettings: [
+      MethodSettings: Match.arrayWith([
         Match.objectLike({
           HttpMethod: '*',
           ResourcePath: '/*',
@@ -920,8 +968,12 @@ describe('REST API', () => {
           ThrottlingRateLimit: Match.anyValue(),
           ThrottlingBurstLimit: Match.anyValue(),
         }),
-      ],
+      ]),
     });
+    // A method's own settings (the routes without a key) keep the stage's logging: errors only, no data.
+    for (const setting of stageMethodSettings(synthesized.apiTemplate)) {
+      expect(setting).toMatchObject({ DataTraceEnabled: false, LoggingLevel: 'ERROR', MetricsEnabled: true });
+    }
     const format = synthesized.apiTemplate.findResources('AWS::ApiGateway::Stage');
     const accessLogFormat = Object.values(format)[0]?.Properties.AccessLogSetting.Format as string;
     expect(() => JSON.parse(accessLogFormat)).not.toThrow();
@@ -932,4 +984,49 @@ describe('REST API', () => {
       keyId: '$context.authorizer.keyId',
     });
   });
+});
+
+describe('usage keys: required by default, a switch for a deployment made before', () => {
+  it('reads usageKeysRequired from context: true unless told false, and nothing else', () => {
+    const configOf = (context: Record<string, unknown>) => serviceConfigOf(new App({ context }));
+    expect(configOf({}).usageKeysRequired).toBe(true);
+    expect(configOf({ usageKeysRequired: 'false' }).usageKeysRequired).toBe(false);
+    expect(configOf({ usageKeysRequired: false }).usageKeysRequired).toBe(false);
+    expect(configOf({ usageKeysRequired: 'true' }).usageKeysRequired).toBe(true);
+    for (const usageKeysRequired of ['no', 0, 'False']) {
+      expect(() => configOf({ usageKeysRequired })).toThrow(/usageKeysRequired/);
+    }
+  });
+
+  it("with -c usageKeysRequired=false: no method requires a key, and the stage and WAF hold every address to a client's figures", () => {
+    // Bundling off: the same constructs, only the assets are left out (monitoring.test.ts does the same).
+    const legacy = synthesize({ context: { 'aws:cdk:bundling-stacks': [], usageKeysRequired: 'false' } });
+    try {
+      const methods = Object.values(legacy.apiTemplate.findResources('AWS::ApiGateway::Method'));
+      expect(methods).toHaveLength(routes.length);
+      for (const method of methods) expect(method.Properties.ApiKeyRequired).toBeFalsy();
+      const settings = stageMethodSettings(legacy.apiTemplate);
+      expect(settings.find((setting) => setting.ResourcePath === '/*')).toMatchObject({
+        ThrottlingRateLimit: DEFAULT_CLIENT_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: DEFAULT_CLIENT_THROTTLE.burstLimit,
+      });
+      // The routes without a key keep their own throttles.
+      expect(settings).toHaveLength(1 + routes.filter((route) => route.auth !== undefined).length);
+      // Below the stage's 50 per second even so: 40 per second from one address.
+      legacy.apiTemplate.hasResourceProperties('AWS::WAFv2::WebACL', {
+        Rules: Match.arrayWith([
+          Match.objectLike({
+            Name: 'RatePerSourceIp',
+            Statement: { RateBasedStatement: { Limit: 2400, EvaluationWindowSec: 60, AggregateKeyType: 'IP' } },
+          }),
+        ]),
+      });
+      // The switch changes settings, not resources.
+      expect(Object.keys(legacy.apiTemplate.toJSON().Resources).length).toBe(
+        Object.keys(synthesized.apiTemplate.toJSON().Resources).length,
+      );
+    } finally {
+      legacy.cleanUp();
+    }
+  }, 180_000);
 });

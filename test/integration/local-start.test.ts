@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CLIENT_THROTTLE } from '#lib/config';
 import { dropTable } from '#local/stack';
 import { minimalRequest } from '#test/support/fixtures';
 import { localStartProcess } from '#test/support/local-start-process';
@@ -57,5 +58,33 @@ describe('npm start (the local stack as a user runs it)', () => {
     const clean = await start('--clean');
     expect(clean.output).toContain('(started clean)');
     expect((await api(clean.baseUrl, 'GET', '/v1.1/Requests/persisted-1')).status).toBe(404);
+  }, 90_000);
+
+  it('throttles a client without its own limits as the deployed API does: its burst, then 429 with Retry-After', async () => {
+    const { baseUrl } = await start();
+    // Waves of concurrent calls until the first 429: the demo client has no limits of its own.
+    const statuses: number[] = [];
+    let refused: Response | undefined;
+    while (!refused && statuses.length < 600) {
+      const wave = await Promise.all(Array.from({ length: 25 }, () => api(baseUrl, 'GET', '/v1.1/Schemas')));
+      for (const res of wave) {
+        statuses.push(res.status);
+        if (res.status === 429 && !refused) refused = res;
+        else await res.arrayBuffer();
+      }
+    }
+    expect(refused, `no 429 in ${statuses.length} requests`).toBeDefined();
+    // A few hundred at most, and never before the burst is spent (the bucket starts full).
+    expect(statuses.indexOf(429)).toBeLessThan(600);
+    expect(statuses.indexOf(429)).toBeGreaterThanOrEqual(DEFAULT_CLIENT_THROTTLE.burstLimit);
+    expect(new Set(statuses)).toEqual(new Set([200, 429]));
+    expect(refused!.headers.get('retry-after')).toBe('1');
+    expect(refused!.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await refused!.json()).toEqual({
+      type: 'about:blank',
+      title: 'Too Many Requests',
+      status: 429,
+      detail: 'The request rate limit was exceeded.',
+    });
   }, 90_000);
 });

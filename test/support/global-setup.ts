@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { sandboxSeed } from '#local/sandbox-portal/seed';
 import { dropTable, type LocalStack, startLocalStack } from '#local/stack';
+import { SUITE_CLIENT_LIMITS } from './limits.ts';
 import { TEST_PORTAL_USERS } from './portal-users.ts';
 
 let stack: LocalStack | undefined;
@@ -61,6 +62,8 @@ export const setup = async (project: TestProject) => {
   stack = await startLocalStack({
     port: 0,
     ...(ownTable ? { dynamoEndpoint: ownTable.endpoint, tableName: ownTable.tableName } : {}),
+    // The suite's default clients send far more than the deployed default allows a client (limits.ts).
+    defaultLimits: SUITE_CLIENT_LIMITS,
     sandboxPortal: { seed: { ...sandboxSeed, users: [...sandboxSeed.users, ...Object.values(TEST_PORTAL_USERS)] } },
     // The end-to-end tests wait for a portal that never answers (SBX-99999): its task times out after this
     // rather than after 120 s. Every other browser task of these tests takes a few seconds.

@@ -1,10 +1,16 @@
 import type { AddressInfo } from 'node:net';
 import { routes } from '#lib/routes';
 import { createGateway, type GatewayOptions } from '#local/gateway';
+import { ownInvocation } from '#local/invocations';
 
-/** The handlers from source, in this process (the shared stack runs them in global setup's). */
+/**
+ * The handlers from source, in this process (the shared stack runs them in global setup's), each call an
+ * invocation of its own as the local stack's (local/invocations.ts) where the test turned contexts on.
+ */
 export const loadSourceHandler = async (module: string) =>
-  (await import(/* @vite-ignore */ new URL(`../../functions/${module}.ts`, import.meta.url).href)).handler;
+  ownInvocation(
+    (await import(/* @vite-ignore */ new URL(`../../functions/${module}.ts`, import.meta.url).href)).handler,
+  );
 
 /**
  * A local gateway over every route, with its handlers in this process, on a free loopback port: for

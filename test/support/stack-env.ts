@@ -5,3 +5,6 @@ import { inject } from 'vitest';
 Object.assign(process.env, inject('stackEnv'));
 // The stack's process logs at every level (global-setup.ts); a test file's own handlers as the report does.
 process.env.LOG_LEVEL = inject('logLevel');
+// The stack's process runs many invocations at once (local/invocations.ts) and this process inherits its
+// environment; a test file calls handlers directly, one at a time as on Lambda, unless it turns contexts on.
+delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;

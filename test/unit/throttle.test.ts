@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import { cachedClientLimits, dailyQuotas, localLimitsFromEnv, tokenBuckets } from '#local/throttle';
 
 describe('local gateway token buckets', () => {
@@ -26,8 +27,14 @@ describe('local gateway token buckets', () => {
     expect(buckets.take('a', slow)).toEqual({ admitted: false, retryAfterSeconds: 4 });
   });
 
+  it("defaults to the deployed default usage plan's limits: 50 per second, burst 100, 1,000,000 a day", () => {
+    // The same constants the CDK stack gives the default usage plan (test/infra checks that side).
+    expect(DEFAULT_CLIENT_THROTTLE).toEqual({ rateLimit: 50, burstLimit: 100 });
+    expect(localLimitsFromEnv({})).toEqual({ ...DEFAULT_CLIENT_THROTTLE, quotaPerDay: DEFAULT_QUOTA_PER_DAY });
+    expect(DEFAULT_QUOTA_PER_DAY).toBe(1_000_000);
+  });
+
   it('reads its defaults from the environment, and refuses nonsense', () => {
-    expect(localLimitsFromEnv({})).toEqual({ rateLimit: 1000, burstLimit: 2000, quotaPerDay: 100_000_000 });
     expect(localLimitsFromEnv({ LOCAL_RATE_LIMIT: '5', LOCAL_BURST_LIMIT: '10', LOCAL_QUOTA_PER_DAY: '20' })).toEqual({
       rateLimit: 5,
       burstLimit: 10,
