@@ -273,6 +273,12 @@ const commands: Record<string, () => Promise<unknown>> = {
     if (defaultLimits)
       fail(`create-client takes no --default: a new client is on the defaults without --rate.\n${usage}`);
     const created = await admin.createClient(name!, { expiresIn, limits });
+    if (process.env.ADMIN_TARGET === 'aws' && !process.env.USAGE_PLAN_ID) {
+      // Usage keys are required by default (docs/deploy.md): without one, every call of the client is a 403.
+      process.stderr.write(
+        `warning: no USAGE_PLAN_ID, so ${created.clientId} has no usage plan key; where keys are required, run attach-usage-plan-key.\n`,
+      );
+    }
     if (process.env.ADMIN_TARGET !== 'aws' || !process.env.USAGE_PLAN_ID) return created;
     const { apiGatewayKeyId } = await attachUsagePlanKey(created.clientId);
     const ownPlan = Object.keys(limits).length > 0 ? await applyUsagePlan(created.clientId, limits) : {};
