@@ -273,8 +273,7 @@ const CALLS: Record<string, (n: number) => string> = {
 };
 /**
  * The SDK packages a function needs by its access row (lib/routes.ts): what a bare function with the
- * same permissions must load. (A bundle may hold more, loaded lazily: the CloudWatch Logs audit writer,
- * used on AWS only; locally audit events go to a file.)
+ * same permissions must load.
  */
 const packagesOf = (access: RouteAccess): Set<string> => {
   const needed = new Set<string>();

@@ -3,7 +3,6 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import type { AutomationStack } from '#infra/automation-stack';
-import { bindAuditLog } from '#infra/constructs/audit-log';
 import { ObjectCreatedTriggers } from '#infra/constructs/object-created-triggers';
 import { bindRouteAccess } from '#infra/constructs/route-access';
 import { ServiceApi } from '#infra/constructs/service-api';
@@ -48,7 +47,6 @@ export class ApiStack extends Stack {
         ...(route.assets ? { assets: route.assets } : {}),
       });
       bindRouteAccess(fn, route.access, data, automation);
-      if (route.audit) bindAuditLog(fn, data.audit);
       this.api.addRoute(route, fn);
     }
 

@@ -1,7 +1,6 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { AttachmentsBucket } from '#infra/constructs/attachments-bucket';
-import { AuditLog } from '#infra/constructs/audit-log';
 import { EncryptionKeys, type EncryptionKeysProps } from '#infra/constructs/encryption-keys';
 import { ServiceTable } from '#infra/constructs/service-table';
 import { SigningSecret } from '#infra/constructs/signing-secret';
@@ -9,8 +8,8 @@ import { SigningSecret } from '#infra/constructs/signing-secret';
 export interface DataStackProps extends StackProps, EncryptionKeysProps {}
 
 /**
- * Everything that holds PHI or keys to it: the KMS keys, the table and the attachments bucket;
- * and the audit trail of its use.
+ * Everything that holds PHI or keys to it: the KMS keys, the table and the attachments bucket (the
+ * audit trail of their use is the audit stack's, infra/audit-stack.ts).
  * Kept apart from the API so the API stack can be replaced freely; every resource here is retained
  * when the stack is deleted, and the stack itself is termination-protected.
  */
@@ -21,7 +20,6 @@ export class DataStack extends Stack {
   readonly cursorSigning: SigningSecret;
   readonly rpaTokens: SigningSecret;
   readonly requestFingerprints: SigningSecret;
-  readonly audit: AuditLog;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     const { secretsReaderRoleNames, ...stackProps } = props;
@@ -47,6 +45,5 @@ export class DataStack extends Stack {
       environmentVariable: 'IDEMPOTENCY_FINGERPRINT_SECRET_ARN',
       validFor: 'the 24-hour idempotency records',
     });
-    this.audit = new AuditLog(this, 'Audit', { encryptionKey: this.keys.data });
   }
 }

@@ -1,6 +1,7 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { ApiStack } from '#infra/api-stack';
+import type { AuditStack } from '#infra/audit-stack';
 import type { AutomationStack } from '#infra/automation-stack';
 import { serviceConfigOf } from '#infra/config';
 import { Monitoring } from '#infra/constructs/monitoring';
@@ -10,13 +11,16 @@ import { functionNameOf, type Route } from '#lib/routes';
 export interface MonitoringStackProps extends StackProps {
   api: ApiStack;
   automation: AutomationStack;
+  /** The audit trail's delivery: alarms on its failures. */
+  audit: AuditStack;
   routes: readonly Route[];
 }
 
 /**
  * Alarms, their topic and the dashboard (infra/constructs/monitoring.ts), apart so that the other
  * stacks know nothing of them: every ServiceFunction of the API and automation stacks is found in
- * the construct tree, with its dead-letter queue, and every state machine of the automation.
+ * the construct tree, with its dead-letter queue, every state machine of the automation, and the
+ * audit trail's delivery stream.
  */
 export class MonitoringStack extends Stack {
   readonly monitoring: Monitoring;
@@ -24,6 +28,7 @@ export class MonitoringStack extends Stack {
   constructor(scope: Construct, id: string, props: MonitoringStackProps) {
     super(scope, id, props);
     this.addStackDependency(props.api);
+    this.addStackDependency(props.audit);
     const functions = [props.api, props.automation].flatMap((stack) =>
       stack.node
         .findAll()
@@ -41,6 +46,7 @@ export class MonitoringStack extends Stack {
         name: machine.node.id,
         stateMachine: machine.stateMachine,
       })),
+      deliveryStreams: [{ name: 'AuditTrail', stream: props.audit.trail.deliveryStream }],
     });
   }
 }

@@ -1,7 +1,17 @@
-import { App, Aspects, type Environment, RemovalPolicies, type Stage, Tags, Validations } from 'aws-cdk-lib';
+import {
+  App,
+  AspectPriority,
+  Aspects,
+  type Environment,
+  RemovalPolicies,
+  type Stage,
+  Tags,
+  Validations,
+} from 'aws-cdk-lib';
 import { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks, HIPAASecurityChecks } from 'cdk-nag';
 import { ApiStack } from '#infra/api-stack';
+import { AuditStack } from '#infra/audit-stack';
 import { AutomationStack } from '#infra/automation-stack';
 import { serviceConfigOf } from '#infra/config';
 import { secretsReaderRoleName } from '#infra/constructs/encryption-keys';
@@ -82,26 +92,43 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     routes: apiRoutes,
     eventFunctions: options.eventFunctions ?? eventFunctions,
   });
+  const audit = new AuditStack(app, 'ServiceReviewAudit', {
+    env,
+    description: 'Service review: audit trail (locked bucket, delivery, CloudTrail data events, queries)',
+    data,
+    api,
+    automation,
+    routes: apiRoutes,
+  });
   const monitoring = new MonitoringStack(app, 'ServiceReviewMonitoring', {
     env,
     description: 'Service review: alarms, their topic, the dashboard',
     api,
     automation,
+    audit,
     routes: apiRoutes,
   });
   Tags.of(app).add('stage', config.stage);
-  if (config.removalPolicy === 'destroy') destroyWithStacks(app, data);
-  return { app, data, automation, api, monitoring, config };
+  if (config.removalPolicy === 'destroy') destroyWithStacks(app, data, audit);
+  return { app, data, automation, api, audit, monitoring, config };
 };
 
 /**
  * `-c removalPolicy=destroy` (refused for production stages, infra/config.ts): a throwaway stack's
- * resources go when it is deleted, the table's deletion protection and the data stack's
- * termination protection included. Buckets must be emptied first (S3 refuses to delete others).
+ * resources go when it is deleted, the table's deletion protection and the data and audit stacks'
+ * termination protection included. Buckets must be emptied first (S3 refuses to delete others). The
+ * audit trail's buckets and key stay even then: its records are under Object Lock for six years,
+ * nobody can empty that bucket, and without the key they could not be read.
  */
-const destroyWithStacks = (app: App, data: DataStack) => {
+const destroyWithStacks = (app: App, data: DataStack, audit: AuditStack) => {
   RemovalPolicies.of(app).destroy();
+  RemovalPolicies.of(audit).retain({
+    applyToResourceTypes: ['AWS::S3::Bucket', 'AWS::KMS::Key'],
+    // Applied after the app's: the last policy applied is the one kept.
+    priority: AspectPriority.MUTATING + 1,
+  });
   data.terminationProtection = false;
+  audit.terminationProtection = false;
   Aspects.of(data).add({
     visit: (node) => {
       if (node instanceof CfnTable) node.deletionProtectionEnabled = false;

@@ -70,7 +70,7 @@ export interface RouteAccess {
   invoke?: readonly InvokedFunctionName[];
 }
 
-/** What an audit event names as the thing accessed (docs/security.md, "Audit trail"). */
+/** What an audit record names as the thing accessed (docs/security.md, "Audit trail"). */
 export type AuditResource =
   | 'request'
   | 'attachment'
@@ -81,8 +81,8 @@ export type AuditResource =
   | 'rpaBatch';
 
 /**
- * How a call of a route is audited (lib/http/audit.ts): one event per call, with ids only, never
- * a body value other than the ids named here.
+ * How a call of a route is audited (lib/http/audit.ts): an intent and an outcome record per call, with
+ * ids only, never a body value other than the ids named here.
  */
 export interface RouteAudit {
   /** `<resource>.<verb>`, e.g. `attachment.download`. */

@@ -19,16 +19,15 @@ export interface EnvVarsFile {
 }
 
 /**
- * Variables the deployed template sets from resources (KMS key, secrets, audit log group): empty,
- * so the functions take the local stack's keys and audit file instead. SAM only overrides variables
- * the template declares; these are declared, so SAM clears them too.
+ * Variables the deployed template sets from resources (KMS key, secrets): empty, so the functions
+ * take the local stack's keys instead. SAM only overrides variables the template declares; these
+ * are declared, so SAM clears them too.
  */
 const DEPLOYED_ONLY = [
   'SECRETS_KEY_ID',
   'CURSOR_SIGNING_SECRET_ARN',
   'RPA_TOKEN_SECRET_ARN',
   'IDEMPOTENCY_FINGERPRINT_SECRET_ARN',
-  'AUDIT_LOG_GROUP',
 ];
 
 /** The env-vars file for a local stack whose handlers run with `stackEnv` (LocalStack.env). */

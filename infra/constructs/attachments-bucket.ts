@@ -14,8 +14,8 @@ import { keys } from '#lib/keys';
 import type { RouteAccess } from '#lib/routes';
 import type { ServiceFunction } from './service-function.ts';
 
-/** Settings both buckets share: private, TLS 1.2+ only, owner-enforced, versioned, kept on stack deletion. */
-const lockedDown = {
+/** Settings every bucket shares: private, TLS 1.2+ only, owner-enforced, versioned, kept on stack deletion. */
+export const lockedDown = {
   blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
   enforceSSL: true,
   minimumTLSVersion: 1.2,

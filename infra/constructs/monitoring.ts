@@ -12,6 +12,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IDeliveryStream } from 'aws-cdk-lib/aws-kinesisfirehose';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -31,17 +32,25 @@ export interface MonitoringProps {
   /** Dead-letter queues: an alarm as soon as one holds a message. */
   deadLetterQueues: ReadonlyArray<{ name: string; queue: IQueue }>;
   stateMachines: ReadonlyArray<{ name: string; stateMachine: IStateMachine }>;
+  /** Firehose streams to S3 (the audit trail's): an alarm when delivery fails or falls behind. */
+  deliveryStreams?: ReadonlyArray<{ name: string; stream: IDeliveryStream }>;
 }
 
 const PERIOD = Duration.minutes(5);
 /** 5xx answers over all answers of a route, in a 5-minute period. */
 export const SERVER_ERROR_RATE_THRESHOLD = 0.05;
+/**
+ * The age of the oldest record a delivery stream still holds: three of its 5-minute buffers. Past it,
+ * S3 refuses the writes (Firehose retries them for 24 hours, then drops them).
+ */
+export const DELIVERY_FRESHNESS_THRESHOLD_SECONDS = 900;
 
 /**
  * Alarms to one SNS topic and one dashboard (docs/observability.md): per route, its 5xx rate and
  * its p99 latency (the EMF metrics of lib/observability/metrics.ts); per function, throttles; per
- * dead-letter queue, any message; per state machine, failed or timed-out executions. Missing data
- * is not breaching: a quiet route is not an incident.
+ * dead-letter queue, any message; per state machine, failed or timed-out executions; per delivery
+ * stream (the audit trail's), a failed S3 write or records held too long. Missing data is not
+ * breaching: a quiet route is not an incident.
  */
 export class Monitoring extends Construct {
   readonly topic: ITopic;
@@ -56,13 +65,21 @@ export class Monitoring extends Construct {
       : this.ownTopic(config);
     const action = new SnsAction(this.topic);
     const alarmName = (...parts: string[]) => ['ServiceReview', config.stage, ...parts].join('-');
-    const alarm = (id: string, name: string, metric: IMetric, threshold: number, description: string, periods = 1) => {
+    const alarm = (
+      id: string,
+      name: string,
+      metric: IMetric,
+      threshold: number,
+      description: string,
+      periods = 1,
+      comparisonOperator = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    ) => {
       const created = new Alarm(this, id, {
         alarmName: name,
         alarmDescription: description,
         metric,
         threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        comparisonOperator,
         evaluationPeriods: periods,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
@@ -125,6 +142,25 @@ export class Monitoring extends Construct {
       );
     }
 
+    for (const { name, stream } of props.deliveryStreams ?? []) {
+      alarm(
+        `${name}DeliveryFailures`,
+        alarmName(name, 'delivery-failures'),
+        stream.metric('DeliveryToS3.Success', { period: PERIOD, statistic: 'Minimum' }),
+        1,
+        `${name}: a write to S3 failed (Firehose retries for 24 hours, then drops the records).`,
+        1,
+        ComparisonOperator.LESS_THAN_THRESHOLD,
+      );
+      alarm(
+        `${name}DeliveryFreshness`,
+        alarmName(name, 'delivery-freshness'),
+        stream.metric('DeliveryToS3.DataFreshness', { period: PERIOD, statistic: 'Maximum' }),
+        DELIVERY_FRESHNESS_THRESHOLD_SECONDS,
+        `${name}: the oldest record waiting for S3 is ${DELIVERY_FRESHNESS_THRESHOLD_SECONDS / 60} minutes old or more.`,
+      );
+    }
+
     this.dashboard = this.buildDashboard(props, alarmName());
   }
 
@@ -184,6 +220,22 @@ export class Monitoring extends Construct {
         ),
       ]),
     );
+    if (props.deliveryStreams?.length) {
+      dashboard.addWidgets(
+        graph(
+          'Audit trail: age of the oldest undelivered record (s)',
+          props.deliveryStreams.map(({ name, stream }) =>
+            stream.metric('DeliveryToS3.DataFreshness', { period: PERIOD, statistic: 'Maximum', label: name }),
+          ),
+        ),
+        graph(
+          'Audit trail: share of S3 writes that succeeded',
+          props.deliveryStreams.map(({ name, stream }) =>
+            stream.metric('DeliveryToS3.Success', { period: PERIOD, statistic: 'Minimum', label: name }),
+          ),
+        ),
+      );
+    }
     return dashboard;
   }
 }

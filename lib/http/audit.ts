@@ -1,23 +1,22 @@
-import type { Request } from '@middy/core';
+import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { AuditEvent, AuditSink } from '#lib/audit/audit-sink';
-import { auditSinkFromEnvironment } from '#lib/audit/sink';
-import { log } from '#lib/observability/logger';
+import { writeAuditRecord } from '#lib/audit/audit-log';
+import type { AuditPhase, AuditRecord } from '#lib/audit/audit-record';
 import { type Route, type RouteAudit, routes } from '#lib/routes';
 import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
 import type { ApiResult } from './response.ts';
 
 /**
  * The audit trail (HIPAA § 164.312(b)): every call of a route with `audit` metadata in the route
- * table leaves exactly one event in the AuditSink (lib/audit/), with the final status the client
- * received. It runs as Middy's `requestEnd` hook rather than as a middleware: that hook runs once
- * per invocation after every middleware, including problem details' onError and an idempotent
- * replay's early return, which skip the `after` of the middlewares around them.
+ * table leaves its records on stdout (lib/audit/audit-log.ts): the intent, written by the last
+ * middleware before the handler, and the outcome, with the final status the client received. The
+ * outcome runs as Middy's `requestEnd` hook rather than as a middleware `after`/`onError`: that hook
+ * runs once per invocation after every middleware, including problem details' onError and an
+ * idempotent replay's early return, which skip the `after` of the middlewares around them. A call
+ * that times out or crashes in its handler leaves its intent: it was written, synchronously, before.
  *
  * Ids only: path variables and body fields the route declares, and only when they look like ids,
- * so a name typed where an id belongs never reaches the trail. A sink that fails does not fail the
- * request (the operation has happened, and a 500 would only make a client retry it): the whole
- * event is logged as an error in the function's log instead, so it is kept, and the error alarms.
+ * so a name typed where an id belongs never reaches the trail.
  */
 
 /** What a handler can tell the trail that the request context cannot: a scraper token's subject. */
@@ -91,22 +90,24 @@ const clientUserIdOf = (audit: RouteAudit, event: AuditedEvent, subject: AuditSu
 
 const stringOrNull = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
 
-export const auditEventOf = (
+export const auditRecordOf = (
+  phase: AuditPhase,
   route: Route & { audit: RouteAudit },
-  request: Pick<Request<AuditedEvent, ApiResult>, 'event' | 'context' | 'response' | 'error'>,
+  request: Pick<Request<AuditedEvent, ApiResult>, 'event' | 'context' | 'response'>,
   now = new Date(),
-): AuditEvent => {
+): AuditRecord => {
   const { event, response } = request;
   const { audit } = route;
   const authorizer = event.requestContext?.authorizer;
   const subject = subjects.get(event);
   const credential = route.auth === 'scraper-token' ? 'scraperToken' : 'apiKey';
   return {
+    phase,
     time: now.toISOString(),
     action: audit.action,
     route: `${route.method} ${route.path}`,
     // No response at all: the function failed, and API Gateway answers 502.
-    outcome: response?.statusCode ?? 502,
+    outcome: phase === 'intent' ? null : (response?.statusCode ?? 502),
     clientId: subject?.clientId ?? stringOrNull(authorizer?.clientId),
     credential,
     keyId: credential === 'scraperToken' ? (subject?.tokenId ?? null) : stringOrNull(authorizer?.keyId),
@@ -118,36 +119,25 @@ export const auditEventOf = (
   };
 };
 
-let defaultSink: Promise<AuditSink | undefined> | undefined;
-/** Resolved on the first request, after the environment is set (the local stack sets it late). */
-const sinkFromEnvironment = () => {
-  defaultSink ??= auditSinkFromEnvironment();
-  return defaultSink;
+/** The route of an audited call, or undefined (a handler invoked outside the gateway, or `audit: false`). */
+const auditedRouteOf = (event: AuditedEvent | undefined): (Route & { audit: RouteAudit }) | undefined => {
+  const route = event && routeOf(event);
+  return route?.audit ? { ...route, audit: route.audit } : undefined;
 };
 
-const writeOrLog = async (sink: AuditSink | undefined, auditEvent: AuditEvent) => {
-  try {
-    if (!sink) throw new Error('No audit sink is configured (AUDIT_LOG_GROUP or LOCAL_STATE_DIR)');
-    await sink.write(auditEvent);
-  } catch (error) {
-    // The event carries ids only, so the function's own log may keep it until the sink is back.
-    log.error('Audit event not stored', {
-      errorName: (error as Error | undefined)?.name,
-      auditEvent: JSON.stringify(auditEvent),
-    });
-  }
+const record = (phase: AuditPhase, request: Request) => {
+  const audited = request as Request<AuditedEvent, ApiResult>;
+  const route = auditedRouteOf(audited.event);
+  if (route) writeAuditRecord(auditRecordOf(phase, route, audited));
 };
 
 /**
- * Middy's requestEnd hook for endpoint(): one event per invocation of an audited route. A route
- * the table does not know (a handler invoked outside the gateway) or one with `audit: false` is
- * not audited.
+ * endpoint()'s audit trail: `intent`, the middleware it registers last (its `before` runs right before
+ * the handler, once the body is parsed and validated, so the intent has the body's ids), and
+ * `outcome`, its requestEnd hook. A call refused before the handler (its body, an idempotent replay)
+ * leaves only the outcome: nothing stored was read or written for it but an idempotent replay's stored answer.
  */
-export const auditTrail =
-  (sink: () => Promise<AuditSink | undefined> = sinkFromEnvironment) =>
-  async (request: Request) => {
-    const audited = request as Request<AuditedEvent, ApiResult>;
-    const route = audited.event && routeOf(audited.event);
-    if (!route?.audit) return;
-    await writeOrLog(await sink(), auditEventOf({ ...route, audit: route.audit }, audited));
-  };
+export const auditTrail = () => ({
+  intent: { before: (request) => record('intent', request) } satisfies MiddlewareObj,
+  outcome: async (request: Request) => record('outcome', request),
+});

@@ -63,8 +63,9 @@ export interface BodyParser {
  * writes a record, and its onError runs before the problem details'. Its store is registered
  * before everything, so its `after` runs last and keeps the response exactly as sent, deprecation
  * headers included: a replay returns early, skipping every `after`, and is that response as it is.
- * The audit trail (audit.ts) is Middy's requestEnd hook, not a middleware: it sees that final
- * response, replays and problem details included.
+ * The audit trail (audit.ts) writes its intent in the last `before`, right before the handler, and
+ * its outcome in Middy's requestEnd hook, not a middleware: it sees that final response, replays and
+ * problem details included.
  */
 export const endpoint = <TBody = undefined>(
   handler: ApiHandler<TBody>,
@@ -75,10 +76,11 @@ export const endpoint = <TBody = undefined>(
     idempotency?: IdempotencyMiddleware;
   } = {},
 ) => {
-  // The audit trail and the request's metrics run once the response is final, whichever way it was
-  // made (audit.ts); the logger's context is set before anything else (lib/observability/invocation.ts).
+  // The audit trail's outcome and the request's metrics run once the response is final, whichever way
+  // it was made (audit.ts); the logger's context is set before anything else (lib/observability/invocation.ts).
   const observability = observeRequests(routeOf);
-  const stack = middy<ApiEvent<TBody>, ApiResult>({ requestEnd: observability.requestEnd(auditTrail()) });
+  const audit = auditTrail();
+  const stack = middy<ApiEvent<TBody>, ApiResult>({ requestEnd: observability.requestEnd(audit.outcome) });
   stack.use(observability.middlewares);
   if (options.idempotency) stack.use(options.idempotency.store);
   stack.use(deprecationHeaders<ApiEvent<TBody>>()).use(problemDetails()).use(httpHeaderNormalizer());
@@ -88,6 +90,8 @@ export const endpoint = <TBody = undefined>(
   if (options.multipart) stack.use(options.multipart.middleware(jsonParser));
   else if (jsonParser) stack.use(jsonParser);
   if (options.idempotency) stack.use(options.idempotency.guard);
+  // Last: the audit trail's intent, written right before the handler runs (audit.ts).
+  stack.use(audit.intent);
   return stack.handler(handler);
 };
 

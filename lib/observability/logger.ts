@@ -47,8 +47,6 @@ export const LOG_FIELDS = [
   // Errors: name and stack frames only, never a message (SDK and parser messages can quote data)
   'errorName',
   'stack',
-  // The audit event a failed sink could not store: ids only (lib/http/audit.ts)
-  'auditEvent',
 ] as const;
 export type LogField = (typeof LOG_FIELDS)[number];
 export type LogFields = Partial<Record<LogField, string | number | boolean | undefined>>;

@@ -84,7 +84,8 @@ describe('monitoring with the default (production) configuration', () => {
       expect(JSON.stringify(failures?.Properties.Metrics)).toContain('ExecutionsFailed');
       expect(JSON.stringify(failures?.Properties.Metrics)).toContain('ExecutionsTimedOut');
     }
-    expect(alarms()).toHaveLength(routes.length * 2 + functionCount + withDeadLetters.length + 2);
+    // And two on the audit trail's delivery (audit-trail.test.ts).
+    expect(alarms()).toHaveLength(routes.length * 2 + functionCount + withDeadLetters.length + 2 + 2);
   });
 
   it('sends every alarm, and its return to OK, to an encrypted, TLS-only topic with no subscriber by default', () => {
@@ -132,17 +133,23 @@ describe('monitoring with the default (production) configuration', () => {
     }
   });
 
-  it('retains every stateful resource of the data stack, and the log groups, when a stack is deleted', () => {
-    for (const type of ['AWS::DynamoDB::Table', 'AWS::S3::Bucket', 'AWS::KMS::Key', 'AWS::Logs::LogGroup']) {
+  it('retains every stateful resource of the data and audit stacks, and the log groups, when a stack is deleted', () => {
+    for (const type of ['AWS::DynamoDB::Table', 'AWS::S3::Bucket', 'AWS::KMS::Key']) {
       const resources = resourcesOf(app.dataTemplate, type);
       expect(resources.length, type).toBeGreaterThan(0);
       for (const resource of resources) expect(resource.DeletionPolicy, type).toBe('Retain');
     }
-    for (const template of [app.apiTemplate, app.automationTemplate]) {
+    for (const type of ['AWS::S3::Bucket', 'AWS::KMS::Key']) {
+      const resources = resourcesOf(app.auditTemplate, type);
+      expect(resources.length, type).toBeGreaterThan(0);
+      for (const resource of resources) expect(resource.DeletionPolicy, type).toBe('Retain');
+    }
+    for (const template of [app.apiTemplate, app.automationTemplate, app.auditTemplate]) {
       for (const group of resourcesOf(template, 'AWS::Logs::LogGroup')) expect(group.DeletionPolicy).toBe('Retain');
     }
     expect(resourcesOf(app.dataTemplate, 'AWS::DynamoDB::Table')[0]!.Properties.DeletionProtectionEnabled).toBe(true);
     expect(app.data.terminationProtection).toBe(true);
+    expect(app.audit.terminationProtection).toBe(true);
   });
 });
 
@@ -191,6 +198,12 @@ describe('monitoring of a dev stack configured from context', () => {
     expect(table?.DeletionPolicy).toBe('Delete');
     expect(table?.Properties.DeletionProtectionEnabled).toBe(false);
     expect(app.data.terminationProtection).toBe(false);
+    // Except the audit trail's buckets and key: its records are locked for six years, and need the key.
+    expect(app.audit.terminationProtection).toBe(false);
+    for (const type of ['AWS::S3::Bucket', 'AWS::KMS::Key']) {
+      for (const resource of resourcesOf(app.auditTemplate, type)) expect(resource.DeletionPolicy, type).toBe('Retain');
+    }
+    expect(resourcesOf(app.auditTemplate, 'AWS::Logs::LogGroup')[0]?.DeletionPolicy).toBe('Delete');
   });
 
   it("reserves the browser workers' concurrency from context", () => {

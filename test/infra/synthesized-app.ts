@@ -37,6 +37,7 @@ export const synthesize = (options: Omit<ServiceReviewAppOptions, 'outdir'> = {}
     dataTemplate: Template.fromStack(built.data),
     automationTemplate: Template.fromStack(built.automation),
     apiTemplate: Template.fromStack(built.api),
+    auditTemplate: Template.fromStack(built.audit),
     monitoringTemplate: Template.fromStack(built.monitoring),
     cleanUp: () => rmSync(outdir, { recursive: true, force: true }),
   };
@@ -109,7 +110,6 @@ const labelOf = (resource: unknown, ids: ResourceIds): string => {
     /^\{"Fn::GetStackOutput":\{.*"OutputName":"\w*OutputFnGetAtt(\w+)FunctionArn[0-9A-F]{8}"\}\}$/.exec(text);
   if (fn) return `function ${fn[1]}`;
   if (text.includes('DeadLetters')) return 'deadLetterQueue';
-  if (text.includes('AuditEvents')) return 'auditLog';
   if (text.includes('Logs')) return 'logGroup';
   return text;
 };
@@ -155,14 +155,13 @@ export const grantsOf = (statements: Statement[], ids: ResourceIds): string[] =>
 
 /**
  * What a function may do, written out independently of infra/ (docs/infrastructure.md, "What each
- * function may do"): logs and traces for everyone, its dead-letter queue for an event function,
- * appending to the audit log for an audited route, then exactly what its declared access implies,
- * resource by resource.
+ * function may do"): logs and traces for everyone (an audited route's audit records are log lines
+ * too: no grant of their own), its dead-letter queue for an event function, then exactly what its
+ * declared access implies, resource by resource.
  */
 export const expectedGrants = (
   access: RouteAccess,
   invocation: 'api' | 'event' | 'task' | 'invoked' = 'api',
-  audited = false,
 ): string[] => {
   const grants = [
     'logs:CreateLogStream on logGroup',
@@ -170,7 +169,6 @@ export const expectedGrants = (
     'xray:PutTraceSegments on *',
     'xray:PutTelemetryRecords on *',
   ];
-  if (audited) grants.push('logs:CreateLogStream on auditLog', 'logs:PutLogEvents on auditLog');
   if (invocation === 'event') grants.push('sqs:SendMessage on deadLetterQueue');
   const dataKeyVia = (service: string, ...actions: string[]) =>
     grants.push(...actions.map((action) => `kms:${action} on dataKey via ${service}`));

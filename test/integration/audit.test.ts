@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import type { AuditEvent } from '#lib/audit/audit-sink';
+import { AUDIT_FILE_NAME } from '#lib/audit/audit-file';
+import type { AuditLine } from '#lib/audit/audit-record';
 import { fillPath } from '#lib/http/resource-url';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { type Route, routes } from '#lib/routes';
@@ -12,31 +13,56 @@ import { storedRun } from './rpa-support.ts';
 
 /**
  * The audit trail (lib/http/audit.ts), read from the local stack's JSON-lines file: one request to
- * every audited route of the table, each leaving exactly one event with ids and outcome, and none
- * of the PHI or credentials the request carried.
+ * every audited route of the table, each leaving its intent (written before the handler ran) and
+ * exactly one outcome, with ids and status, none of the PHI or credentials the request carried, and
+ * the very lines the stack wrote on stdout (what the deployed trail ships).
  */
-const auditFile = join(inject('stackEnv').LOCAL_STATE_DIR!, 'audit.jsonl');
+const auditFile = join(inject('stackEnv').LOCAL_STATE_DIR!, AUDIT_FILE_NAME);
 
-const readEvents = async (): Promise<AuditEvent[]> => {
+const readLines = async (): Promise<AuditLine[]> => {
   const text = await readFile(auditFile, 'utf8').catch(() => '');
   return text
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as AuditEvent);
+    .map((line) => JSON.parse(line) as AuditLine);
 };
 
-/** The events of one request: API Gateway's id, as the client sees it in x-amzn-RequestId. */
-const eventsOf = async (res: ApiResponse) => {
+/** The lines of one request, in the order written: API Gateway's id, as the client sees it in x-amzn-RequestId. */
+const linesOf = async (res: ApiResponse) => {
   const requestId = res.headers.get('x-amzn-requestid');
   expect(requestId).toBeTruthy();
-  return (await readEvents()).filter((event) => event.requestId === requestId);
+  return (await readLines()).filter((line) => line.requestId === requestId);
 };
 
-const theEventOf = async (res: ApiResponse) => {
-  const events = await eventsOf(res);
-  expect(events, JSON.stringify(events)).toHaveLength(1);
-  return events[0]!;
+/** The one outcome of a request (and, if its handler ran, the intent before it). */
+const theOutcomeOf = async (res: ApiResponse) => {
+  const lines = await linesOf(res);
+  const outcomes = lines.filter((line) => line.phase === 'outcome');
+  expect(outcomes, JSON.stringify(lines)).toHaveLength(1);
+  expect(lines.at(-1)).toBe(outcomes[0]);
+  return outcomes[0]!;
 };
+
+/** A request whose handler ran: exactly its intent, then its outcome. */
+const theIntentAndOutcomeOf = async (res: ApiResponse) => {
+  const lines = await linesOf(res);
+  expect(
+    lines.map((line) => line.phase),
+    JSON.stringify(lines),
+  ).toEqual(['intent', 'outcome']);
+  return lines as [AuditLine, AuditLine];
+};
+
+/** Powertools' fields of an audit line and its marker. */
+const lineFields = (phase: 'intent' | 'outcome') => ({
+  level: 'info',
+  message: phase === 'intent' ? 'Audit intent' : 'Audit outcome',
+  timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+  service: 'service-review',
+  audit: 'v1',
+  phase,
+  time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+});
 
 // PHI and secrets that no event may contain: distinctive, so a substring search cannot hit an id.
 const PHI = {
@@ -51,7 +77,7 @@ const PHI = {
   totpSecret: 'JBSWY3DPEHPK3PXP',
   displayName: 'Quixotic family practice',
 };
-const expectNoPhi = (event: AuditEvent) => {
+const expectNoPhi = (event: AuditLine) => {
   const line = JSON.stringify(event);
   for (const value of Object.values(PHI)) expect(line).not.toContain(value);
 };
@@ -397,16 +423,16 @@ describe('the route table declares the audit of every route', () => {
   });
 });
 
-describe('one audit event per call of an audited route', () => {
+describe('an intent and one outcome per call of an audited route', () => {
   it.each(audited.map((route) => [keyOf(route), route] as const))('%s', async (_, route) => {
     const scenario = await scenarios[keyOf(route)]!();
     const path = fillPath(route.path, scenario.path);
     const res = scenario.unfollowed ? await getUnfollowed(path) : await api(route.method, path, scenario.options);
     expect(res.status, res.text).toBe(scenario.status);
 
-    const event = await theEventOf(res);
-    expect(event).toEqual({
-      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    const [intent, outcome] = await theIntentAndOutcomeOf(res);
+    expect(outcome).toEqual({
+      ...lineFields('outcome'),
       action: route.audit.action,
       route: keyOf(route),
       outcome: scenario.status,
@@ -419,18 +445,38 @@ describe('one audit event per call of an audited route', () => {
       lambdaRequestId: expect.any(String),
       sourceIp: expect.any(String),
     });
-    expectNoPhi(event);
+    // The intent says the same of the call, but what only its end knows: the status, a created id, and
+    // for the scraper session the caller, whom the handler verifies.
+    const verifiedByHandler = scenario.keyId === 'token' ? { clientId: null, keyId: null, clientUserId: null } : {};
+    expect(intent).toEqual({
+      ...outcome,
+      ...lineFields('intent'),
+      outcome: null,
+      ...verifiedByHandler,
+      resource: { type: route.audit.resource, ids: expect.any(Object) },
+    });
+    expect(outcome.resource.ids).toMatchObject(intent.resource.ids);
+    for (const line of [intent, outcome]) expectNoPhi(line);
+  });
+
+  it('writes the same lines to stdout, where the deployed trail reads them', async () => {
+    const res = await api('GET', `${v11}/Requests/${await newRequest()}`);
+    const requestId = `"requestId":"${res.headers.get('x-amzn-requestid')}"`;
+    const inFile = (await readFile(auditFile, 'utf8')).split('\n').filter((line) => line.includes(requestId));
+    expect(inFile).toHaveLength(2);
+    const output = await readFile(inject('stackOutputFile'), 'utf8');
+    for (const line of inFile) expect(output).toContain(`${line}\n`);
   });
 
   it('records the API key id the authorizer resolved, the same for every call of a client', async () => {
     const id = await newRequest();
     const [first, second] = [
-      await theEventOf(await api('GET', `${v11}/Requests/${id}`)),
-      await theEventOf(await api('GET', `${v11}/Requests/${id}/Attachments`)),
+      await theOutcomeOf(await api('GET', `${v11}/Requests/${id}`)),
+      await theOutcomeOf(await api('GET', `${v11}/Requests/${id}/Attachments`)),
     ];
     expect(first.keyId).toBeTruthy();
     expect(second.keyId).toBe(first.keyId);
-    const theirs = await theEventOf(await call('GET', `${v11}/Requests/${id}`, { apiKey: other.apiKey }));
+    const theirs = await theOutcomeOf(await call('GET', `${v11}/Requests/${id}`, { apiKey: other.apiKey }));
     expect(theirs.keyId).toBeTruthy();
     expect(theirs.keyId).not.toBe(first.keyId);
   });
@@ -438,38 +484,48 @@ describe('one audit event per call of an audited route', () => {
   it('records the scraper token’s id as the key id: a new token, a new id', async () => {
     const id = await newRequest();
     const session = `${v1}/ServiceReviews/requests/${id}/rpa/session`;
-    const events = [];
+    const outcomes = [];
     for (const token of [await newAccessToken(id), await newAccessToken(id)]) {
-      events.push(await theEventOf(await call('GET', session, { headers: { authorization: `Bearer ${token}` } })));
+      outcomes.push(await theOutcomeOf(await call('GET', session, { headers: { authorization: `Bearer ${token}` } })));
     }
-    expect(events.map((event) => event.outcome)).toEqual([200, 200]);
-    expect(events[0]!.keyId).not.toBe(events[1]!.keyId);
+    expect(outcomes.map((line) => line.outcome)).toEqual([200, 200]);
+    expect(outcomes[0]!.keyId).not.toBe(outcomes[1]!.keyId);
   });
 
   it('audits the schemas routes never', async () => {
-    const before = (await readEvents()).length;
+    const before = (await readLines()).length;
     const res = await api('GET', `${v11}/Schemas`);
     expect(res.status).toBe(200);
-    expect(await eventsOf(res)).toEqual([]);
+    expect(await linesOf(res)).toEqual([]);
     // Other files' requests may append meanwhile; this one's id is simply absent.
-    expect((await readEvents()).length).toBeGreaterThanOrEqual(before);
+    expect((await readLines()).length).toBeGreaterThanOrEqual(before);
   });
 });
 
 describe('failures are audited with the status the client received', () => {
-  const expectProblemEvent = async (res: ApiResponse, status: number) => {
+  /** A refusal by the handler: its intent, then the problem's status; the problem body's requestId is the function's. */
+  const expectProblemLines = async (res: ApiResponse, status: number) => {
     expect(res.status, res.text).toBe(status);
-    const event = await theEventOf(res);
-    expect(event.outcome).toBe(status);
-    // The problem body's requestId is the function's.
-    expect(event.lambdaRequestId).toBe(res.body.requestId);
-    expectNoPhi(event);
-    return event;
+    const [intent, outcome] = await theIntentAndOutcomeOf(res);
+    expect(outcome.outcome).toBe(status);
+    expect(outcome.lambdaRequestId).toBe(res.body.requestId);
+    expect(intent.lambdaRequestId).toBe(res.body.requestId);
+    for (const line of [intent, outcome]) expectNoPhi(line);
+    return outcome;
+  };
+
+  /** A refusal before the handler (its body): no intent, since nothing stored was touched; one outcome. */
+  const expectRefusedBeforeHandler = async (res: ApiResponse, status: number) => {
+    expect(res.status, res.text).toBe(status);
+    const lines = await linesOf(res);
+    expect(lines.map((line) => line.phase)).toEqual(['outcome']);
+    expectNoPhi(lines[0]!);
+    return lines[0]!;
   };
 
   it('404 for an unknown request', async () => {
-    const event = await expectProblemEvent(await api('GET', `${v11}/Requests/no-such-request`), 404);
-    expect(event).toMatchObject({
+    const outcome = await expectProblemLines(await api('GET', `${v11}/Requests/no-such-request`), 404);
+    expect(outcome).toMatchObject({
       action: 'request.read',
       clientId: tenant.clientId,
       resource: { type: 'request', ids: { requestExternalId: 'no-such-request' } },
@@ -479,8 +535,8 @@ describe('failures are audited with the status the client received', () => {
   it("404 for another client's request, under the caller's client id", async () => {
     const id = await newRequest();
     const res = await call('GET', `${v11}/Requests/${id}/Attachments`, { apiKey: other.apiKey });
-    const event = await expectProblemEvent(res, 404);
-    expect(event).toMatchObject({
+    const outcome = await expectProblemLines(res, 404);
+    expect(outcome).toMatchObject({
       action: 'attachment.list',
       clientId: other.clientId,
       resource: { ids: { requestExternalId: id } },
@@ -490,35 +546,31 @@ describe('failures are audited with the status the client received', () => {
   it('400 Validation result for a refused body: the action, no body value, and no created id', async () => {
     const id = uniqueId('aud');
     const res = await api('POST', `${v11}/Requests`, { body: { ...phiRequest(id), quantity: 'many' } });
-    expect(res.status).toBe(400);
-    const event = await theEventOf(res);
-    expect(event).toMatchObject({ action: 'request.create', outcome: 400, resource: { type: 'request', ids: {} } });
-    expectNoPhi(event);
+    const outcome = await expectRefusedBeforeHandler(res, 400);
+    expect(outcome).toMatchObject({ action: 'request.create', outcome: 400, resource: { type: 'request', ids: {} } });
   });
 
   it('400 for a malformed path id: recorded as null, not as sent', async () => {
     const res = await api('GET', `${v11}/Requests/${encodeURIComponent(`${PHI.lastName} ${PHI.firstName}`)}`);
-    const event = await expectProblemEvent(res, 400);
-    expect(event.resource.ids).toEqual({ requestExternalId: null });
+    const outcome = await expectProblemLines(res, 400);
+    expect(outcome.resource.ids).toEqual({ requestExternalId: null });
   });
 
   it('a client user id that is not an id (a name typed into it) is recorded as null', async () => {
     const res = await api('POST', `${v11}/Portals/accounts/filter`, {
       body: { clientUserId: `${PHI.firstName} ${PHI.lastName}` },
     });
-    expect(res.status).toBe(400);
-    const event = await theEventOf(res);
-    expect(event).toMatchObject({ action: 'portalAccount.filter', outcome: 400, clientUserId: null });
-    expectNoPhi(event);
+    const outcome = await expectRefusedBeforeHandler(res, 400);
+    expect(outcome).toMatchObject({ action: 'portalAccount.filter', outcome: 400, clientUserId: null });
   });
 
-  it('401 for an invalid scraper token: no caller known, still one event', async () => {
+  it('401 for an invalid scraper token: no caller known, still an intent and one outcome', async () => {
     const id = await newRequest();
     const res = await call('GET', `${v1}/ServiceReviews/requests/${id}/rpa/session`, {
       headers: { authorization: 'Bearer not-a-token' },
     });
-    const event = await expectProblemEvent(res, 401);
-    expect(event).toMatchObject({
+    const outcome = await expectProblemLines(res, 401);
+    expect(outcome).toMatchObject({
       action: 'rpa.session.read',
       credential: 'scraperToken',
       clientId: null,
@@ -527,14 +579,16 @@ describe('failures are audited with the status the client received', () => {
     });
   });
 
-  it('an idempotent replay is audited too, with the replayed status', async () => {
+  it('an idempotent replay is audited too, with the replayed status (its handler does not run again)', async () => {
     const id = uniqueId('aud');
     const headers = { 'idempotency-key': uniqueId('key') };
     const first = await api('POST', `${v11}/Requests`, { body: phiRequest(id), headers });
     const replay = await api('POST', `${v11}/Requests`, { body: phiRequest(id), headers });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((await linesOf(first)).map((line) => line.phase)).toEqual(['intent', 'outcome']);
+    expect((await linesOf(replay)).map((line) => line.phase)).toEqual(['outcome']);
     for (const res of [first, replay]) {
-      expect(await theEventOf(res)).toMatchObject({
+      expect(await theOutcomeOf(res)).toMatchObject({
         action: 'request.create',
         outcome: 201,
         resource: { ids: { requestExternalId: id } },

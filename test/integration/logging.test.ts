@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { S3Event } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIT_MARKER } from '#lib/audit/audit-record';
 import { keys } from '#lib/keys';
 import { METRIC, METRICS_NAMESPACE } from '#lib/observability/names';
 import { functionNameOf, routes } from '#lib/routes';
@@ -157,7 +158,10 @@ describe('logs of a full request cycle', () => {
   });
 
   it('gives each line its API Gateway request id, function, cold start, client and route', () => {
-    const lines = jsonLines().filter((line) => line.service === 'service-review' && line.level);
+    // The service log's lines; the audit records (lib/audit/, their own fields) are audit.test.ts's.
+    const lines = jsonLines().filter(
+      (line) => line.service === 'service-review' && line.level && line[AUDIT_MARKER.field] === undefined,
+    );
     for (const [route, requestId] of Object.entries(requestIds)) {
       const ofRequest = lines.filter((line) => line.requestId === requestId);
       expect(ofRequest.length, route).toBeGreaterThan(0);

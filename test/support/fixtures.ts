@@ -1,4 +1,4 @@
-import type { AuditEvent } from '#lib/audit/audit-sink';
+import type { AuditRecord } from '#lib/audit/audit-record';
 import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 
 /** A complete, valid request body (fictional patient; NPI 1234567893 has a valid check digit). */
@@ -91,8 +91,9 @@ export const storedPortalAccount = (
   };
 };
 
-/** One audit event of a successful request read, with `change` applied. */
-export const auditEvent = (change: Partial<AuditEvent> = {}): AuditEvent => ({
+/** The outcome record of a successful request read, with `change` applied. */
+export const auditRecord = (change: Partial<AuditRecord> = {}): AuditRecord => ({
+  phase: 'outcome',
   time: '2026-11-22T08:00:00.000Z',
   action: 'request.read',
   route: 'GET /api/external/v1.1/Requests/{externalId}',
