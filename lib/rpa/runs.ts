@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { retryOnConflict } from '#lib/concurrency';
 import {
   type RpaBatchRecord,
@@ -15,20 +14,6 @@ import {
 export const MAX_RUN_STEPS = 50;
 /** A step's detail is ours, short: ids, a label, a count. */
 const MAX_STEP_DETAIL = 200;
-
-/**
- * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then random bits. Run ids sort by creation
- * time, so a request's latest runs are one Query in reverse key order.
- */
-export const uuidv7 = (milliseconds = Date.now(), random: Buffer = randomBytes(10)): string => {
-  const bytes = Buffer.alloc(16);
-  bytes.writeUIntBE(milliseconds, 0, 6);
-  random.copy(bytes, 6, 0, 10);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-};
 
 export const withStep = (steps: readonly RunStep[], at: string, step: string, detail?: string): RunStep[] => {
   const next: RunStep = { at, step, ...(detail ? { detail: detail.slice(0, MAX_STEP_DETAIL) } : {}) };
