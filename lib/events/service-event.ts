@@ -1,4 +1,5 @@
 import type { AuthorizationStatus } from '#lib/requests/request-store';
+import type { RunKind, RunOutcome } from '#lib/rpa/run-store';
 
 /**
  * The events the service tells clients about (issue 18): what a webhook delivers and what the outbox
@@ -32,15 +33,15 @@ export interface EventData {
   'automation.run_finished': {
     requestExternalId: string;
     runId: string;
-    kind: 'view-on-page' | 'check-auth-status';
-    outcome: string;
+    kind: RunKind;
+    outcome: RunOutcome;
     batchId: string | null;
   };
   'automation.batch_finished': {
     batchId: string;
     total: number;
-    /** How many of its runs ended in each status (succeeded, failed…). */
-    counts: Record<string, number>;
+    /** How many of its runs ended in each status: `total` when every run ended (a closed batch's have). */
+    counts: Record<'succeeded' | 'failed', number>;
   };
   'webhook.test': { webhookId: string };
 }
