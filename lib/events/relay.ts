@@ -20,8 +20,6 @@ export interface RelayOptions {
 }
 
 export interface OutboxRelay {
-  /** One poll now: relays what is pending (at most a batch); how many events were handed over. */
-  relayOnce(): Promise<number>;
   /** Stops polling; resolves once the poll under way, if any, has finished. */
   close(): Promise<void>;
 }
@@ -38,7 +36,7 @@ export const startOutboxRelay = ({
 }: RelayOptions): OutboxRelay => {
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
-  // Polls run one at a time, the loop's and relayOnce's alike: an event is never handed over twice at once.
+  // The poll under way, which close waits for.
   let chain: Promise<unknown> = Promise.resolve();
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
     const next = chain.then(work, work);
@@ -77,7 +75,6 @@ export const startOutboxRelay = ({
 
   timer = setTimeout(tick, 0);
   return {
-    relayOnce: () => serialized(relayOnce),
     close: async () => {
       closed = true;
       clearTimeout(timer);
