@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { authorizationChangeEntity } from '#lib/entities/authorization-history';
 import { outboxEntity } from '#lib/entities/outbox';
-import { type EventType, payloadOf, type ServiceEvent } from '#lib/events/service-event';
+import type { EventType, ServiceEvent } from '#lib/events/service-event';
 
 /** Helpers of the outbox and history tests: the raw items the writes left, read straight from the table. */
 
@@ -64,31 +61,4 @@ export const historyItemsOf = async (clientId: string, externalId: string) => {
   return Items as Record<string, unknown>[];
 };
 
-/** The built OpenAPI document's webhook body schema of each event type (lib/openapi/webhooks.ts). */
-const webhookValidators = (() => {
-  const document = JSON.parse(
-    readFileSync(new URL('../../lib/openapi/generated/openapi.json', import.meta.url), 'utf8'),
-  ) as { webhooks: Record<string, unknown> };
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-  for (const [name, check] of Object.entries(fullFormats)) ajv.addFormat(name, check);
-  ajv.addSchema(document, 'openapi.json');
-  const cache = new Map<string, ValidateFunction>();
-  return (type: string) => {
-    if (!(type in document.webhooks)) throw new Error(`the document has no webhook for ${type}`);
-    if (!cache.has(type)) {
-      cache.set(
-        type,
-        ajv.getSchema(`openapi.json#/webhooks/${type}/post/requestBody/content/application~1json/schema`)!,
-      );
-    }
-    return cache.get(type)!;
-  };
-})();
-
-/** The errors of the payload a webhook would deliver for `event`, against the document's schema of its type. */
-export const webhookBodyErrors = (event: ServiceEvent) => {
-  const validate = webhookValidators(event.type);
-  return validate(payloadOf(event))
-    ? []
-    : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
-};
+export { webhookBodyErrors } from '#test/support/webhook-bodies';
