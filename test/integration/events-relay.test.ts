@@ -37,13 +37,14 @@ let clock = Date.parse('2026-03-01T00:00:00.000Z');
 
 /** `n` events, a second apart, written to the outbox as the stores write them. */
 const written = async (n: number, clientId = 'client-relay') => {
-  const events = Array.from({ length: n }, (_, i) =>
-    newEvent('automation.batch_finished', clientId, new Date((clock += 1000)).toISOString(), {
+  const events = Array.from({ length: n }, (_, i) => {
+    clock += 1000;
+    return newEvent('automation.batch_finished', clientId, new Date(clock).toISOString(), {
       batchId: crypto.randomUUID(),
       total: i + 1,
       counts: { succeeded: i + 1, failed: 0 },
-    }),
-  );
+    });
+  });
   await transactWrite(outboxPutsOf(events));
   return events;
 };
@@ -70,7 +71,7 @@ const relay = (delivery: EventDelivery, options: { pollIntervalMs?: number; batc
   return started;
 };
 
-const waitFor = async (done: () => boolean | Promise<boolean>, timeoutMs = 5_000) => {
+const waitFor = async (done: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error('timed out');
@@ -84,6 +85,7 @@ describe('the outbox relay', () => {
     const { delivery, attempts, delivered } = recording();
     relay(delivery);
     await waitFor(() => delivered().length === 3);
+    await waitFor(async () => (await dynamoOutboxStore.pending(100)).length === 0);
     await sleep(150); // several more polls: nothing is handed over again
     expect(delivered()).toEqual(events.map((event) => event.id));
     expect(attempts.every((attempt) => attempt.pendingDuringHandOff)).toBe(true);
@@ -110,14 +112,16 @@ describe('the outbox relay', () => {
     ]);
     // Pending until its hand-off succeeded, relayed after.
     expect(attempts.filter((attempt) => attempt.id === flaky!.id).every((a) => a.pendingDuringHandOff)).toBe(true);
-    expect(await outboxItem(flaky!)).toMatchObject({ relayedAt: expect.any(String) });
+    await waitFor(async () => (await outboxItem(flaky!))?.relayedAt !== undefined);
+    expect(attempts).toHaveLength(5);
   });
 
   it('reads again at once after a full batch, and waits the interval after a short one', async () => {
     const events = await written(5);
     const { delivery, delivered } = recording();
     relay(delivery, { batchSize: 2, pollIntervalMs: 60_000 });
-    await waitFor(() => delivered().length === 5, 3_000);
+    // Three polls, none of them after the 60 s interval.
+    await waitFor(() => delivered().length === 5);
     expect(delivered()).toEqual(events.map((event) => event.id));
     const [later] = await written(1);
     await sleep(300);
