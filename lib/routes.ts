@@ -379,6 +379,14 @@ export const routes: readonly Route[] = [
     access: { table: { actions: ['GetItem'] } },
     audit: { action: 'request.read', resource: 'request', ids: requestIds },
   },
+  {
+    method: 'GET',
+    path: `${v11}/Requests/{externalId}/authorization/history`,
+    handler: 'requests/get-authorization-history',
+    // GetItem: the request (another client's is a 404); Query: its history entries, newest first.
+    access: { table: { actions: ['GetItem', 'Query'] }, cursors: 'sign' },
+    audit: { action: 'request.authorizationHistory.read', resource: 'request', ids: requestIds },
+  },
 
   // Attachments. `{externalId}` is the spec's {requestExternalId}. The presigned download
   // is executed with the signer's rights, hence `read`; `delete` removes every version of an object.

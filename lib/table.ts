@@ -16,6 +16,7 @@ export type IndexName = (typeof tableIndexes)[number]['name'];
 
 /**
  * The table's time-to-live attribute (epoch seconds): DynamoDB deletes an item some time after it.
- * Only idempotency records carry it (lib/http/idempotency.ts); the name is Powertools' default.
+ * Idempotency records (lib/http/idempotency.ts: the name is Powertools' default), leases, usage windows,
+ * executions in flight and outbox items (lib/events/outbox.ts) carry it.
  */
 export const TTL_ATTRIBUTE = 'expiration';

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
+import { withTransactions } from './dynalite-transactions.ts';
 
 /** Embedded stand-ins for AWS services, bound to loopback only. */
 export interface Emulator {
@@ -9,12 +10,14 @@ export interface Emulator {
 }
 
 export const startDynalite = async (options: { path?: string }): Promise<Emulator> => {
-  const server = dynalite({
-    ...(options.path ? { path: options.path } : {}),
-    createTableMs: 0,
-    deleteTableMs: 0,
-    updateTableMs: 0,
-  });
+  const server = withTransactions(
+    dynalite({
+      ...(options.path ? { path: options.path } : {}),
+      createTableMs: 0,
+      deleteTableMs: 0,
+      updateTableMs: 0,
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);

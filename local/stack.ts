@@ -17,6 +17,8 @@ import {
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import type { Context, S3Event } from 'aws-lambda';
+import type { EventDelivery } from '#lib/events/event-delivery';
+import type { OutboxRelay } from '#lib/events/relay';
 import { TABLE_KEY, tableIndexes } from '#lib/table';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
 import { enableInvocationContexts, ownInvocation } from './invocations.ts';
@@ -52,6 +54,11 @@ export interface LocalStackOptions {
   defaultLimits?: ClientLimits;
   /** Shorter Task timeouts and retry waits, another browser bound, for the local Step Functions (tests). */
   stepFunctions?: Pick<StepFunctionsOptions, 'definitionOptions' | 'retryIntervalMs' | 'browserConcurrency'>;
+  /**
+   * The outbox relay (docs/events.md): where it hands events (by default it logs their ids) and how often
+   * it polls (default LOCAL_OUTBOX_RELAY_INTERVAL_MS, else 250 ms).
+   */
+  events?: { delivery?: EventDelivery; pollIntervalMs?: number };
 }
 
 export interface LocalStack {
@@ -64,6 +71,8 @@ export interface LocalStack {
   stepFunctions: LocalStepFunctions;
   /** The functions other functions invoke (the run credentials function), behind the Lambda Invoke API. */
   lambda: LocalLambda;
+  /** Hands the outbox's events to delivery, as the table's stream and EventBridge do on AWS. */
+  relay: OutboxRelay;
   close(): Promise<void>;
 }
 
@@ -175,6 +184,17 @@ export const dropTable = async (endpoint: string, tableName: string) => {
   }
 };
 
+/** LOCAL_OUTBOX_RELAY_INTERVAL_MS, when set: the relay's pause between polls. */
+const relayIntervalFromEnv = (): number | undefined => {
+  const raw = process.env.LOCAL_OUTBOX_RELAY_INTERVAL_MS;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new Error(`LOCAL_OUTBOX_RELAY_INTERVAL_MS must be a positive whole number, not ${raw}.`);
+  }
+  return value;
+};
+
 /** S3 URL-encodes object keys in event notifications (spaces as "+"); s3rver sends them raw. */
 const s3EventKey = (key: string) => encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+');
 
@@ -248,6 +268,16 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   // The stand-in starts with no executions: runs an earlier start left unended are lost (lost-runs.ts).
   const { endLostRuns } = await import('./lost-runs.ts');
   await endLostRuns();
+  // No stream on dynalite: the relay reads the outbox items the writes left (docs/events.md).
+  const { startOutboxRelay } = await import('#lib/events/relay');
+  const { dynamoOutboxStore } = await import('#lib/events/dynamo-outbox-store');
+  const { loggingDelivery } = await import('#lib/events/event-delivery');
+  const pollIntervalMs = options.events?.pollIntervalMs ?? relayIntervalFromEnv();
+  const relay = startOutboxRelay({
+    outbox: dynamoOutboxStore,
+    delivery: options.events?.delivery ?? loggingDelivery,
+    ...(pollIntervalMs ? { pollIntervalMs } : {}),
+  });
   const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
   const { cachedClientLimits, localLimitsFromEnv } = await import('./throttle.ts');
   const server: Server = createGateway({
@@ -290,12 +320,15 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     portal,
     stepFunctions,
     lambda,
+    relay,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.allSettled([...invocations]);
       await stepFunctions.close();
       await lambda.close();
+      // After the last writes, before the table goes; a poll under way finishes first.
+      await relay.close();
       // The table before the portal: a task its aborted execution left running must not record what
       // the portal's closing does to it (the run is lost, and the next start says so).
       for (const emulator of emulators.reverse()) await emulator.close();

@@ -96,6 +96,7 @@ const ROUTE_SAMPLES: Record<string, RouteSample> = {
     status: 200,
   },
   'requests/get-request': { status: 200 },
+  'requests/get-authorization-history': { status: 200 },
   'attachments/create-attachment': {
     body: {
       fileName: 'referral.pdf',

@@ -28,6 +28,9 @@ export const LOG_FIELDS = [
   'batchId',
   'kind',
   'outcome',
+  // Events of the outbox (lib/events/relay.ts): their id and type, never their data
+  'eventId',
+  'eventType',
   // The run credentials function: the attempt asked for, and a refusal's fixed code (lib/rpa/credentials-source.ts)
   'attempt',
   'reason',

@@ -1,3 +1,4 @@
+import { eventSchemas } from '#lib/events/event-schemas';
 import { V1_PORTALS_DEPRECATION } from '#lib/http/deprecation';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '#lib/http/idempotency';
 import { UUID_PATTERN } from '#lib/http/path';
@@ -6,6 +7,7 @@ import type { Route } from '#lib/routes';
 import { functionNameOf } from '#lib/routes';
 import type { SchemaName } from '#lib/validation/schema-names';
 import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
+import { authorizationHistorySchemas } from './authorization-history-schemas.ts';
 import {
   attachmentSchema,
   jsonSchemaSchema,
@@ -23,6 +25,7 @@ import {
 } from './components.ts';
 import { type OperationDoc, type Outcome, operations } from './operations.ts';
 import { globalTagsOf } from './tags.ts';
+import { webhooksOf } from './webhooks.ts';
 
 /**
  * The OpenAPI 3.1 document, built from the route table (paths, methods, path parameters, security,
@@ -303,6 +306,7 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = operationOf(route, doc, schemaSources);
   }
+  const webhooks = webhooksOf();
   const bodySchemas = Object.fromEntries(
     Object.entries(schemaSources).map(([name, schema]) => [name, asComponentSchema(schema)]),
   );
@@ -316,8 +320,9 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
     },
     servers: [{ url: '/', description: 'This API (paths start with /api/external)' }],
     security: [{ apiKey: [] }],
-    tags: globalTagsOf(paths),
+    tags: globalTagsOf({ ...paths, ...webhooks }),
     paths,
+    webhooks,
     components: {
       securitySchemes,
       schemas: {
@@ -334,7 +339,9 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
           properties: { attachments: { type: 'array', items: ref('Attachment') } },
         },
         MultipartUpload: multipartUploadSchema,
+        ...authorizationHistorySchemas,
         ...rpaSchemas,
+        ...eventSchemas,
         SchemaList: schemaListSchema,
         JsonSchema: jsonSchemaSchema,
         OpenApiDocument: openApiDocumentSchema,

@@ -112,6 +112,16 @@ export const operations: Record<string, OperationDoc> = {
     outcomes: { ...request('The request'), ...notModified },
     failures: [404],
   },
+  'requests/get-authorization-history': {
+    summary: "Read a request's authorization history",
+    tag: 'Requests',
+    description:
+      'Every change of its status, number or decision date, newest first, with what changed it (the run, or the API call); pages of `pageSize` (1–100, default 25), `nextCursor` asks for the next one.',
+    pathDescriptions: REQUEST_PATH,
+    querySchema: 'AuthorizationHistoryQuery',
+    outcomes: { 200: { description: 'A page, newest first', body: 'AuthorizationHistoryPage' } },
+    failures: [404],
+  },
   'attachments/create-attachment': {
     summary: 'Upload an attachment, or ask for a presigned upload',
     tag: 'Attachments',

@@ -14,6 +14,8 @@ export const TAG_DESCRIPTIONS = {
     "A browser on the payer portal: fill a request's form (stopping before submitting), read authorization statuses in batches, and follow the runs.",
   Schemas: 'The JSON Schemas the API validates bodies with, to read, or to validate a payload against.',
   'API description': 'This OpenAPI document and its reference page; no API key needed.',
+  Events:
+    'What the service POSTs to a subscribed URL when an authorization changes or an automation run or batch finishes: ids, codes and statuses only, signed with Standard Webhooks headers.',
 } as const;
 
 export type Tag = keyof typeof TAG_DESCRIPTIONS;

@@ -9,11 +9,11 @@ import {
 import { cursorSigningKeys } from '#lib/crypto/config';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '#lib/errors';
 import { log } from '#lib/observability/logger';
+import { type CursorScope, encodeCursor, filterHashOf, type PageRequest, pageStart } from '#lib/pagination/cursor';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { StorageQuotas } from '#lib/tenancy/storage-quotas';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import type { CredentialSealer } from './credentials.ts';
-import { type CursorScope, decodeCursor, encodeCursor, filterHashOf } from './cursor.ts';
 import {
   normalizeSearchText,
   type PortalAccountCriteria,
@@ -49,10 +49,7 @@ export interface PortalAccountInput {
 
 export type NewPortalAccount = PortalAccountInput & { externalId: string; password: string; totpSecret?: string };
 
-export interface PageRequest {
-  pageSize?: number;
-  cursor?: string;
-}
+export type { PageRequest };
 
 export interface FilterRequest extends PageRequest {
   clientUserId: string;
@@ -64,6 +61,9 @@ export interface FilterRequest extends PageRequest {
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
+const PAGE_BOUNDS = { defaultPageSize: DEFAULT_PAGE_SIZE, maxPageSize: MAX_PAGE_SIZE };
+/** What the cursors of these lists are signed for (docs/portal-accounts.md, "Listing, filtering and cursors"). */
+const CURSOR_PURPOSE = 'portal-accounts-cursor/v1';
 /**
  * Items one page request may read before answering with a short, `partial` page: what a payer or
  * text filter (no key condition covers them) reads at most, whatever the organization's size.
@@ -172,28 +172,9 @@ export const portalAccountService = ({
   const page = async (scope: Scope, clientUserId: string, criteria: PortalAccountCriteria, request: PageRequest) => {
     const { clientId } = scope;
     const organizationId = await organizationOf(scope, clientUserId);
-    const cursorScope: CursorScope = { clientId, organizationId };
+    const cursorScope: CursorScope = { purpose: CURSOR_PURPOSE, bindings: [clientId, organizationId] };
     const filterHash = filterHashOf(criteria);
-    let pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
-    let after: string | undefined;
-    if (request.cursor !== undefined) {
-      const state = decodeCursor(await cursorKeys(), cursorScope, request.cursor);
-      if (state.filterHash !== filterHash) {
-        throw new Invalid('The cursor was issued for a different filter: repeat the filter of the first page.', {
-          parameter: 'cursor',
-        });
-      }
-      if (request.pageSize !== undefined && request.pageSize !== state.pageSize) {
-        throw new Invalid(`The cursor was issued for pageSize ${state.pageSize}: omit pageSize or pass the same.`, {
-          parameter: 'pageSize',
-        });
-      }
-      pageSize = state.pageSize;
-      after = state.after;
-    }
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-      throw new Invalid(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}.`, { parameter: 'pageSize' });
-    }
+    const { pageSize, after } = pageStart(await cursorKeys(), cursorScope, filterHash, request, PAGE_BOUNDS);
     const result = await store.page({
       clientId,
       organizationId,

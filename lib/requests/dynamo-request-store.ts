@@ -1,8 +1,11 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionalPut, isConditionFailure } from '#lib/aws/conditional-writes';
+import { conditionalPut, conditionalUpdate, isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
+import { transactWrite } from '#lib/aws/transactions';
 import { tableName } from '#lib/config';
+import { authorizationChangeEntity } from '#lib/entities/authorization-history';
 import { requestEntity } from '#lib/entities/request';
+import { outboxPutsOf } from '#lib/events/dynamo-outbox-store';
 import type { RequestStore } from './request-store.ts';
 
 const { toItem, fromItem } = requestEntity;
@@ -55,32 +58,35 @@ export const dynamoRequestStore: RequestStore = {
       throw error;
     }
   },
-  setAuthorization: async (clientId, externalId, authorization, now) => {
-    try {
-      await dynamo.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: requestEntity.key({ clientId, externalId }),
-          UpdateExpression: 'SET #authorization = :authorization, #updatedAt = :now ADD #version :one',
-          ConditionExpression: 'attribute_exists(pk) AND #entity = :entity',
-          ExpressionAttributeNames: {
-            '#authorization': 'authorization',
-            '#updatedAt': 'updatedAt',
-            '#version': 'version',
-            '#entity': 'entity',
-          },
-          ExpressionAttributeValues: {
-            ':authorization': requestEntity.attributes.authorization.write(authorization),
-            ':now': now,
-            ':one': 1,
-            ':entity': requestEntity.name,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+  setAuthorization: async ({ clientId, externalId, authorization, version, now, change }) => {
+    const update = {
+      TableName: tableName(),
+      Key: requestEntity.key({ clientId, externalId }),
+      UpdateExpression: 'SET #authorization = :authorization, #updatedAt = :now ADD #version :one',
+      ConditionExpression: '#entity = :entity AND #version = :version',
+      ExpressionAttributeNames: {
+        '#authorization': 'authorization',
+        '#updatedAt': 'updatedAt',
+        '#version': 'version',
+        '#entity': 'entity',
+      },
+      ExpressionAttributeValues: {
+        ':authorization': requestEntity.attributes.authorization.write(authorization),
+        ':now': now,
+        ':one': 1,
+        ':entity': requestEntity.name,
+        ':version': version,
+      },
+    };
+    if (!change) {
+      await conditionalUpdate(update);
+      return;
     }
+    const entry = {
+      TableName: tableName(),
+      Item: authorizationChangeEntity.toItem(change.entry),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
+    await transactWrite([{ Update: update }, { Put: entry }, ...outboxPutsOf([change.event])]);
   },
 };

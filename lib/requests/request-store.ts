@@ -1,3 +1,6 @@
+import type { ServiceEvent } from '#lib/events/service-event';
+import type { AuthorizationChange } from './authorization-history-store.ts';
+
 /** Port: stored requests. `document` is the request exactly as the client sent it (minus externalId). */
 export const AUTHORIZATION_STATUSES = [
   'not_submitted',
@@ -47,8 +50,19 @@ export interface RequestStore {
   ): Promise<StoredRequest | undefined>;
   /**
    * Sets the authorization alone (the automation's status check), bumping version and updatedAt and
-   * leaving the document as it is, in one atomic write whatever the stored version. False when there
-   * is no such request.
+   * leaving the document as it is, if the request is still at the version it was read at; throws
+   * VersionConflict otherwise (changed since, or gone). A change of status, number or decision date
+   * is written with its history entry and its event, in one transaction: all three or none.
    */
-  setAuthorization(clientId: string, externalId: string, authorization: Authorization, now: string): Promise<boolean>;
+  setAuthorization(write: AuthorizationWrite): Promise<void>;
+}
+
+export interface AuthorizationWrite {
+  clientId: string;
+  externalId: string;
+  authorization: Authorization;
+  /** The request's version when it was read. */
+  version: number;
+  now: string;
+  change?: { entry: AuthorizationChange; event: ServiceEvent<'authorization.status_changed'> };
 }

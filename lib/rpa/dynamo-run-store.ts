@@ -1,8 +1,11 @@
 import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalPut } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
+import { transactWrite } from '#lib/aws/transactions';
 import { tableName } from '#lib/config';
 import { rpaBatchEntity, rpaRunEntity } from '#lib/entities/rpa';
+import { outboxPutsOf } from '#lib/events/dynamo-outbox-store';
+import type { ServiceEvent } from '#lib/events/service-event';
 import type { RunStore } from './run-store.ts';
 
 /** BatchGetItem reads at most 100 keys per call. */
@@ -12,7 +15,18 @@ const MAX_BATCH_GET_ROUNDS = 5;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Items and keys are declared in lib/entities/rpa.ts; every write is a conditional single-item put. */
+/** Puts `item` (at `version`) over the version before it; with its events, in one transaction. */
+const versionedPut = async (item: Record<string, unknown>, version: number, events: readonly ServiceEvent[]) => {
+  const previous = { ':previous': version - 1 };
+  if (events.length === 0) return conditionalPut(item, 'version = :previous', previous);
+  const put = { TableName: tableName(), Item: item, ConditionExpression: 'version = :previous' };
+  await transactWrite([{ Put: { ...put, ExpressionAttributeValues: previous } }, ...outboxPutsOf(events)]);
+};
+
+/**
+ * Items and keys are declared in lib/entities/rpa.ts; every write is a conditional put, in a transaction
+ * with the outbox items of its events when it has some (docs/events.md).
+ */
 export const dynamoRunStore: RunStore = {
   getRun: async (ref) => {
     const { Item } = await dynamo.send(
@@ -57,7 +71,7 @@ export const dynamoRunStore: RunStore = {
   },
 
   createRun: (run) => conditionalPut(rpaRunEntity.toItem(run), 'attribute_not_exists(pk)'),
-  updateRun: (run) => conditionalPut(rpaRunEntity.toItem(run), 'version = :previous', { ':previous': run.version - 1 }),
+  updateRun: (run, events = []) => versionedPut(rpaRunEntity.toItem(run), run.version, events),
 
   getBatch: async (clientId, batchId) => {
     const { Item } = await dynamo.send(
@@ -66,6 +80,5 @@ export const dynamoRunStore: RunStore = {
     return Item && rpaBatchEntity.matches(Item) ? rpaBatchEntity.fromItem(Item) : undefined;
   },
   createBatch: (batch) => conditionalPut(rpaBatchEntity.toItem(batch), 'attribute_not_exists(pk)'),
-  updateBatch: (batch) =>
-    conditionalPut(rpaBatchEntity.toItem(batch), 'version = :previous', { ':previous': batch.version - 1 }),
+  updateBatch: (batch, events = []) => versionedPut(rpaBatchEntity.toItem(batch), batch.version, events),
 };

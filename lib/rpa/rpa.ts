@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError, Invalid, NotFound, Unprocessable } from '#lib/errors';
+import { uuidv7 } from '#lib/ids';
 import { log } from '#lib/observability/logger';
 import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
@@ -24,7 +25,7 @@ import {
   type RunStep,
   type RunStore,
 } from './run-store.ts';
-import { changeBatch, changeRun, uuidv7, withStep } from './runs.ts';
+import { changeBatch, changeRun, withStep } from './runs.ts';
 import { InvalidScraperToken, type ScraperClaims, type ScraperTokens } from './scraper-token.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
 import { TIMEOUTS } from './state-machines.ts';

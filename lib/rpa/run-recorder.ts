@@ -1,6 +1,7 @@
 import { log } from '#lib/observability/logger';
 import { recordAutomationRun } from '#lib/observability/metrics';
 import type { AutomationQuotaService } from './automation-quotas.ts';
+import { runFinishedEvents } from './run-events.ts';
 import {
   type BatchItem,
   isTerminal,
@@ -147,6 +148,8 @@ export const finisherOf =
               steps: withStep(current.steps, now().toISOString(), OUTCOME_STEPS[outcome], outcome),
             },
       now,
+      // The run's end and its event, in one write: a run that had ended already is not written again.
+      runFinishedEvents,
     );
     log.info('Automation run ended', { runId: ref.runId, kind: run?.kind, outcome: run?.outcome });
     // A view-on-page run is its own execution: it no longer counts as in flight (a batch lands in FinishBatch).

@@ -1,3 +1,5 @@
+import type { ServiceEvent } from '#lib/events/service-event';
+
 /** Port: automation runs and check-auth-status batches (docs/rpa.md, "Data"). */
 export type RunKind = 'view-on-page' | 'check-auth-status';
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -130,10 +132,14 @@ export interface RunStore {
   getRuns(clientId: string, refs: ReadonlyArray<Omit<RunRef, 'clientId'>>): Promise<RpaRunRecord[]>;
   /** Writes version 1; throws VersionConflict when the run exists. */
   createRun(run: RpaRunRecord): Promise<void>;
-  /** Writes `run` if the stored version is still `run.version - 1`; else throws VersionConflict. */
-  updateRun(run: RpaRunRecord): Promise<void>;
+  /**
+   * Writes `run` if the stored version is still `run.version - 1`; else throws VersionConflict. The
+   * events the write makes happen (a run that finished) go to the outbox in the same transaction.
+   */
+  updateRun(run: RpaRunRecord, events?: readonly ServiceEvent[]): Promise<void>;
 
   getBatch(clientId: string, batchId: string): Promise<RpaBatchRecord | undefined>;
   createBatch(batch: RpaBatchRecord): Promise<void>;
-  updateBatch(batch: RpaBatchRecord): Promise<void>;
+  /** As updateRun, for a batch (and the event of one that finished). */
+  updateBatch(batch: RpaBatchRecord, events?: readonly ServiceEvent[]): Promise<void>;
 }

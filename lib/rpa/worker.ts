@@ -7,6 +7,7 @@ import type {
   PortalAccountStore,
   StoredPortalAccount,
 } from '#lib/portal-accounts/portal-account-store';
+import { setAuthorization } from '#lib/requests/authorization-changes';
 import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
 import { type AccountLeases, LEASE_SECONDS } from './account-lease.ts';
 import type { AutomationQuotaService } from './automation-quotas.ts';
@@ -244,15 +245,16 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     }
     const authorization = checked.record;
     const at = timestamp();
-    const updated = await requests.setAuthorization(
-      ref.clientId,
-      ref.externalId,
+    const updated = await setAuthorization(
+      requests,
+      ref,
       {
         status: AUTHORIZATION_STATUS[authorization.status],
         number: authorization.number,
         decisionDate: authorization.decisionDate,
         lastCheckedAt: at,
       },
+      { kind: 'run', runId: ref.runId },
       at,
     );
     const screenshotsNow = [...run.screenshots, shot];

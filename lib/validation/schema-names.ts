@@ -15,6 +15,7 @@ export const INTERNAL_SCHEMAS = [
   'PortalAccountFilter',
   'PortalAccountListQuery',
   'PresignedUpload',
+  'AuthorizationHistoryQuery',
 ] as const;
 
 export type PublicSchemaName = (typeof PUBLIC_SCHEMAS)[number];

@@ -6,7 +6,7 @@ import {
   portalAccountReplacementSchema,
   portalAccountSchema,
 } from './schemas/portal-account.ts';
-import { requestAddressedByPathSchema, requestSchema } from './schemas/request.ts';
+import { authorizationHistoryQuerySchema, requestAddressedByPathSchema, requestSchema } from './schemas/request.ts';
 import { checkAuthStatusBatchSchema, viewOnPageRequestSchema } from './schemas/rpa.ts';
 import { rpaAccessRequestSchema } from './schemas/rpa-access-request.ts';
 
@@ -19,6 +19,7 @@ export const schemaSources: Record<SchemaName, Record<string, unknown>> = {
   PortalAccountFilter: portalAccountFilterSchema,
   PortalAccountListQuery: portalAccountListQuerySchema,
   PresignedUpload: presignedUploadSchema,
+  AuthorizationHistoryQuery: authorizationHistoryQuerySchema,
   RpaAccessRequest: rpaAccessRequestSchema,
   ViewOnPageRequest: viewOnPageRequestSchema,
   CheckAuthStatusBatch: checkAuthStatusBatchSchema,

@@ -283,7 +283,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets only the list and filter functions read the cursor signing secret', () => {
+  it('lets only the paged lists (portal accounts, authorization history) read the cursor signing secret', () => {
     const secret = logicalIdOf(synthesized.data.cursorSigning.secret);
     const readers = ['Authorizer', ...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name)].filter(
       (name) =>
@@ -292,7 +292,13 @@ describe('least privilege', () => {
         ),
     );
     expect(readers.sort()).toEqual(
-      ['ListPortalAccounts', 'ListPortalAccountsV1', 'FilterPortalAccounts', 'FilterPortalAccountsV1'].sort(),
+      [
+        'ListPortalAccounts',
+        'ListPortalAccountsV1',
+        'FilterPortalAccounts',
+        'FilterPortalAccountsV1',
+        'GetAuthorizationHistory',
+      ].sort(),
     );
     const [stored] = Object.values(synthesized.dataTemplate.findResources('AWS::SecretsManager::Secret'));
     expect(stored?.Properties.KmsKeyId).toBeDefined();

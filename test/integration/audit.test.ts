@@ -214,6 +214,10 @@ const scenarios: Record<string, () => Promise<Scenario>> = {
     const id = await newRequest();
     return { path: { externalId: id }, status: 200, ids: { requestExternalId: id } };
   },
+  [`GET ${v11}/Requests/{externalId}/authorization/history`]: async () => {
+    const id = await newRequest();
+    return { path: { externalId: id }, status: 200, ids: { requestExternalId: id } };
+  },
   [`POST ${v11}/Requests/{externalId}/Attachments`]: async () => {
     const id = await newRequest();
     const { body, contentType } = attachmentForm();

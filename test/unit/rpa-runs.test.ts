@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { prefersHtml, scraperSessionPage } from '#lib/http/scraper-session-page';
+import { uuidv7 } from '#lib/ids';
 import { outcomeOfExecution } from '#lib/rpa/execution-ended';
 import type { ScraperSession } from '#lib/rpa/rpa';
 import type { RpaRunRecord } from '#lib/rpa/run-store';
-import { MAX_RUN_STEPS, statusOfOutcome, uuidv7, withStep } from '#lib/rpa/runs';
+import { MAX_RUN_STEPS, statusOfOutcome, withStep } from '#lib/rpa/runs';
 
 const run: RpaRunRecord = {
   clientId: 'c1',

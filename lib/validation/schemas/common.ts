@@ -13,3 +13,9 @@ export const text = (maxLength: number, description?: string) =>
 export const date = (description: string) => ({ type: 'string', format: 'date', description }) as const;
 
 export const enumOf = (codes: string[], description: string) => ({ type: 'string', enum: codes, description }) as const;
+
+/** Paging of every list (lib/pagination/cursor.ts): a page size, 1–100 (default 25), and the previous page's cursor. */
+export const paging = {
+  pageSize: { type: 'integer', minimum: 1, maximum: 100, description: 'Default 25' },
+  cursor: { type: 'string', minLength: 1, maxLength: 1024, description: 'nextCursor of the previous page' },
+} as const;

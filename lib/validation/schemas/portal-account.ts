@@ -1,5 +1,5 @@
 import { PORTAL_IDS } from '../../portal-accounts/portal-registry.ts';
-import { DRAFT, identifier, text } from './common.ts';
+import { DRAFT, identifier, paging, text } from './common.ts';
 
 /**
  * Portal accounts: credentials for a payer portal, per organization (docs/portal-accounts.md).
@@ -23,13 +23,7 @@ const payerId = {
 const status = { type: 'string', enum: ['active', 'disabled'], description: 'disabled: automation must not use it' };
 
 /** Paging, the same on the filter body and the list query. */
-const pageSize = { type: 'integer', minimum: 1, maximum: 100, description: 'Default 25' } as const;
-const cursor = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 1024,
-  description: 'nextCursor of the previous page',
-} as const;
+const { pageSize, cursor } = paging;
 
 const password = {
   type: 'string',

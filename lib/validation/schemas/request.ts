@@ -1,5 +1,5 @@
 import { codesOf } from '../code-sets.ts';
-import { DRAFT, date, enumOf, identifier, text } from './common.ts';
+import { DRAFT, date, enumOf, identifier, paging, text } from './common.ts';
 
 /**
  * The Request (a prior-authorization "service review"), with X12 278 field names as JSON APIs
@@ -135,4 +135,16 @@ export const requestAddressedByPathSchema = {
   $id: 'RequestAddressedByPath',
   title: 'Request (id in the path)',
   required,
+} as const;
+
+/**
+ * Query of GET …/Requests/{externalId}/authorization/history: paging only, read as the portal-account
+ * list's query is (lib/http/page-query.ts).
+ */
+export const authorizationHistoryQuerySchema = {
+  $schema: DRAFT,
+  $id: 'AuthorizationHistoryQuery',
+  title: 'AuthorizationHistoryQuery',
+  type: 'object',
+  properties: paging,
 } as const;

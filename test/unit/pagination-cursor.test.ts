@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Invalid } from '#lib/errors';
 import { problemOf } from '#lib/http/domain-errors';
-import { decodeCursor, encodeCursor, filterHashOf } from '#lib/portal-accounts/cursor';
+import { decodeCursor, encodeCursor, filterHashOf, pageStart } from '#lib/pagination/cursor';
 
 const key = randomBytes(32);
-const scope = { clientId: 'client-a', organizationId: 'org-1' };
+const scope = { purpose: 'portal-accounts-cursor/v1', bindings: ['client-a', 'org-1'] };
 const state = {
   after: '2026-01-01T00:00:00.000Z#acc-1',
   filterHash: filterHashOf({ portalId: 'sandbox' }),
@@ -51,10 +51,34 @@ describe('pagination cursor', () => {
     }
   });
 
-  it('is bound to the client and the organization', () => {
+  it('is bound to its list and to what it lists (the client, the organization or the request)', () => {
     const cursor = encodeCursor([key], scope, state);
-    expect400(() => decodeCursor([key], { ...scope, clientId: 'client-b' }, cursor));
-    expect400(() => decodeCursor([key], { ...scope, organizationId: 'org-2' }, cursor));
+    expect400(() => decodeCursor([key], { ...scope, bindings: ['client-b', 'org-1'] }, cursor));
+    expect400(() => decodeCursor([key], { ...scope, bindings: ['client-a', 'org-2'] }, cursor));
+    expect400(() => decodeCursor([key], { ...scope, bindings: ['client-a', 'org-1', 'more'] }, cursor));
+    expect400(() => decodeCursor([key], { ...scope, purpose: 'authorization-history-cursor/v1' }, cursor));
+  });
+
+  it('keeps the bytes portal-account cursors had before it was shared: theirs still verify', () => {
+    // HMAC over "portal-accounts-cursor/v1\nclient-a\norg-1\n<payload>", as lib/portal-accounts/cursor.ts signed.
+    const cursor = encodeCursor([key], scope, state);
+    const [payload, mac] = cursor.split('.') as [string, string];
+    const expected = createHmac('sha256', key)
+      .update(['portal-accounts-cursor/v1', 'client-a', 'org-1', payload].join('\n'))
+      .digest('base64url');
+    expect(mac).toBe(expected);
+  });
+
+  it("starts a page where the cursor says, with the cursor's page size; refuses another filter or size", () => {
+    const bounds = { defaultPageSize: 25, maxPageSize: 100 };
+    expect(pageStart([key], scope, state.filterHash, {}, bounds)).toEqual({ pageSize: 25 });
+    const cursor = encodeCursor([key], scope, state);
+    expect(pageStart([key], scope, state.filterHash, { cursor }, bounds)).toEqual({ pageSize: 10, after: state.after });
+    expect(pageStart([key], scope, state.filterHash, { cursor, pageSize: 10 }, bounds).after).toBe(state.after);
+    expect400(() => pageStart([key], scope, state.filterHash, { cursor, pageSize: 11 }, bounds));
+    expect400(() => pageStart([key], scope, filterHashOf({ portalId: 'other' }), { cursor }, bounds));
+    expect400(() => pageStart([key], scope, state.filterHash, { pageSize: 101 }, bounds));
+    expect400(() => pageStart([key], scope, state.filterHash, { pageSize: 0 }, bounds));
   });
 
   it('hashes filters independently of key order and undefined fields', () => {

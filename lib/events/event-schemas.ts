@@ -1,0 +1,120 @@
+import { AUTHORIZATION_STATUSES } from '#lib/requests/request-store';
+import { RUN_OUTCOMES, type RunKind } from '#lib/rpa/run-store';
+import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
+import { EVENT_ID_PATTERN } from './events.ts';
+import {
+  type AuthorizationState,
+  EVENT_TYPES,
+  type EventData,
+  type EventType,
+  type payloadOf,
+} from './service-event.ts';
+
+/**
+ * Each event's payload, as a webhook's body delivers it (payloadOf), as an exact, closed JSON Schema
+ * (OpenAPI 3.1): listed under the OpenAPI document's `webhooks` (lib/openapi/document.ts) and its
+ * components. Members are typed against service-event.ts (`satisfies Members<…>`), so tsc fails when
+ * a shape changes without its schema; enums come from the code's constants.
+ */
+type JsonSchema = Record<string, unknown>;
+type Members<T> = Record<keyof T, JsonSchema>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: JsonSchema) => ({ anyOf: [schema, { type: 'null' }] });
+const string = (description: string, more: JsonSchema = {}) => ({ type: 'string', ...more, description });
+const uuid = (description: string) => string(description, { format: 'uuid' });
+const count = (description: string) => ({ type: 'integer', minimum: 0, description });
+
+const closed = (title: string, description: string, properties: JsonSchema): JsonSchema => ({
+  title,
+  description,
+  type: 'object',
+  required: Object.keys(properties),
+  properties,
+  additionalProperties: false,
+});
+
+/** Every kind, checked by tsc: a kind added to RunKind and not here fails it. */
+const RUN_KINDS = Object.keys({ 'view-on-page': true, 'check-auth-status': true } satisfies Record<RunKind, true>);
+const requestExternalId = string("The request's externalId", {
+  minLength: 1,
+  maxLength: ID_MAX_LENGTH,
+  pattern: ID_PATTERN,
+});
+
+/** An authorization as events and history entries show it: the decision, not when it was read. */
+export const authorizationStateSchema = closed(
+  'AuthorizationState',
+  'An authorization: its status, number and decision date',
+  {
+    status: string("not_submitted until the automation read a status (the portal's pended is pending)", {
+      enum: [...AUTHORIZATION_STATUSES],
+    }),
+    number: nullable(string('The authorization number', { pattern: '^[A-Za-z0-9-]{1,50}$' })),
+    decisionDate: nullable(string('The decision date', { format: 'date' })),
+  } satisfies Members<AuthorizationState>,
+);
+
+const data: { [T in EventType]: Members<EventData[T]> } = {
+  'authorization.status_changed': {
+    requestExternalId,
+    previous: ref('AuthorizationState'),
+    current: ref('AuthorizationState'),
+    runId: nullable(uuid('The automation run that read the change; null when an API call changed it')),
+  },
+  'automation.run_finished': {
+    requestExternalId,
+    runId: uuid('The run (GET …/ServiceReviews/requests/{requestExternalId}/rpa/runs/{runId})'),
+    kind: string('What the run did', { enum: [...RUN_KINDS] }),
+    outcome: string('Why it ended as it did (docs/rpa.md, "Named outcomes")', { enum: [...RUN_OUTCOMES] }),
+    batchId: nullable(uuid('The check-auth-status batch it belongs to')),
+  },
+  'automation.batch_finished': {
+    batchId: uuid('The batch (GET …/rpa/batch/check-auth-status/{batchId})'),
+    total: { type: 'integer', minimum: 1, description: 'Its requests, one run each' },
+    counts: closed('AutomationBatchCounts', 'Its runs by how they ended', {
+      succeeded: count('Runs that succeeded'),
+      failed: count('Runs that failed (their outcome says why)'),
+    } satisfies Members<EventData['automation.batch_finished']['counts']>),
+  },
+  'webhook.test': { webhookId: string('The subscription the test was sent to') },
+};
+
+/** Each event type: its component's name and what it tells. */
+export const EVENT_DOCS: Record<EventType, { schema: string; summary: string; description: string }> = {
+  'authorization.status_changed': {
+    schema: 'AuthorizationStatusChangedEvent',
+    summary: "A request's authorization changed",
+    description:
+      'Its status, number or decision date changed (a status check read a new answer): before and after, and the run that read it.',
+  },
+  'automation.run_finished': {
+    schema: 'AutomationRunFinishedEvent',
+    summary: 'An automation run finished',
+    description: 'A view-on-page or check-auth-status run ended, succeeded or failed: its outcome says why.',
+  },
+  'automation.batch_finished': {
+    schema: 'AutomationBatchFinishedEvent',
+    summary: 'A check-auth-status batch finished',
+    description: 'Every run of the batch ended: how many succeeded and how many failed.',
+  },
+  'webhook.test': {
+    schema: 'WebhookTestEvent',
+    summary: 'A test delivery',
+    description: 'Sent on request (POST …/Webhooks/{id}/test), to check that a receiver gets and verifies deliveries.',
+  },
+};
+
+const payloadSchemaOf = (type: EventType): JsonSchema =>
+  closed(EVENT_DOCS[type].schema, EVENT_DOCS[type].description, {
+    id: string('Unique; the webhook-id of every delivery of it (de-duplicate on it)', { pattern: EVENT_ID_PATTERN }),
+    type: string('The event type', { const: type }),
+    occurredAt: string('When the change happened (UTC)', { format: 'date-time' }),
+    data: closed(`${EVENT_DOCS[type].schema}Data`, 'Ids, codes and statuses only: never patient data', data[type]),
+  } satisfies Members<ReturnType<typeof payloadOf>>);
+
+/** The component schemas: AuthorizationState and one per event type. */
+export const eventSchemas: Record<string, JsonSchema> = {
+  AuthorizationState: authorizationStateSchema,
+  ...Object.fromEntries(EVENT_TYPES.map((type) => [EVENT_DOCS[type].schema, payloadSchemaOf(type)])),
+};

@@ -1,0 +1,66 @@
+import type { AuthorizationStatus } from '#lib/requests/request-store';
+import type { RunKind, RunOutcome } from '#lib/rpa/run-store';
+
+/**
+ * The events the service tells clients about (issue 18): what a webhook delivers and what the outbox
+ * holds. Ids, codes and statuses only: never patient data, never a file name or a portal username.
+ * Each type has a JSON Schema (lib/events/event-schemas.ts) listed under the OpenAPI document's
+ * `webhooks`; this module is the one place their shapes are declared.
+ */
+export const EVENT_TYPES = [
+  'authorization.status_changed',
+  'automation.run_finished',
+  'automation.batch_finished',
+  'webhook.test',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** An authorization as an event shows it: no more than the request's representation says. */
+export interface AuthorizationState {
+  status: AuthorizationStatus;
+  number: string | null;
+  decisionDate: string | null;
+}
+
+export interface EventData {
+  'authorization.status_changed': {
+    requestExternalId: string;
+    previous: AuthorizationState;
+    current: AuthorizationState;
+    /** The automation run that read the change; null when an API call changed it. */
+    runId: string | null;
+  };
+  'automation.run_finished': {
+    requestExternalId: string;
+    runId: string;
+    kind: RunKind;
+    outcome: RunOutcome;
+    batchId: string | null;
+  };
+  'automation.batch_finished': {
+    batchId: string;
+    total: number;
+    /** How many of its runs ended in each status: `total` when every run ended (a closed batch's have). */
+    counts: Record<'succeeded' | 'failed', number>;
+  };
+  'webhook.test': { webhookId: string };
+}
+
+export interface ServiceEvent<T extends EventType = EventType> {
+  /** `evt_<UUIDv7>`: unique, sorts by creation; the webhook-id of its deliveries (de-duplication). */
+  id: string;
+  type: T;
+  /** Whose event it is: only this client's subscriptions receive it. Not part of the delivered payload. */
+  clientId: string;
+  /** When the change happened (ISO 8601, UTC). */
+  occurredAt: string;
+  data: EventData[T];
+}
+
+/** What a subscriber receives as the webhook's body: the event without the routing field. */
+export const payloadOf = <T extends EventType>({ id, type, occurredAt, data }: ServiceEvent<T>) => ({
+  id,
+  type,
+  occurredAt,
+  data,
+});

@@ -1,0 +1,15 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then random bits. Ids sort by creation time:
+ * a request's latest runs, or its authorization history, are one Query in reverse key order.
+ */
+export const uuidv7 = (milliseconds = Date.now(), random: Buffer = randomBytes(10)): string => {
+  const bytes = Buffer.alloc(16);
+  bytes.writeUIntBE(milliseconds, 0, 6);
+  random.copy(bytes, 6, 0, 10);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};

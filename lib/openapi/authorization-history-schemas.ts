@@ -1,0 +1,52 @@
+import type { AuthorizationHistoryPage } from '#lib/requests/authorization-history';
+import { MAX_HISTORY_PAGE_SIZE } from '#lib/requests/authorization-history';
+
+/**
+ * A request's authorization history as clients read it (GET …/Requests/{externalId}/authorization/history):
+ * exact, closed, and typed against the service's answer (`satisfies Members<…>`). The authorization
+ * before and after is the events' AuthorizationState (lib/events/event-schemas.ts).
+ */
+type JsonSchema = Record<string, unknown>;
+type Members<T> = Record<keyof T, JsonSchema>;
+type Entry = AuthorizationHistoryPage['items'][number];
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const closed = (title: string, description: string, properties: JsonSchema): JsonSchema => ({
+  title,
+  description,
+  type: 'object',
+  required: Object.keys(properties),
+  properties,
+  additionalProperties: false,
+});
+const uuid = (description: string) => ({ type: 'string', format: 'uuid', description });
+
+const changedBy = {
+  oneOf: [
+    closed('ChangedByRun', 'An automation run read the change on the payer portal', {
+      kind: { type: 'string', const: 'run' },
+      runId: uuid('The run (GET …/ServiceReviews/requests/{requestExternalId}/rpa/runs/{runId})'),
+    }),
+    closed('ChangedByApiCall', 'An API call changed it', {
+      kind: { type: 'string', const: 'api' },
+      requestId: { type: 'string', minLength: 1, description: "The call's request id, as the audit trail names it" },
+    }),
+  ],
+};
+
+export const authorizationHistorySchemas: Record<string, JsonSchema> = {
+  AuthorizationChange: closed('AuthorizationChange', 'One change of the authorization', {
+    changeId: uuid('A UUIDv7'),
+    changedAt: { type: 'string', format: 'date-time', description: 'When it changed' },
+    previous: ref('AuthorizationState'),
+    current: ref('AuthorizationState'),
+    changedBy,
+  } satisfies Members<Entry>),
+  AuthorizationHistoryPage: closed('AuthorizationHistoryPage', 'A page of the history, newest first', {
+    items: { type: 'array', maxItems: MAX_HISTORY_PAGE_SIZE, items: ref('AuthorizationChange') },
+    pageSize: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE_SIZE, description: 'Entries per page' },
+    nextCursor: {
+      anyOf: [{ type: 'string', description: 'Signed; send it back as cursor for the next page' }, { type: 'null' }],
+    },
+  } satisfies Members<AuthorizationHistoryPage>),
+};

@@ -1,0 +1,77 @@
+import { retryOnConflict } from '#lib/concurrency';
+import { newEvent } from '#lib/events/events';
+import type { AuthorizationState } from '#lib/events/service-event';
+import { uuidv7 } from '#lib/ids';
+import type { AuthorizationChange, ChangedBy } from './authorization-history-store.ts';
+import type { Authorization, RequestStore, StoredRequest } from './request-store.ts';
+
+/*
+ * How a request's authorization changes (docs/events.md): every write of one that differs in status,
+ * number or decision date keeps a history entry and tells the client (`authorization.status_changed`),
+ * both in the write's own transaction; a write that changes nothing else (a status check that reads
+ * the same answer) only moves lastCheckedAt, with neither.
+ */
+
+/** What a client is told of: the decision, not when it was last read. */
+const stateOf = ({ status, number, decisionDate }: Authorization): AuthorizationState => ({
+  status,
+  number,
+  decisionDate,
+});
+
+export const sameDecision = (a: Authorization, b: Authorization) =>
+  a.status === b.status && a.number === b.number && a.decisionDate === b.decisionDate;
+
+/** The history entry and the event of a change from `request`'s authorization to `next`. */
+const changeOf = (request: StoredRequest, next: Authorization, changedBy: ChangedBy, at: string) => {
+  const { clientId, externalId } = request;
+  const previous = stateOf(request.authorization);
+  const current = stateOf(next);
+  const entry: AuthorizationChange = {
+    clientId,
+    externalId,
+    changeId: uuidv7(Date.parse(at)),
+    changedAt: at,
+    previous,
+    current,
+    changedBy,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const event = newEvent('authorization.status_changed', clientId, at, {
+    requestExternalId: externalId,
+    previous,
+    current,
+    runId: changedBy.kind === 'run' ? changedBy.runId : null,
+  });
+  return { entry, event };
+};
+
+/**
+ * Sets a request's authorization to `next` at `at`, on whatever version is current (read again when
+ * another write gets in between); false when there is no such request.
+ */
+export const setAuthorization = (
+  requests: Pick<RequestStore, 'get' | 'setAuthorization'>,
+  ref: { clientId: string; externalId: string },
+  next: Authorization,
+  changedBy: ChangedBy,
+  at: string,
+): Promise<boolean> =>
+  retryOnConflict(
+    async () => {
+      const request = await requests.get(ref.clientId, ref.externalId);
+      if (!request) return false;
+      const change = sameDecision(request.authorization, next) ? undefined : changeOf(request, next, changedBy, at);
+      await requests.setAuthorization({
+        ...ref,
+        authorization: next,
+        version: request.version,
+        now: at,
+        ...(change ? { change } : {}),
+      });
+      return true;
+    },
+    { attempts: 8 },
+  );
