@@ -203,6 +203,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     // s3rver neither checks x-amz-checksum-sha256 nor keeps it: the verifier streams objects instead.
     S3_VERIFIES_CHECKSUMS: 'false',
     LOCAL_STATE_DIR: scratch,
+    // Webhooks may go to http and loopback here, so a developer receives on their machine (docs/webhooks.md).
+    WEBHOOK_URL_POLICY: 'local',
   };
   // Explicit values win over whatever the shell had, so a developer's AWS profile is never used by accident.
   Object.assign(process.env, env);
@@ -267,6 +269,9 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
       invocations.add(invocation);
     }
   });
+  // Webhook retries: the due-deliveries timer (local/webhook-deliveries.ts).
+  const { startWebhookTimer } = await import('./webhook-deliveries.ts');
+  const webhookTimer = await startWebhookTimer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
@@ -284,6 +289,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.allSettled([...invocations]);
+      await webhookTimer.close();
       await stepFunctions.close();
       await lambda.close();
       // The table before the portal: a task its aborted execution left running must not record what

@@ -23,6 +23,7 @@ import {
 } from './components.ts';
 import { type OperationDoc, type Outcome, operations } from './operations.ts';
 import { globalTagsOf } from './tags.ts';
+import { webhookSchemas } from './webhook-schemas.ts';
 
 /**
  * The OpenAPI 3.1 document, built from the route table (paths, methods, path parameters, security,
@@ -176,6 +177,8 @@ const PATH_PARAMETER_SCHEMAS: Record<string, Json> = {
   attachmentId: OUR_ID,
   runId: OUR_ID,
   batchId: OUR_ID,
+  webhookId: OUR_ID,
+  deliveryId: OUR_ID,
   name: { type: 'string', minLength: 1, maxLength: 64, description: 'A name listed by GET …/Schemas' },
 };
 
@@ -335,6 +338,7 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
         },
         MultipartUpload: multipartUploadSchema,
         ...rpaSchemas,
+        ...webhookSchemas,
         SchemaList: schemaListSchema,
         JsonSchema: jsonSchemaSchema,
         OpenApiDocument: openApiDocumentSchema,

@@ -15,6 +15,8 @@ export const INTERNAL_SCHEMAS = [
   'PortalAccountFilter',
   'PortalAccountListQuery',
   'PresignedUpload',
+  'WebhookSubscription',
+  'WebhookDeliveryListQuery',
 ] as const;
 
 export type PublicSchemaName = (typeof PUBLIC_SCHEMAS)[number];
