@@ -1,6 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { uuidv7 } from '#lib/rpa/runs';
+import { afterAttempt, newDelivery } from '#lib/webhooks/delivery-records';
+import { dynamoWebhookStore } from '#lib/webhooks/dynamo-webhook-store';
 
 /** What a test receiver got: one POST, as it arrived. */
 export interface Received {
@@ -72,4 +75,23 @@ export const matchingSignatures = (secret: string, { headers, body }: Pick<Recei
       const given = Buffer.from(signature ?? '', 'base64');
       return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
     });
+};
+
+/** A delivery of a test event to the subscription, stored as delivered (no receiver needed). */
+export const storedDelivery = async (clientId: string, webhookId: string) => {
+  const now = new Date();
+  const event = {
+    id: `evt_${uuidv7()}`,
+    type: 'webhook.test' as const,
+    clientId,
+    occurredAt: now.toISOString(),
+    data: { webhookId },
+  };
+  const delivery = afterAttempt(
+    newDelivery(event, { clientId, webhookId }, 'test', now),
+    { at: now.toISOString(), durationMs: 3, responseStatus: 200, error: null },
+    now,
+  );
+  await dynamoWebhookStore.createDelivery(delivery);
+  return delivery;
 };
