@@ -116,11 +116,15 @@ export const webhookDelivery = ({
   };
 
   /**
-   * One attempt of one delivery, if it is due: held first (a conditional write, so two processes never
+   * One attempt of a delivery, if it is due: held first (a conditional write, so two processes never
    * send it at once; one that crashes leaves it due again after ATTEMPT_HOLD_MS), sent, then recorded.
+   * `known` is what the caller has just read or written (deliverEvent), so it is not read again.
    */
-  const attempt = async (ref: DeliveryRef): Promise<AttemptOutcome> => {
-    const delivery = await store.getDelivery(ref);
+  const attemptOf = async (
+    ref: DeliveryRef,
+    delivery: StoredDelivery | undefined,
+    known?: StoredWebhook,
+  ): Promise<AttemptOutcome> => {
     if (!delivery || !isDue(delivery, now())) return outcomeOf(delivery, false);
     const held = heldForAttempt(delivery, now());
     try {
@@ -129,50 +133,66 @@ export const webhookDelivery = ({
       if (error instanceof VersionConflict) return outcomeOf(await store.getDelivery(ref), false);
       throw error;
     }
-    const webhook = await store.get(ref.clientId, ref.webhookId);
+    const webhook = known ?? (await store.get(ref.clientId, ref.webhookId));
     let ended: StoredDelivery;
     if (!webhook) ended = endedUnsent(held, 'subscription_deleted', now());
     else if (webhook.status === 'disabled' && held.trigger === 'event') {
       ended = endedUnsent(held, 'subscription_disabled', now());
     } else ended = await send(webhook, held);
     await store.updateDelivery(ended);
-    if (webhook && ended.status !== 'pending') await recordHealth(webhook, ended.status);
+    // Read again and written only when what this attempt knows of the subscription says its health changes.
+    if (webhook && ended.status !== 'pending' && healthAfter(webhook, ended.status, now())) {
+      await recordHealth(webhook, ended.status);
+    }
     return outcomeOf(ended, true);
   };
 
+  const attempt = async (ref: DeliveryRef) => attemptOf(ref, await store.getDelivery(ref));
+
   /** Records one delivery per receiving subscription (an event handed over again records none twice). */
-  const record = async (event: ServiceEvent): Promise<DeliveryRef[]> => {
+  const recordWith = async (event: ServiceEvent) => {
     const webhooks = (await store.list(event.clientId)).filter((webhook) => receives(webhook, event));
     const at = now();
-    const refs: DeliveryRef[] = [];
+    const recorded: Array<{ delivery: StoredDelivery; webhook: StoredWebhook }> = [];
     for (const webhook of webhooks) {
       const delivery = newDelivery(event, webhook, 'event', at);
-      if (await store.createDelivery(delivery)) refs.push(delivery);
+      if (await store.createDelivery(delivery)) recorded.push({ delivery, webhook });
     }
-    return refs.map(({ clientId, webhookId, deliveryId }) => ({ clientId, webhookId, deliveryId }));
+    return recorded;
   };
 
-  /** Attempts each, `concurrency` at a time; the outcomes in order. */
-  const attemptAll = async (refs: DeliveryRef[]) => {
+  const refOf = ({ clientId, webhookId, deliveryId }: DeliveryRef): DeliveryRef => ({
+    clientId,
+    webhookId,
+    deliveryId,
+  });
+
+  /** Runs `work` on each, `concurrency` at a time; the outcomes in order. */
+  const inTurns = async <T>(items: T[], work: (item: T) => Promise<AttemptOutcome>) => {
     const outcomes: AttemptOutcome[] = [];
-    for (let i = 0; i < refs.length; i += concurrency) {
-      outcomes.push(...(await Promise.all(refs.slice(i, i + concurrency).map(attempt))));
+    for (let i = 0; i < items.length; i += concurrency) {
+      outcomes.push(...(await Promise.all(items.slice(i, i + concurrency).map(work))));
     }
     return outcomes;
   };
 
   return {
-    record,
+    /** Records the event's deliveries without sending them (for a caller that queues each one). */
+    record: async (event: ServiceEvent) => (await recordWith(event)).map(({ delivery }) => refOf(delivery)),
     attempt,
-    /** The seam the relay calls (lib/events): fan out, record, and attempt each delivery once now. */
+    /**
+     * The seam the relay calls (lib/events): fan out, record, and attempt each delivery once now. Per
+     * receiving subscription: three writes (record, hold, result) besides the one Query of the client's
+     * subscriptions, and the secret opened once (twice during a rotation).
+     */
     deliverEvent: async (event: ServiceEvent) => {
-      const refs = await record(event);
-      await attemptAll(refs);
-      return refs;
+      const recorded = await recordWith(event);
+      await inTurns(recorded, ({ delivery, webhook }) => attemptOf(refOf(delivery), delivery, webhook));
+      return recorded.map(({ delivery }) => refOf(delivery));
     },
     /** The retry timer's call: attempts the deliveries due now (at most DUE_BATCH); how many it sent. */
     deliverDue: async (limit = DUE_BATCH) => {
-      const outcomes = await attemptAll(await store.dueDeliveries(now().toISOString(), limit));
+      const outcomes = await inTurns(await store.dueDeliveries(now().toISOString(), limit), attempt);
       return outcomes.filter((outcome) => outcome.attempted).length;
     },
   };

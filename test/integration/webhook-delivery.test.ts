@@ -8,6 +8,7 @@ import { signingSecretOpener } from '#lib/webhooks/open-signing-secret';
 import type { Resolve, UrlPolicy } from '#lib/webhooks/target-address';
 import { webhookTransport } from '#lib/webhooks/transport';
 import { call, newTenant } from '#test/support/api';
+import { recordDynamoCalls } from '#test/support/dynamo-recorder';
 import { type Answer, matchingSignatures, type Receiver, startReceiver } from './webhook-receiver-support.ts';
 
 /**
@@ -312,6 +313,31 @@ describe('fan-out: deliverEvent, the seam the event relay calls', () => {
     expect(inbox.received.map((r) => r.headers['webhook-id']).sort()).toEqual(
       [ofA.id, clientWide.id, clientWide.id].sort(),
     );
+  });
+});
+
+describe('what an event costs', () => {
+  it('one Query of the subscriptions, then three writes per delivery: record, hold, result', async () => {
+    const inbox = await receiver();
+    const u = await newTenant('webhook-round-trips');
+    await subscribe(inbox.url, undefined, u.apiKey);
+    await subscribe(`${inbox.url}?second`, undefined, u.apiKey);
+    const recorder = recordDynamoCalls();
+    try {
+      expect(await inProcess().deliverEvent(statusChanged(u.clientId))).toHaveLength(2);
+      expect(recorder.calls.map((c) => c.command).sort()).toEqual([
+        'PutItemCommand',
+        'PutItemCommand',
+        'PutItemCommand',
+        'PutItemCommand',
+        'PutItemCommand',
+        'PutItemCommand',
+        'QueryCommand',
+      ]);
+    } finally {
+      recorder.stop();
+    }
+    expect(inbox.received).toHaveLength(2);
   });
 });
 
