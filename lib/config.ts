@@ -77,3 +77,15 @@ export const automationQuotaDefaults = () => ({
  * authorizer's resultsCacheTtl, and the local gateway's default): a revoked key keeps working that long.
  */
 export const AUTHORIZER_CACHE_TTL_SECONDS = 60;
+
+/**
+ * Where webhooks may be sent (lib/webhooks/target-address.ts, docs/webhooks.md "No SSRF"): https and
+ * public addresses only, unless WEBHOOK_URL_POLICY=local (set by the local stack alone), which also
+ * allows http and loopback. Anything else is a configuration error, never a looser policy.
+ */
+export const webhookUrlPolicy = (): 'public-https' | 'local' => {
+  const value = process.env.WEBHOOK_URL_POLICY;
+  if (value === undefined || value === '' || value === 'public-https') return 'public-https';
+  if (value === 'local') return 'local';
+  throw new Error(`WEBHOOK_URL_POLICY must be public-https or local, not ${value}.`);
+};

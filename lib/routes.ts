@@ -78,7 +78,9 @@ export type AuditResource =
   | 'rpaAccessToken'
   | 'rpaSession'
   | 'rpaRun'
-  | 'rpaBatch';
+  | 'rpaBatch'
+  | 'webhook'
+  | 'webhookDelivery';
 
 /**
  * How a call of a route is audited (lib/http/audit.ts): an intent and an outcome record per call, with
@@ -326,6 +328,76 @@ const rpaRoutes: Route[] = [
   },
 ];
 
+/**
+ * Webhook subscriptions and their deliveries (docs/webhooks.md). Create and rotate-secret seal the new
+ * signing secret (`secrets: 'encrypt'`); a create or delete is one transaction with the client's count
+ * of subscriptions (PutItem or DeleteItem, and UpdateItem). Test and redeliver only record a delivery as
+ * due: the delivery function, not a route, sends it (and alone opens secrets).
+ */
+const webhookIds = { webhookId: 'webhookId' };
+const webhookRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: `${v11}/Webhooks`,
+    handler: 'webhooks/create-webhook',
+    access: { table: { actions: ['PutItem', 'UpdateItem'] }, secrets: 'encrypt' },
+    audit: { action: 'webhook.create', resource: 'webhook', createdId: 'webhookId' },
+  },
+  {
+    method: 'GET',
+    path: `${v11}/Webhooks`,
+    handler: 'webhooks/list-webhooks',
+    access: { table: { actions: ['Query'] } },
+    audit: { action: 'webhook.list', resource: 'webhook' },
+  },
+  {
+    method: 'GET',
+    path: `${v11}/Webhooks/{webhookId}`,
+    handler: 'webhooks/get-webhook',
+    access: { table: { actions: ['GetItem'] } },
+    audit: { action: 'webhook.read', resource: 'webhook', ids: webhookIds },
+  },
+  {
+    method: 'DELETE',
+    path: `${v11}/Webhooks/{webhookId}`,
+    handler: 'webhooks/delete-webhook',
+    access: { table: { actions: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
+    audit: { action: 'webhook.delete', resource: 'webhook', ids: webhookIds },
+  },
+  {
+    method: 'POST',
+    path: `${v11}/Webhooks/{webhookId}/rotate-secret`,
+    handler: 'webhooks/rotate-webhook-secret',
+    access: { table: { actions: ['GetItem', 'PutItem'] }, secrets: 'encrypt' },
+    audit: { action: 'webhook.rotateSecret', resource: 'webhook', ids: webhookIds },
+  },
+  {
+    method: 'POST',
+    path: `${v11}/Webhooks/{webhookId}/test`,
+    handler: 'webhooks/test-webhook',
+    access: { table: { actions: ['GetItem', 'PutItem'] } },
+    audit: { action: 'webhook.test', resource: 'webhook', ids: webhookIds },
+  },
+  {
+    method: 'GET',
+    path: `${v11}/Webhooks/{webhookId}/deliveries`,
+    handler: 'webhooks/list-webhook-deliveries',
+    access: { table: { actions: ['GetItem', 'Query'] } },
+    audit: { action: 'webhookDelivery.list', resource: 'webhookDelivery', ids: webhookIds },
+  },
+  {
+    method: 'POST',
+    path: `${v11}/Webhooks/{webhookId}/deliveries/{deliveryId}/redeliver`,
+    handler: 'webhooks/redeliver-webhook-delivery',
+    access: { table: { actions: ['GetItem', 'PutItem'] } },
+    audit: {
+      action: 'webhookDelivery.redeliver',
+      resource: 'webhookDelivery',
+      ids: { ...webhookIds, deliveryId: 'deliveryId' },
+    },
+  },
+];
+
 /** The obsolete v1 Portals endpoints: the same handlers under v1, marked with their v1.1 successor. */
 const obsoleteV1PortalAccountRoutes: Route[] = portalAccountRoutes.map((route) => ({
   ...route,
@@ -437,6 +509,9 @@ export const routes: readonly Route[] = [
   // Service-review automation (docs/rpa.md). `{requestExternalId}` is the only variable at its level;
   // the static `rpa` beside it holds the batch routes.
   ...rpaRoutes,
+
+  // Webhook subscriptions and deliveries (docs/webhooks.md)
+  ...webhookRoutes,
 
   // Schemas and validation
   { method: 'GET', path: `${v11}/Schemas`, handler: 'schemas/list-schemas', access: {}, audit: false },

@@ -55,7 +55,7 @@ export interface LocalStackOptions {
   /** Shorter Task timeouts and retry waits, another browser bound, for the local Step Functions (tests). */
   stepFunctions?: Pick<StepFunctionsOptions, 'definitionOptions' | 'retryIntervalMs' | 'browserConcurrency'>;
   /**
-   * The outbox relay (docs/events.md): where it hands events (by default it logs their ids) and how often
+   * The outbox relay (docs/events.md): where it hands events (by default to webhook delivery) and how often
    * it polls (default LOCAL_OUTBOX_RELAY_INTERVAL_MS, else 250 ms).
    */
   events?: { delivery?: EventDelivery; pollIntervalMs?: number };
@@ -233,6 +233,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     // s3rver neither checks x-amz-checksum-sha256 nor keeps it: the verifier streams objects instead.
     S3_VERIFIES_CHECKSUMS: 'false',
     LOCAL_STATE_DIR: scratch,
+    // Webhooks may go to http and loopback here, so a developer receives on their machine (docs/webhooks.md).
+    WEBHOOK_URL_POLICY: 'local',
   };
   // Explicit values win over whatever the shell had, so a developer's AWS profile is never used by accident.
   Object.assign(process.env, env);
@@ -271,11 +273,16 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   // No stream on dynalite: the relay reads the outbox items the writes left (docs/events.md).
   const { startOutboxRelay } = await import('#lib/events/relay');
   const { dynamoOutboxStore } = await import('#lib/events/dynamo-outbox-store');
-  const { loggingDelivery } = await import('#lib/events/event-delivery');
+  const { deliverEvent } = await import('#lib/webhooks/delivery-service');
   const pollIntervalMs = options.events?.pollIntervalMs ?? relayIntervalFromEnv();
   const relay = startOutboxRelay({
     outbox: dynamoOutboxStore,
-    delivery: options.events?.delivery ?? loggingDelivery,
+    // Locally the relay hands each event to webhook delivery itself; on AWS a queue's function will (docs/events.md).
+    delivery: options.events?.delivery ?? {
+      deliver: async (event) => {
+        await deliverEvent(event);
+      },
+    },
     ...(pollIntervalMs ? { pollIntervalMs } : {}),
   });
   const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
@@ -307,6 +314,9 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
       invocations.add(invocation);
     }
   });
+  // Webhook retries: the due-deliveries timer (local/webhook-deliveries.ts).
+  const { startWebhookTimer } = await import('./webhook-deliveries.ts');
+  const webhookTimer = await startWebhookTimer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
@@ -325,6 +335,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.allSettled([...invocations]);
+      await webhookTimer.close();
       await stepFunctions.close();
       await lambda.close();
       // After the last writes, before the table goes; a poll under way finishes first.

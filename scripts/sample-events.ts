@@ -49,6 +49,8 @@ const PATH_IDS: Record<string, string> = {
   attachmentId: '00000000-0000-4000-8000-00000000a77a',
   runId: '00000000-0000-4000-8000-0000000000a1',
   batchId: '00000000-0000-4000-8000-0000000000b1',
+  webhookId: '00000000-0000-4000-8000-0000000000c1',
+  deliveryId: '00000000-0000-4000-8000-0000000000d1',
   name: 'Request',
 };
 
@@ -139,6 +141,17 @@ const ROUTE_SAMPLES: Record<string, RouteSample> = {
     status: 202,
   },
   'rpa/get-check-auth-status': { status: 404 },
+  'webhooks/create-webhook': {
+    body: { url: 'https://hooks.example.com/service-review', events: ['authorization.status_changed'] },
+    status: 201,
+  },
+  'webhooks/list-webhooks': { status: 200 },
+  'webhooks/get-webhook': { status: 404 },
+  'webhooks/delete-webhook': { status: 404 },
+  'webhooks/rotate-webhook-secret': { status: 404 },
+  'webhooks/test-webhook': { status: 404 },
+  'webhooks/list-webhook-deliveries': { status: 404 },
+  'webhooks/redeliver-webhook-delivery': { status: 404 },
   'schemas/list-schemas': { status: 200 },
   'schemas/get-schema': { status: 200 },
   'schemas/validate-payload': { body: sampleRequest('SAMPLE-0002'), status: 200 },

@@ -1,4 +1,3 @@
-import { log } from '#lib/observability/logger';
 import type { ServiceEvent } from './service-event.ts';
 
 /**
@@ -10,10 +9,3 @@ import type { ServiceEvent } from './service-event.ts';
 export interface EventDelivery {
   deliver(event: ServiceEvent): Promise<void>;
 }
-
-/** Until webhook delivery is wired in: each event's id and type in the log (never its data). */
-export const loggingDelivery: EventDelivery = {
-  deliver: async (event) => {
-    log.info('Event relayed', { eventId: event.id, eventType: event.type, clientId: event.clientId });
-  },
-};

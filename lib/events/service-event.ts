@@ -52,6 +52,13 @@ export interface ServiceEvent<T extends EventType = EventType> {
   type: T;
   /** Whose event it is: only this client's subscriptions receive it. Not part of the delivered payload. */
   clientId: string;
+  /**
+   * The organization it concerns, when it has one (a run's or a batch's: the organization of the client
+   * user it ran for). A subscription made with an organization-restricted key receives the events of its
+   * organization and those without one (a request belongs to the client); never another organization's.
+   * Not part of the delivered payload (docs/webhooks.md, "Who receives what").
+   */
+  organizationId?: string;
   /** When the change happened (ISO 8601, UTC). */
   occurredAt: string;
   data: EventData[T];

@@ -47,6 +47,12 @@ export const LOG_FIELDS = [
   'passwordChanged',
   'totpSecretChanged',
   'movedOrganization',
+  // Webhooks (lib/webhooks): ids, the attempt's status code or error code, how long it took; never a URL or secret
+  'webhookId',
+  'deliveryId',
+  'eventType',
+  'responseStatus',
+  'durationMs',
   // Errors: name and stack frames only, never a message (SDK and parser messages can quote data)
   'errorName',
   'stack',

@@ -25,6 +25,7 @@ import {
 } from './components.ts';
 import { type OperationDoc, type Outcome, operations } from './operations.ts';
 import { globalTagsOf } from './tags.ts';
+import { webhookSchemas } from './webhook-schemas.ts';
 import { webhooksOf } from './webhooks.ts';
 
 /**
@@ -179,6 +180,8 @@ const PATH_PARAMETER_SCHEMAS: Record<string, Json> = {
   attachmentId: OUR_ID,
   runId: OUR_ID,
   batchId: OUR_ID,
+  webhookId: OUR_ID,
+  deliveryId: OUR_ID,
   name: { type: 'string', minLength: 1, maxLength: 64, description: 'A name listed by GET …/Schemas' },
 };
 
@@ -342,6 +345,7 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
         ...authorizationHistorySchemas,
         ...rpaSchemas,
         ...eventSchemas,
+        ...webhookSchemas,
         SchemaList: schemaListSchema,
         JsonSchema: jsonSchemaSchema,
         OpenApiDocument: openApiDocumentSchema,

@@ -290,6 +290,68 @@ export const operations: Record<string, OperationDoc> = {
     outcomes: { 200: { description: 'The progress', body: 'BatchProgress' } },
     failures: [404],
   },
+  'webhooks/create-webhook': {
+    summary: 'Subscribe a URL to events',
+    tag: 'Webhooks',
+    description:
+      'https and public addresses only (locally also http and loopback). The answer carries the signing secret, shown this once; a client has at most 20 subscriptions (409 past that).',
+    body: { schema: 'WebhookSubscription' },
+    outcomes: { 201: { description: 'Created, with its secret', body: 'WebhookWithSecret', headers: ['Location'] } },
+    failures: [409],
+  },
+  'webhooks/list-webhooks': {
+    summary: 'List the webhook subscriptions',
+    tag: 'Webhooks',
+    description: "Every subscription the API key reaches (an organization's key: its organization's), oldest first.",
+    outcomes: { 200: { description: 'The subscriptions', body: 'WebhookList' } },
+  },
+  'webhooks/get-webhook': {
+    summary: 'Read a webhook subscription',
+    tag: 'Webhooks',
+    description: 'Its URL, event types, status and when its secret was made; never the secret.',
+    outcomes: { 200: { description: 'The subscription', body: 'Webhook' } },
+    failures: [404],
+  },
+  'webhooks/delete-webhook': {
+    summary: 'Delete a webhook subscription',
+    tag: 'Webhooks',
+    description: 'Nothing more is sent to it: its pending deliveries end failed (`subscription_deleted`).',
+    outcomes: { 204: { description: 'Deleted', body: 'none' } },
+    failures: [404],
+  },
+  'webhooks/rotate-webhook-secret': {
+    summary: "Rotate a subscription's signing secret",
+    tag: 'Webhooks',
+    description:
+      'A new secret, shown this once. For 24 hours deliveries carry two signatures, by the new and the previous secret; then the new one only.',
+    outcomes: { 200: { description: 'The subscription with its new secret', body: 'WebhookWithSecret' } },
+    failures: [404],
+  },
+  'webhooks/test-webhook': {
+    summary: 'Send a test event',
+    tag: 'Webhooks',
+    description:
+      'A `webhook.test` event to this subscription alone (a disabled one too), delivered and retried like any other.',
+    outcomes: { 202: { description: 'The delivery, pending', body: 'WebhookDelivery' } },
+    failures: [404],
+  },
+  'webhooks/list-webhook-deliveries': {
+    summary: "List a subscription's deliveries",
+    tag: 'Webhooks',
+    description:
+      'Newest first, each with its status, attempts, last response status and timings; kept 30 days. A page’s `nextCursor` asks for the next one.',
+    querySchema: 'WebhookDeliveryListQuery',
+    outcomes: { 200: { description: 'A page, newest first', body: 'WebhookDeliveryPage' } },
+    failures: [404],
+  },
+  'webhooks/redeliver-webhook-delivery': {
+    summary: 'Deliver again',
+    tag: 'Webhooks',
+    description:
+      'A delivered or failed delivery goes out again now, with the same webhook-id and a fresh retry schedule; 409 while it is pending.',
+    outcomes: { 202: { description: 'The delivery, pending again', body: 'WebhookDelivery' } },
+    failures: [404, 409],
+  },
   'schemas/list-schemas': {
     summary: 'List the JSON Schemas',
     tag: 'Schemas',

@@ -12,6 +12,8 @@ export const TAG_DESCRIPTIONS = {
     "The payer-portal accounts the automation signs in with, per client user's organization; passwords and TOTP secrets are write-only.",
   'Service-review automation':
     "A browser on the payer portal: fill a request's form (stopping before submitting), read authorization statuses in batches, and follow the runs.",
+  Webhooks:
+    "Subscriptions that POST events to the client's URL, signed by the Standard Webhooks scheme, and the record of their deliveries.",
   Schemas: 'The JSON Schemas the API validates bodies with, to read, or to validate a payload against.',
   'API description': 'This OpenAPI document and its reference page; no API key needed.',
   Events:

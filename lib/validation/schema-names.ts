@@ -16,6 +16,8 @@ export const INTERNAL_SCHEMAS = [
   'PortalAccountListQuery',
   'PresignedUpload',
   'AuthorizationHistoryQuery',
+  'WebhookSubscription',
+  'WebhookDeliveryListQuery',
 ] as const;
 
 export type PublicSchemaName = (typeof PUBLIC_SCHEMAS)[number];

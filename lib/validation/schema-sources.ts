@@ -9,6 +9,7 @@ import {
 import { authorizationHistoryQuerySchema, requestAddressedByPathSchema, requestSchema } from './schemas/request.ts';
 import { checkAuthStatusBatchSchema, viewOnPageRequestSchema } from './schemas/rpa.ts';
 import { rpaAccessRequestSchema } from './schemas/rpa-access-request.ts';
+import { webhookDeliveryListQuerySchema, webhookSubscriptionSchema } from './schemas/webhook.ts';
 
 /** Every schema the build compiles, by name. Read by scripts/compile-schemas.ts only. */
 export const schemaSources: Record<SchemaName, Record<string, unknown>> = {
@@ -23,4 +24,6 @@ export const schemaSources: Record<SchemaName, Record<string, unknown>> = {
   RpaAccessRequest: rpaAccessRequestSchema,
   ViewOnPageRequest: viewOnPageRequestSchema,
   CheckAuthStatusBatch: checkAuthStatusBatchSchema,
+  WebhookSubscription: webhookSubscriptionSchema,
+  WebhookDeliveryListQuery: webhookDeliveryListQuerySchema,
 };

@@ -10,6 +10,7 @@ import { type ApiResponse, baseUrl, call, expectConforming, newTenant, uniqueId 
 import { validRequest } from '#test/support/fixtures';
 import { multipart, sample } from './attachments-support.ts';
 import { storedRun } from './rpa-support.ts';
+import { storedDelivery } from './webhook-receiver-support.ts';
 
 /**
  * The audit trail (lib/http/audit.ts), read from the local stack's JSON-lines file: one request to
@@ -32,6 +33,14 @@ const linesOf = async (res: ApiResponse) => {
   const requestId = res.headers.get('x-amzn-requestid');
   expect(requestId).toBeTruthy();
   return (await readLines()).filter((line) => line.requestId === requestId);
+};
+
+const newWebhook = async () => {
+  const res = await api('POST', `${v11}/Webhooks`, {
+    body: { url: 'https://hooks.example.com/audit', events: ['authorization.status_changed'] },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id as string;
 };
 
 /** The one outcome of a request (and, if its handler ran, the intent before it). */
@@ -368,6 +377,36 @@ const scenarios: Record<string, () => Promise<Scenario>> = {
       ids: { requestExternalIds: ids, batchId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
       clientUserId: tenant.clientUserId,
     };
+  },
+  [`POST ${v11}/Webhooks`]: async () => ({
+    path: {},
+    options: { body: { url: 'https://hooks.example.com/audit', events: ['automation.run_finished'] } },
+    status: 201,
+    ids: { webhookId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+  }),
+  [`GET ${v11}/Webhooks`]: async () => ({ path: {}, status: 200, ids: {} }),
+  ...Object.fromEntries(
+    [
+      ['GET', '', 200],
+      ['DELETE', '', 204],
+      ['POST', '/rotate-secret', 200],
+      ['POST', '/test', 202],
+    ].map(([method, suffix, status]) => [
+      `${method} ${v11}/Webhooks/{webhookId}${suffix}`,
+      async (): Promise<Scenario> => {
+        const webhookId = await newWebhook();
+        return { path: { webhookId }, status: status as number, ids: { webhookId } };
+      },
+    ]),
+  ),
+  [`GET ${v11}/Webhooks/{webhookId}/deliveries`]: async () => {
+    const webhookId = await newWebhook();
+    return { path: { webhookId }, status: 200, ids: { webhookId } };
+  },
+  [`POST ${v11}/Webhooks/{webhookId}/deliveries/{deliveryId}/redeliver`]: async () => {
+    const webhookId = await newWebhook();
+    const { deliveryId } = await storedDelivery(tenant.clientId, webhookId);
+    return { path: { webhookId, deliveryId }, status: 202, ids: { webhookId, deliveryId } };
   },
   [`GET ${v1}/ServiceReviews/requests/rpa/batch/check-auth-status/{batchId}`]: async () => {
     const started = await api('POST', `${v1}/ServiceReviews/requests/rpa/batch/check-auth-status`, {

@@ -1,0 +1,9 @@
+import { endpoint, scopeOf } from '#lib/http/endpoint';
+import { json } from '#lib/http/response';
+import { webhooks } from '#lib/webhooks/service';
+import { webhookRepresentationOf } from '#lib/webhooks/webhooks';
+
+/** GET /api/external/v1.1/Webhooks: the subscriptions the caller's key reaches, oldest first (at most 20). */
+export const handler = endpoint(async (event) =>
+  json(200, { items: (await webhooks.list(scopeOf(event))).map(webhookRepresentationOf) }),
+);
