@@ -59,6 +59,8 @@ export const startOutboxRelay = ({
         continue;
       }
       await outbox.markRelayed(event, now().toISOString());
+      // Ids only: the event's data (a request's id, a decision) stays out of the log.
+      log.info('Event relayed', { eventId: event.id, eventType: event.type, clientId: event.clientId });
       handed++;
     }
     return handed;

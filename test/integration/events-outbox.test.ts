@@ -242,6 +242,8 @@ describe('a run that finishes', () => {
           outcome: 'status_read',
           batchId,
         },
+        // Routing, not payload: which organization's subscriptions may receive it.
+        organizationId: ended!.organizationId,
       },
     ]);
     expect(webhookBodyErrors(events[0]!)).toEqual([]);
@@ -318,6 +320,7 @@ describe('a batch that closes', () => {
         clientId: tenant.clientId,
         occurredAt: closed!.updatedAt,
         data: { batchId: batch.batchId, total: 3, counts: { succeeded: 2, failed: 1 } },
+        organizationId: batch.organizationId,
       },
     ]);
     expect(webhookBodyErrors(events[0]!)).toEqual([]);
@@ -344,7 +347,7 @@ describe('a batch that closes', () => {
 });
 
 describe("the test stack's relay", () => {
-  it('hands each event over once (its default delivery logs the id) and marks it relayed', async () => {
+  it('hands each event over once (to webhook delivery, logging its id) and marks it relayed', async () => {
     const other = await newTenant('events-relayed');
     const externalId = await newRequest(other.apiKey);
     const when = at();

@@ -43,7 +43,7 @@ describe('the retry schedule', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: RETRY_DELAYS_SECONDS.length }),
-        fc.double({ min: 0, max: 0.999999 }),
+        fc.double({ min: 0, max: 0.999999, noNaN: true }),
         (n, r) => {
           const pause = retryDelayMs(n, () => r)!;
           const nominal = RETRY_DELAYS_SECONDS[n - 1]! * 1000;
