@@ -109,8 +109,13 @@ it('fails every run a closed local stack left running as execution_lost when it 
 
   const second = await start();
   const stored = await storedRuns(second.env, runs);
-  for (const run of stored.filter((candidate) => going.has(candidate.runId))) {
-    expect(run).toMatchObject({ status: 'failed', outcome: 'execution_lost' });
+  const left = stored.filter((candidate) => going.has(candidate.runId));
+  for (const run of left) expect(run.status).toBe('failed');
+  // The lease may free up between the read and the close: then one queued run takes it, starts, and is cut
+  // off by the close (its worker records why). Every other one was lost with the stack.
+  const lost = left.filter((run) => run.outcome === 'execution_lost');
+  expect(lost.length).toBeGreaterThanOrEqual(left.length - 1);
+  for (const run of lost) {
     expect(run.steps.at(-1)).toMatchObject({ step: expect.stringMatching(/execution/), detail: 'execution_lost' });
   }
   // A run that had ended keeps its outcome; the one running at the read ended either way, but ended.
