@@ -1,3 +1,4 @@
+import { closed, type JsonSchema, type Members, nullable, ref, string, uuid } from '#lib/openapi/schema-builders';
 import { AUTHORIZATION_STATUSES } from '#lib/requests/request-store';
 import { RUN_OUTCOMES, type RunKind } from '#lib/rpa/run-store';
 import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
@@ -16,23 +17,8 @@ import {
  * components. Members are typed against service-event.ts (`satisfies Members<…>`), so tsc fails when
  * a shape changes without its schema; enums come from the code's constants.
  */
-type JsonSchema = Record<string, unknown>;
-type Members<T> = Record<keyof T, JsonSchema>;
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: JsonSchema) => ({ anyOf: [schema, { type: 'null' }] });
-const string = (description: string, more: JsonSchema = {}) => ({ type: 'string', ...more, description });
-const uuid = (description: string) => string(description, { format: 'uuid' });
 const count = (description: string) => ({ type: 'integer', minimum: 0, description });
-
-const closed = (title: string, description: string, properties: JsonSchema): JsonSchema => ({
-  title,
-  description,
-  type: 'object',
-  required: Object.keys(properties),
-  properties,
-  additionalProperties: false,
-});
 
 /** Every kind, checked by tsc: a kind added to RunKind and not here fails it. */
 const RUN_KINDS = Object.keys({ 'view-on-page': true, 'check-auth-status': true } satisfies Record<RunKind, true>);

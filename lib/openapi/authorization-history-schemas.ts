@@ -1,3 +1,4 @@
+import { closed, type JsonSchema, type Members, ref, uuid } from '#lib/openapi/schema-builders';
 import type { AuthorizationHistoryPage } from '#lib/requests/authorization-history';
 import { MAX_HISTORY_PAGE_SIZE } from '#lib/requests/authorization-history';
 
@@ -6,20 +7,7 @@ import { MAX_HISTORY_PAGE_SIZE } from '#lib/requests/authorization-history';
  * exact, closed, and typed against the service's answer (`satisfies Members<…>`). The authorization
  * before and after is the events' AuthorizationState (lib/events/event-schemas.ts).
  */
-type JsonSchema = Record<string, unknown>;
-type Members<T> = Record<keyof T, JsonSchema>;
 type Entry = AuthorizationHistoryPage['items'][number];
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const closed = (title: string, description: string, properties: JsonSchema): JsonSchema => ({
-  title,
-  description,
-  type: 'object',
-  required: Object.keys(properties),
-  properties,
-  additionalProperties: false,
-});
-const uuid = (description: string) => ({ type: 'string', format: 'uuid', description });
 
 const changedBy = {
   oneOf: [

@@ -1,6 +1,7 @@
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
 import { ATTENTION_REASONS, LAST_LOGIN_RESULTS } from '#lib/portal-accounts/portal-account-store';
 import { MAX_ERROR_TEXTS } from '#lib/validation/error-text';
+import { type JsonSchema, nullable, timestamp } from './schema-builders.ts';
 
 export { rpaSchemas } from './rpa-schemas.ts';
 
@@ -9,10 +10,6 @@ export { rpaSchemas } from './rpa-schemas.ts';
  * Body schemas come from the validators' sources (document.ts); the representations below extend
  * them with what the service adds, so a field added to a body schema shows in its response too.
  */
-type JsonSchema = Record<string, unknown>;
-
-const timestamp = (description: string) => ({ type: 'string', format: 'date-time', description });
-const nullable = (schema: JsonSchema) => ({ anyOf: [schema, { type: 'null' }] });
 
 /**
  * Closed, so a typed client can tell it from a Validation result, and a member the server starts

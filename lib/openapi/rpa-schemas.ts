@@ -1,3 +1,14 @@
+import {
+  closed,
+  identifier,
+  type JsonSchema,
+  type Members,
+  nullable,
+  ref,
+  string,
+  timestamp,
+  uuid,
+} from '#lib/openapi/schema-builders';
 import { PORTAL_IDS } from '#lib/portal-accounts/portal-registry';
 import { AUTHORIZATION_STATUSES, type Authorization } from '#lib/requests/request-store';
 import {
@@ -21,7 +32,6 @@ import {
 } from '#lib/rpa/run-store';
 import { MAX_RUN_STEPS } from '#lib/rpa/runs';
 import { SCRAPER_TOKEN_TTL_SECONDS } from '#lib/rpa/scraper-token';
-import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
 
 /**
  * The automation's answers (docs/rpa.md) as exact JSON Schemas (OpenAPI 3.1): every member the
@@ -30,10 +40,8 @@ import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
  * typed against its TypeScript interface (`satisfies Members<…>`), so tsc fails when one changes
  * without the other. Imported at build time only (scripts/build-openapi.ts).
  */
-export type JsonSchema = Record<string, unknown>;
 
 /** One schema per member of T: a member added to or removed from T and not here fails tsc. */
-type Members<T> = Record<keyof T, JsonSchema>;
 
 /** Every value of the union T, checked by tsc: a value added to T and not listed here fails it. */
 const everyOf =
@@ -83,30 +91,9 @@ const MAX_FIELD_VALUE = 1000;
 /** A step's detail is sliced to this (lib/rpa/runs.ts). */
 const MAX_STEP_DETAIL = 200;
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: JsonSchema) => ({ anyOf: [schema, { type: 'null' }] });
-const string = (description?: string, more: JsonSchema = {}) => ({
-  type: 'string',
-  ...more,
-  ...(description ? { description } : {}),
-});
-const timestamp = (description: string) => string(description, { format: 'date-time' });
-const uuid = (description: string) => string(description, { format: 'uuid' });
 const oneOf = (values: readonly string[], description?: string) => string(description, { enum: [...values] });
-const identifier = (description: string) =>
-  string(description, { minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN });
 /** Step Functions' own id of the execution: opaque here. */
 const executionArn = (description: string) => string(description);
-
-/** A closed object: every member listed, those not in `optional` always present. */
-const closed = (title: string, description: string, properties: JsonSchema, optional: string[] = []) => ({
-  title,
-  description,
-  type: 'object',
-  required: Object.keys(properties).filter((name) => !optional.includes(name)),
-  properties,
-  additionalProperties: false,
-});
 
 const runStep = {
   at: timestamp('When it happened'),

@@ -1,4 +1,14 @@
 import { EVENT_TYPES } from '#lib/events/service-event';
+import {
+  closed,
+  type JsonSchema,
+  type Members,
+  nullable,
+  ref,
+  string,
+  timestamp,
+  uuid,
+} from '#lib/openapi/schema-builders';
 import { type DeliveryRepresentation, MAX_RECENT_ATTEMPTS } from '#lib/webhooks/delivery-records';
 import {
   DELIVERY_ERRORS,
@@ -14,22 +24,6 @@ import type { webhookRepresentationOf } from '#lib/webhooks/webhooks';
  * schemas whose members are typed against the representations (`satisfies Members<…>`), so tsc fails
  * when one changes without the other. Imported at build time only (scripts/build-openapi.ts).
  */
-type JsonSchema = Record<string, unknown>;
-type Members<T> = Record<keyof T, JsonSchema>;
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: JsonSchema) => ({ anyOf: [schema, { type: 'null' }] });
-const string = (description: string, more: JsonSchema = {}) => ({ type: 'string', ...more, description });
-const timestamp = (description: string) => string(description, { format: 'date-time' });
-const uuid = (description: string) => string(description, { format: 'uuid' });
-const closed = (title: string, description: string, properties: JsonSchema) => ({
-  title,
-  description,
-  type: 'object',
-  required: Object.keys(properties),
-  properties,
-  additionalProperties: false,
-});
 
 const webhook = {
   id: uuid('A UUIDv7: subscriptions list in creation order'),
