@@ -666,6 +666,12 @@ const roleOf = (route: Route, world: World): Role => {
       return { fixture: declarationFixture, mediaTypes: [...JSON_ONLY, 'multipart/form-data'] };
     case 'attachments/delete-attachment':
       return { ids: { attachmentId: (ids: CaseIds) => ids.uuid } };
+    case 'webhooks/rotate-webhook-secret':
+    case 'webhooks/test-webhook':
+    case 'webhooks/redeliver-webhook-delivery':
+      // Actions on a subscription that take no body: whatever is sent is ignored (docs/webhooks.md), so
+      // no media type is refused; ids of ours, so a case reaches the handler (another client's: 404).
+      return { ids: { webhookId: (ids: CaseIds) => ids.uuid, deliveryId: (ids: CaseIds) => ids.uuid }, mediaTypes: [] };
     case 'portal-accounts/create-portal-account':
       return { fixture: accountFixture(world.clientUserId), stores: 'portal-account' };
     case 'portal-accounts/replace-portal-account':
