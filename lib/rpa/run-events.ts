@@ -12,29 +12,36 @@ import type { RpaBatchRecord, RpaRunRecord } from './run-store.ts';
 export const runFinishedEvents = (run: RpaRunRecord): ServiceEvent[] =>
   run.outcome
     ? [
-        {
-          ...newEvent('automation.run_finished', run.clientId, run.updatedAt, {
+        newEvent(
+          'automation.run_finished',
+          run.clientId,
+          run.updatedAt,
+          {
             requestExternalId: run.externalId,
             runId: run.runId,
             kind: run.kind,
             outcome: run.outcome,
             batchId: run.batchId ?? null,
-          }),
+          },
           // Routing only: an organization-restricted subscription receives its organization's runs alone.
-          organizationId: run.organizationId,
-        },
+          run.organizationId,
+        ),
       ]
     : [];
 
 /** `automation.batch_finished` for a batch that has just closed, counting its runs by how they ended. */
-export const batchFinishedEvent = (batch: RpaBatchRecord, runs: readonly Pick<RpaRunRecord, 'status'>[]) => ({
-  ...newEvent('automation.batch_finished', batch.clientId, batch.updatedAt, {
-    batchId: batch.batchId,
-    total: batch.items.length,
-    counts: {
-      succeeded: runs.filter((run) => run.status === 'succeeded').length,
-      failed: runs.filter((run) => run.status === 'failed').length,
+export const batchFinishedEvent = (batch: RpaBatchRecord, runs: readonly Pick<RpaRunRecord, 'status'>[]) =>
+  newEvent(
+    'automation.batch_finished',
+    batch.clientId,
+    batch.updatedAt,
+    {
+      batchId: batch.batchId,
+      total: batch.items.length,
+      counts: {
+        succeeded: runs.filter((run) => run.status === 'succeeded').length,
+        failed: runs.filter((run) => run.status === 'failed').length,
+      },
     },
-  }),
-  organizationId: batch.organizationId,
-});
+    batch.organizationId,
+  );

@@ -1,6 +1,6 @@
 import { retryOnConflict, VersionConflict } from '#lib/concurrency';
 import { Conflict, NotFound } from '#lib/errors';
-import type { ServiceEvent } from '#lib/events/service-event';
+import { newEvent } from '#lib/events/events';
 import { uuidv7 } from '#lib/ids';
 import { log } from '#lib/observability/logger';
 import type { Scope } from '#lib/tenancy/scope';
@@ -160,14 +160,13 @@ export const webhookService = ({
     sendTest: async (scope: Scope, webhookId: string): Promise<StoredDelivery> => {
       const webhook = await load(scope, webhookId);
       const at = now();
-      const event: ServiceEvent<'webhook.test'> = {
-        id: `evt_${uuidv7(at.getTime())}`,
-        type: 'webhook.test',
-        clientId: webhook.clientId,
-        ...(webhook.organizationId ? { organizationId: webhook.organizationId } : {}),
-        occurredAt: at.toISOString(),
-        data: { webhookId },
-      };
+      const event = newEvent(
+        'webhook.test',
+        webhook.clientId,
+        at.toISOString(),
+        { webhookId },
+        webhook.organizationId ?? undefined,
+      );
       const delivery = newDelivery(event, webhook, 'test', at);
       await store.createDelivery(delivery);
       return delivery;
