@@ -89,3 +89,11 @@ export const webhookUrlPolicy = (): 'public-https' | 'local' => {
   if (value === 'local') return 'local';
   throw new Error(`WEBHOOK_URL_POLICY must be public-https or local, not ${value}.`);
 };
+
+/**
+ * Scheduled re-checks (lib/rechecks/recheck-policy.ts, docs/rechecks.md): the first back-off step for a
+ * client without its own, RECHECK_EVERY_SECONDS (3600 by default). Locally the same value is the
+ * re-check timer's period, so a demo with RECHECK_EVERY_SECONDS=5 sees a re-check within seconds.
+ */
+export const RECHECK_EVERY_SECONDS_DEFAULT = 3600;
+export const recheckEverySeconds = () => positiveWholeNumber('RECHECK_EVERY_SECONDS', RECHECK_EVERY_SECONDS_DEFAULT);

@@ -660,6 +660,40 @@ export const automationTasks: readonly AutomationTask[] = [
   },
 ];
 
+/** The Task states of the scheduled re-checks' state machine (lib/rechecks/state-machine.ts). */
+export type RecheckTaskName = 'SelectDueRechecks' | 'StartRecheckBatch';
+
+/**
+ * Functions of the re-check state machine that EventBridge Scheduler starts (docs/rechecks.md); locally
+ * the re-check timer runs the same definition with each Task bound to the same handler (local/rechecks.ts).
+ */
+export interface RecheckTask {
+  name: RecheckTaskName;
+  handler: string;
+  access: RouteAccess;
+}
+
+export const recheckTasks: readonly RecheckTask[] = [
+  {
+    name: 'SelectDueRechecks',
+    handler: 'rechecks/select-due-rechecks',
+    // The due re-checks (gsi1's shards), each one's request and client (GetItem), moved on (PutItem) or ended (DeleteItem).
+    access: { table: { actions: ['GetItem', 'PutItem', 'DeleteItem'], queryIndexes: ['gsi1'] } },
+  },
+  {
+    name: 'StartRecheckBatch',
+    handler: 'rechecks/start-recheck-batch',
+    // A client's batch start (START_AUTOMATION) without an Idempotency-Key: nothing to replay, the schedule already moved on.
+    access: {
+      table: {
+        actions: tableActions(CHOOSE_ACCOUNT, AUTOMATION_QUOTAS, ['GetItem', 'PutItem']),
+        queryIndexes: CHOOSE_ACCOUNT_INDEXES,
+      },
+      automation: 'start',
+    },
+  },
+];
+
 /** The functions of `invokedFunctions`. */
 export type InvokedFunctionName = 'IssueRunCredentials';
 

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import type { InvokedFunction } from '#lib/routes';
+import { ACCOUNT, functionArnOf, REGION } from './arns.ts';
 import { type HandlerLoader, lambdaContext } from './gateway.ts';
 
 /**
@@ -15,8 +16,6 @@ import { type HandlerLoader, lambdaContext } from './gateway.ts';
  * Lambda's 200 with `X-Amz-Function-Error: Unhandled` and `{errorType, errorMessage}` (no stack
  * trace: the answer goes back to the caller). Nothing here is imported by functions/ or lib/.
  */
-const REGION = 'us-east-1';
-const ACCOUNT = '000000000000';
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
 /** Lambda's bound on a synchronous invocation's payload (request and response). */
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -50,8 +49,6 @@ export interface LocalLambda {
   /** Waits for invocations in flight, then stops listening. */
   close(): Promise<void>;
 }
-
-const functionArnOf = (name: string) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name}`;
 
 /** The function an Invoke names (name or ARN, `$LATEST` the only version), or ResourceNotFoundException. */
 const functionNamed = (functions: readonly InvokedFunction[], encoded: string) => {

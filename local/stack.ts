@@ -23,6 +23,7 @@ import { TABLE_KEY, tableIndexes } from '#lib/table';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
 import { enableInvocationContexts, ownInvocation } from './invocations.ts';
 import { type LocalLambda, startLambda } from './lambda.ts';
+import type { RecheckTimer } from './rechecks.ts';
 import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
 import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from './step-functions.ts';
 import type { ClientLimits } from './throttle.ts';
@@ -59,6 +60,8 @@ export interface LocalStackOptions {
    * it polls (default LOCAL_OUTBOX_RELAY_INTERVAL_MS, else 250 ms).
    */
   events?: { delivery?: EventDelivery; pollIntervalMs?: number };
+  /** The re-check timer's period (default RECHECK_EVERY_SECONDS, docs/rechecks.md). */
+  rechecks?: { intervalMs?: number };
 }
 
 export interface LocalStack {
@@ -73,6 +76,8 @@ export interface LocalStack {
   lambda: LocalLambda;
   /** Hands the outbox's events to delivery, as the table's stream and EventBridge do on AWS. */
   relay: OutboxRelay;
+  /** Runs the scheduled re-checks' state machine, as EventBridge Scheduler does on AWS. */
+  rechecks: RecheckTimer;
   close(): Promise<void>;
 }
 
@@ -317,6 +322,9 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   // Webhook retries: the due-deliveries timer (local/webhook-deliveries.ts).
   const { startWebhookTimer } = await import('./webhook-deliveries.ts');
   const webhookTimer = await startWebhookTimer();
+  // Scheduled re-checks: the DueRechecks state machine on a timer (local/rechecks.ts).
+  const { startRecheckTimer } = await import('./rechecks.ts');
+  const rechecks = startRecheckTimer(loadHandler, options.rechecks?.intervalMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
@@ -331,11 +339,13 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     stepFunctions,
     lambda,
     relay,
+    rechecks,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.allSettled([...invocations]);
       await webhookTimer.close();
+      await rechecks.close();
       await stepFunctions.close();
       await lambda.close();
       // After the last writes, before the table goes; a poll under way finishes first.

@@ -19,6 +19,7 @@ import {
   type TaskResources,
   taskStatesOf,
 } from '#lib/rpa/state-machines';
+import { ACCOUNT, functionArnOf, REGION } from './arns.ts';
 import { type HandlerLoader, lambdaContext } from './gateway.ts';
 
 /**
@@ -36,9 +37,6 @@ import { type HandlerLoader, lambdaContext } from './gateway.ts';
  * `browserConcurrency` invocations at once, as its reserved concurrency bounds it on AWS: one more is
  * throttled (`Lambda.TooManyRequestsException`), which the definitions retry.
  */
-const REGION = 'us-east-1';
-const ACCOUNT = '000000000000';
-const functionArnOf = (task: string) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${task}`;
 const stateMachineArnOf = (name: string) => `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${name}`;
 const executionArnOf = (machine: string, name: string) =>
   `arn:aws:states:${REGION}:${ACCOUNT}:execution:${machine}:${name}`;

@@ -24,6 +24,9 @@ const usage = `Usage: npm run admin -- <command>
   set-automation-quotas <clientId> [--runs-per-hour <n>] [--runs-per-day <n>] [--runs-in-flight <n>]
                                                          → {"clientId"[,"automationRunsPerHour"]…}
   set-automation-quotas <clientId> --default             (back to the defaults: 200/hour, 1000/day, 50 in flight)
+  set-rechecks <clientId> --off | --every-seconds <n> | --default
+                                                         → {"clientId","rechecks":"off"|"on"[,"recheckIntervalSeconds"]}
+                                                         (scheduled re-checks of undecided authorizations: docs/rechecks.md)
   attach-usage-plan-key <clientId>                       → {"clientId","apiGatewayKeyId"} (AWS, USAGE_PLAN_ID)
   create-api-key <clientId> [--expires-in <duration>] [--organization <organizationId>]
                                                          → {"clientId","keyId","apiKey"[,"expiresAt"][,"organizationId"]}
@@ -93,6 +96,8 @@ const options = {
   'runs-per-hour': wholeNumberOption,
   'runs-per-day': wholeNumberOption,
   'runs-in-flight': wholeNumberOption,
+  off: { type: 'boolean' },
+  'every-seconds': wholeNumberOption,
 } as const;
 /** What an option's value is, for the message when it has none (other than the whole numbers'). */
 const valueOfOption: Partial<Record<string, string>> = {
@@ -160,6 +165,8 @@ const need = (
     fail(`${command} takes no --rate, --burst, --quota-per-day or --default.\n${usage}`);
   if (Object.keys(automationQuotas).length > 0 && command !== 'set-automation-quotas')
     fail(`${command} takes no --runs-per-hour, --runs-per-day or --runs-in-flight.\n${usage}`);
+  if ((values.off || values['every-seconds'] !== undefined) && command !== 'set-rechecks')
+    fail(`${command} takes no --off or --every-seconds.\n${usage}`);
   if (Object.keys(storageQuotas).length > 0 && !storing)
     fail(`${command} takes no --attachment-bytes or --portal-accounts-per-organization.\n${usage}`);
   return args;
@@ -312,6 +319,17 @@ const commands: Record<string, () => Promise<unknown>> = {
       );
     }
     return admin.setAutomationQuotas(clientId!, automationQuotas);
+  },
+  'set-rechecks': async () => {
+    const [clientId] = need(1, { storing: true });
+    const every = values['every-seconds'];
+    if ([values.off === true, every !== undefined, defaultLimits].filter(Boolean).length !== 1) {
+      fail(`set-rechecks takes one of --off, --every-seconds <n> or --default.\n${usage}`);
+    }
+    return admin.setRecheckSettings(clientId!, {
+      ...(values.off ? { rechecks: 'off' as const } : {}),
+      ...(every !== undefined ? { recheckIntervalSeconds: wholeNumber('every-seconds', every) } : {}),
+    });
   },
   'create-api-key': async () =>
     admin.createApiKey(need(1, { expiring: true, restricting: true })[0]!, undefined, {

@@ -27,6 +27,8 @@ export const clientEntity = defineEntity<ClientRecord>()({
     automationRunsPerHour: attr.optional(attr.number()),
     automationRunsPerDay: attr.optional(attr.number()),
     automationRunsInFlight: attr.optional(attr.number()),
+    rechecks: attr.optional(attr.string<'off'>()),
+    recheckIntervalSeconds: attr.optional(attr.number()),
     usageIdentifierKey: attr.optional(attr.string()),
     deletedAt: attr.optional(attr.string()),
   },

@@ -53,6 +53,11 @@ export const LOG_FIELDS = [
   'eventType',
   'responseStatus',
   'durationMs',
+  // Re-checks (lib/rechecks): how many were due, re-checked, batched; a group's request count
+  'due',
+  'rechecked',
+  'batches',
+  'requests',
   // Errors: name and stack frames only, never a message (SDK and parser messages can quote data)
   'errorName',
   'stack',

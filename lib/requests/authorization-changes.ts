@@ -2,6 +2,10 @@ import { retryOnConflict } from '#lib/concurrency';
 import { newEvent } from '#lib/events/events';
 import type { AuthorizationState } from '#lib/events/service-event';
 import { uuidv7 } from '#lib/ids';
+import { intervalSeconds, scheduleChange, secondsAfter } from '#lib/rechecks/recheck-policy';
+import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
+import { recheckShardOf } from '#lib/rechecks/recheck-shards';
+import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
 import type { AuthorizationChange, ChangedBy } from './authorization-history-store.ts';
 import type { Authorization, RequestStore, StoredRequest } from './request-store.ts';
 
@@ -9,7 +13,8 @@ import type { Authorization, RequestStore, StoredRequest } from './request-store
  * How a request's authorization changes (docs/events.md): every write of one that differs in status,
  * number or decision date keeps a history entry and tells the client (`authorization.status_changed`),
  * both in the write's own transaction; a write that changes nothing else (a status check that reads
- * the same answer) only moves lastCheckedAt, with neither.
+ * the same answer) only moves lastCheckedAt, with neither. A change that makes it undecided starts
+ * its scheduled re-checks, one that decides it ends them (docs/rechecks.md), in that same transaction.
  */
 
 /** What a client is told of: the decision, not when it was last read. */
@@ -49,6 +54,42 @@ const changeOf = (request: StoredRequest, next: Authorization, changedBy: Change
 };
 
 /**
+ * How the automation that read an authorization schedules its re-checks: the client's settings, and
+ * on whose behalf a re-check runs (the client user, organization and portal account of the reading run).
+ */
+export interface RecheckContext {
+  settingsOf: RecheckSettingsOf;
+  onBehalfOf: Pick<ScheduledRecheck, 'clientUserId' | 'organizationId' | 'portalAccountId'>;
+}
+
+/** What a change does to the re-check schedule (docs/rechecks.md); nothing without a context (an API call). */
+const recheckOf = async (
+  request: StoredRequest,
+  next: Authorization,
+  at: string,
+  context: RecheckContext | undefined,
+): Promise<{ start: ScheduledRecheck } | { end: true } | undefined> => {
+  const what = scheduleChange(request.authorization.status, next.status);
+  if (what === 'end') return { end: true };
+  if (what === 'keep' || !context) return undefined;
+  const { clientId, externalId } = request;
+  const { firstIntervalSeconds } = await context.settingsOf(clientId);
+  const start: ScheduledRecheck = {
+    clientId,
+    externalId,
+    shard: recheckShardOf(clientId, externalId),
+    since: at,
+    checksDone: 0,
+    dueAt: secondsAfter(at, intervalSeconds(0, firstIntervalSeconds)),
+    ...context.onBehalfOf,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+  return { start };
+};
+
+/**
  * Sets a request's authorization to `next` at `at`, on whatever version is current (read again when
  * another write gets in between); false when there is no such request.
  */
@@ -58,18 +99,20 @@ export const setAuthorization = (
   next: Authorization,
   changedBy: ChangedBy,
   at: string,
+  rechecks?: RecheckContext,
 ): Promise<boolean> =>
   retryOnConflict(
     async () => {
       const request = await requests.get(ref.clientId, ref.externalId);
       if (!request) return false;
       const change = sameDecision(request.authorization, next) ? undefined : changeOf(request, next, changedBy, at);
+      const recheck = change && (await recheckOf(request, next, at, rechecks));
       await requests.setAuthorization({
         ...ref,
         authorization: next,
         version: request.version,
         now: at,
-        ...(change ? { change } : {}),
+        ...(change ? { change: { ...change, ...(recheck ? { recheck } : {}) } } : {}),
       });
       return true;
     },

@@ -6,6 +6,7 @@ import { tableName } from '#lib/config';
 import { authorizationChangeEntity } from '#lib/entities/authorization-history';
 import { requestEntity } from '#lib/entities/request';
 import { outboxPutsOf } from '#lib/events/dynamo-outbox-store';
+import { recheckDeleteOf, recheckPutOf } from '#lib/rechecks/dynamo-recheck-store';
 import type { RequestStore } from './request-store.ts';
 
 const { toItem, fromItem } = requestEntity;
@@ -87,6 +88,14 @@ export const dynamoRequestStore: RequestStore = {
       Item: authorizationChangeEntity.toItem(change.entry),
       ConditionExpression: 'attribute_not_exists(pk)',
     };
-    await transactWrite([{ Update: update }, { Put: entry }, ...outboxPutsOf([change.event])]);
+    const recheck = change.recheck;
+    await transactWrite([
+      { Update: update },
+      { Put: entry },
+      ...outboxPutsOf([change.event]),
+      ...(recheck
+        ? ['start' in recheck ? recheckPutOf(recheck.start) : recheckDeleteOf({ clientId, externalId })]
+        : []),
+    ]);
   },
 };

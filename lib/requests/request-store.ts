@@ -1,4 +1,5 @@
 import type { ServiceEvent } from '#lib/events/service-event';
+import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
 import type { AuthorizationChange } from './authorization-history-store.ts';
 
 /** Port: stored requests. `document` is the request exactly as the client sent it (minus externalId). */
@@ -52,7 +53,8 @@ export interface RequestStore {
    * Sets the authorization alone (the automation's status check), bumping version and updatedAt and
    * leaving the document as it is, if the request is still at the version it was read at; throws
    * VersionConflict otherwise (changed since, or gone). A change of status, number or decision date
-   * is written with its history entry and its event, in one transaction: all three or none.
+   * is written with its history entry, its event and what it does to the re-check schedule, in one
+   * transaction: all or none.
    */
   setAuthorization(write: AuthorizationWrite): Promise<void>;
 }
@@ -64,5 +66,10 @@ export interface AuthorizationWrite {
   /** The request's version when it was read. */
   version: number;
   now: string;
-  change?: { entry: AuthorizationChange; event: ServiceEvent<'authorization.status_changed'> };
+  change?: {
+    entry: AuthorizationChange;
+    event: ServiceEvent<'authorization.status_changed'>;
+    /** The re-checks it starts (it made the authorization undecided) or ends (it decided it): docs/rechecks.md. */
+    recheck?: { start: ScheduledRecheck } | { end: true };
+  };
 }

@@ -79,7 +79,7 @@ const lambdaRetry = (errors: string[]) => ({
   JitterStrategy: 'FULL',
 });
 /** Recorders are small and have no reserved concurrency: a throttled one is retried like any transient failure. */
-const recorderRetry = lambdaRetry([...LAMBDA_TRANSIENT_ERRORS, LAMBDA_THROTTLED]);
+export const recorderRetry = lambdaRetry([...LAMBDA_TRANSIENT_ERRORS, LAMBDA_THROTTLED]);
 
 /**
  * Every browser worker is busy (the function's reserved concurrency is used up, and Lambda throttles

@@ -1,5 +1,7 @@
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { recheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { flightLandings } from './automation-quotas.ts';
 import { closeBrowser, launchBrowser } from './browser.ts';
 import { driverFor, portalBaseUrl } from './drivers/registry.ts';
@@ -30,4 +32,5 @@ export const worker = rpaWorker({
   portalBaseUrl: (portalId) => portalBaseUrl(portalId),
   formOf: priorAuthorizationFormOf,
   screenshots: s3ScreenshotStorage,
+  recheckSettings: recheckSettingsOf(dynamoTenantStore),
 });

@@ -7,7 +7,8 @@ import type {
   PortalAccountStore,
   StoredPortalAccount,
 } from '#lib/portal-accounts/portal-account-store';
-import { setAuthorization } from '#lib/requests/authorization-changes';
+import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
+import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
 import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
 import { type AccountLeases, LEASE_SECONDS } from './account-lease.ts';
 import type { AutomationQuotaService } from './automation-quotas.ts';
@@ -113,6 +114,11 @@ export interface WorkerDependencies {
   portalBaseUrl: (portalId: string) => string | undefined;
   formOf: (request: StoredRequest) => PriorAuthorizationForm;
   screenshots: Pick<ScreenshotStorage, 'put'>;
+  /**
+   * A client's re-check settings (lib/rechecks/recheck-settings.ts): a status read that finds the
+   * authorization undecided schedules its re-checks on the run's behalf. None: nothing is scheduled.
+   */
+  recheckSettings?: RecheckSettingsOf;
   /** The client's runs in flight (automation-quotas.ts): an execution whose runs ended lands. */
   flights?: Pick<AutomationQuotaService, 'landed'>;
   /** Per portal call (login, fill, read); never more than the invocation has left. */
@@ -230,6 +236,19 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     return finish(ref, 'form_filled', { screenshots: [...run.screenshots, shot] });
   };
 
+  /** Who a re-check of what `run` read runs for: its client user, organization and portal account. */
+  const rechecksFor = (run: RpaRunRecord): RecheckContext | undefined =>
+    deps.recheckSettings && run.portalAccountId
+      ? {
+          settingsOf: deps.recheckSettings,
+          onBehalfOf: {
+            clientUserId: run.clientUserId,
+            organizationId: run.organizationId,
+            portalAccountId: run.portalAccountId,
+          },
+        }
+      : undefined;
+
   /** check-auth-status, once logged in: reads the status and updates the request's authorization. */
   const readStatus = async (ref: RunRef, run: RpaRunRecord, request: StoredRequest, session: PortalSession) => {
     const memberId = stringAt(request.document, 'patient', 'memberId') ?? '';
@@ -256,6 +275,7 @@ export const rpaWorker = (deps: WorkerDependencies) => {
       },
       { kind: 'run', runId: ref.runId },
       at,
+      rechecksFor(run),
     );
     const screenshotsNow = [...run.screenshots, shot];
     if (!updated) return finish(ref, 'request_not_found', { authorization, screenshots: screenshotsNow });

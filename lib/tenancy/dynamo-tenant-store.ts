@@ -54,7 +54,7 @@ const listApiKeys = async (clientId: string): Promise<ApiKeyRecord[]> => {
 const replaceClientFields = async <F extends string>(
   clientId: string,
   fields: readonly F[],
-  values: Partial<Record<F, number>>,
+  values: Partial<Record<F, number | string>>,
 ): Promise<boolean> => {
   const set = fields.filter((field) => values[field] !== undefined);
   const removed = fields.filter((field) => values[field] === undefined);
@@ -143,6 +143,8 @@ export const dynamoTenantStore: TenantStore = {
     replaceClientFields(clientId, ['attachmentBytesQuota', 'portalAccountsQuota'], quotas),
   setAutomationQuotas: (clientId, quotas) =>
     replaceClientFields(clientId, ['automationRunsPerHour', 'automationRunsPerDay', 'automationRunsInFlight'], quotas),
+  setRecheckSettings: (clientId, settings) =>
+    replaceClientFields(clientId, ['rechecks', 'recheckIntervalSeconds'], settings),
 
   putApiKey: async (key) => {
     await put(apiKeyEntity.toItem(key));

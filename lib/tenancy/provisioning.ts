@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { CLIENT_INTERVAL_BOUNDS, isClientInterval } from '#lib/rechecks/recheck-policy';
 import { apiKeyState, generateApiKey, hashApiKey, parseExpiresIn } from './api-keys.ts';
-import type { AutomationQuotasRecord, ClientLimitsRecord, StorageQuotasRecord, TenantStore } from './tenant-store.ts';
+import type {
+  AutomationQuotasRecord,
+  ClientLimitsRecord,
+  RecheckSettingsRecord,
+  StorageQuotasRecord,
+  TenantStore,
+} from './tenant-store.ts';
 
 /**
  * Bounds of a client's own limits: API Gateway's default account-level throttle (10,000 requests per
@@ -105,6 +112,26 @@ export const provisioning = (store: TenantStore) => ({
     const checked = automationQuotas(quotas);
     if (!(await store.setAutomationQuotas(clientId, checked))) throw new Error(`Unknown client ${clientId}`);
     return { clientId, ...checked };
+  },
+
+  /**
+   * Turns a client's scheduled re-checks off, or on with its own first interval (or the default when
+   * none is given): docs/rechecks.md. Off pauses them; on again, the schedules kept meanwhile go on.
+   */
+  async setRecheckSettings(clientId: string, settings: RecheckSettingsRecord) {
+    const seconds = settings.recheckIntervalSeconds;
+    if (settings.rechecks === 'off' && seconds !== undefined)
+      throw new Error('Re-checks that are off take no interval.');
+    if (seconds !== undefined && !isClientInterval(seconds)) {
+      const { min, max } = CLIENT_INTERVAL_BOUNDS;
+      throw new Error(`The re-check interval must be a whole number of seconds from ${min} to ${max}.`);
+    }
+    if (!(await store.setRecheckSettings(clientId, settings))) throw new Error(`Unknown client ${clientId}`);
+    return {
+      clientId,
+      rechecks: settings.rechecks === 'off' ? 'off' : 'on',
+      ...(seconds ? { recheckIntervalSeconds: seconds } : {}),
+    };
   },
 
   /**

@@ -44,7 +44,18 @@ export interface AutomationQuotasRecord {
   automationRunsInFlight?: number;
 }
 
-export interface ClientRecord extends ClientLimitsRecord, StorageQuotasRecord, AutomationQuotasRecord {
+/** A client's scheduled re-checks (docs/rechecks.md); on, with the default first interval, when absent. */
+export interface RecheckSettingsRecord {
+  rechecks?: 'off';
+  /** The first back-off step, in seconds (lib/rechecks/recheck-policy.ts bounds it). */
+  recheckIntervalSeconds?: number;
+}
+
+export interface ClientRecord
+  extends ClientLimitsRecord,
+    StorageQuotasRecord,
+    AutomationQuotasRecord,
+    RecheckSettingsRecord {
   clientId: string;
   name: string;
   createdAt: string;
@@ -93,6 +104,8 @@ export interface TenantStore {
   setStorageQuotas(clientId: string, quotas: StorageQuotasRecord): Promise<boolean>;
   /** Replaces a client's automation quotas (absent fields are removed); false when there is no such client. */
   setAutomationQuotas(clientId: string, quotas: AutomationQuotasRecord): Promise<boolean>;
+  /** Replaces the client's re-check settings; false when there is no such client. */
+  setRecheckSettings(clientId: string, settings: RecheckSettingsRecord): Promise<boolean>;
   putApiKey(key: ApiKeyRecord): Promise<void>;
   findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /** Every key of a client, revoked and expired ones included. */

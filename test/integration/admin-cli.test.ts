@@ -349,6 +349,38 @@ describe('admin CLI (npm run admin -- …)', () => {
     });
   });
 
+  it("turns a client's scheduled re-checks off, on with its own interval, and back to the default", async () => {
+    const { clientId } = await admin('create-client', 'CLI Recheck Partner');
+    expect(await admin('set-rechecks', clientId, '--off')).toEqual({ clientId, rechecks: 'off' });
+    expect(await dynamoTenantStore.getClient(clientId)).toMatchObject({ rechecks: 'off' });
+    expect(await admin('set-rechecks', clientId, '--every-seconds', '7200')).toEqual({
+      clientId,
+      rechecks: 'on',
+      recheckIntervalSeconds: 7200,
+    });
+    const on = await dynamoTenantStore.getClient(clientId);
+    expect(on).toMatchObject({ recheckIntervalSeconds: 7200 });
+    expect(on).not.toHaveProperty('rechecks');
+    expect(await admin('set-rechecks', clientId, '--default')).toEqual({ clientId, rechecks: 'on' });
+    expect(await dynamoTenantStore.getClient(clientId)).not.toHaveProperty('recheckIntervalSeconds');
+
+    expect((await failureOf('set-rechecks', clientId, '--every-seconds', '60')).error).toEqual({
+      error: 'The re-check interval must be a whole number of seconds from 300 to 86400.',
+    });
+    for (const args of [[], ['--off', '--every-seconds', '600'], ['--off', '--default']]) {
+      expect((await failureOf('set-rechecks', clientId, ...args)).error.error).toMatch(
+        /^set-rechecks takes one of --off, --every-seconds <n> or --default\./,
+      );
+    }
+    expect((await failureOf('set-storage-quotas', clientId, '--off')).error.error).toMatch(
+      /^set-storage-quotas takes no --off or --every-seconds/,
+    );
+    expect(await failureOf('set-rechecks', 'no-such-client', '--off')).toEqual({
+      code: 1,
+      error: { error: 'Unknown client no-such-client' },
+    });
+  });
+
   it('deletes a client: every key refused, no new key, its data kept; a second run answers the same and changes nothing', async () => {
     const tenant = await newTenant('departing');
     const externalId = uniqueId('acct');

@@ -85,11 +85,17 @@ describe('docs/data-model.md, Entities table', () => {
     }
   });
 
-  it('every partition key starts with the client id, but the API-key lookup and two work queues', () => {
-    // The relay reads every client's pending events (docs/events.md), and the webhook delivery sweep the due
-    // deliveries (gsi1 of deliveries, by status and due time; docs/webhooks.md); each then reads or writes by
-    // its client's keys. The outbox items' and deliveries' own keys are the client's.
-    const exceptions = new Set([`ApiKey.${TABLE_KEY.partition}`, 'OutboxEvent.gsi1pk', 'WebhookDelivery.gsi1pk']);
+  it('every partition key starts with the client id, but the API-key lookup and three work queues', () => {
+    // The relay reads every client's pending events (docs/events.md), the webhook delivery sweep the due
+    // deliveries (gsi1 of deliveries, by status and due time; docs/webhooks.md), the re-check dispatcher the
+    // due re-checks (gsi1's shards; docs/rechecks.md); each then reads or writes by its client's keys. The
+    // outbox items', deliveries' and re-checks' own keys are the client's.
+    const exceptions = new Set([
+      `ApiKey.${TABLE_KEY.partition}`,
+      'OutboxEvent.gsi1pk',
+      'WebhookDelivery.gsi1pk',
+      'Recheck.gsi1pk',
+    ]);
     for (const entity of entities.values()) {
       for (const column of [TABLE_KEY.partition, ...tableIndexes.map((index) => index.partition)]) {
         const template: KeyTemplate | undefined = entity.keys[column];

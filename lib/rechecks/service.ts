@@ -1,0 +1,18 @@
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { rpa } from '#lib/rpa/service';
+import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+import { dynamoRecheckStore } from './dynamo-recheck-store.ts';
+import { recheckSettingsOf } from './recheck-settings.ts';
+import { rechecksDispatcher } from './rechecks.ts';
+
+/**
+ * The re-check dispatcher on DynamoDB, starting batches through the automation's own service (the
+ * same checks, quotas and state machine as a client's call), built once per cold start.
+ */
+export const rechecks = rechecksDispatcher({
+  store: dynamoRecheckStore,
+  requests: dynamoRequestStore,
+  settingsOf: recheckSettingsOf(dynamoTenantStore),
+  startBatch: ({ clientId, organizationId, clientUserId, requestExternalIds }) =>
+    rpa.startCheckAuthStatus({ clientId, organizationId }, { clientUserId, requestExternalIds }),
+});

@@ -1,0 +1,61 @@
+import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { recheckEverySeconds } from '#lib/config';
+import { dueRechecksDefinition, type RecheckTaskResources } from '#lib/rechecks/state-machine';
+import { recheckTasks } from '#lib/routes';
+import { functionArnOf } from './arns.ts';
+import { type HandlerLoader, lambdaContext } from './gateway.ts';
+
+/*
+ * The re-check timer of the local stack (docs/rechecks.md): every RECHECK_EVERY_SECONDS (also the first
+ * back-off step, so a demo with a few seconds sees a re-check within seconds) it runs the DueRechecks
+ * state machine, the definition EventBridge Scheduler starts on AWS, with each Task bound to the same
+ * handler. A run still under way when the next tick comes is not doubled.
+ */
+export interface RecheckTimer {
+  /** One run now (what a tick does), awaited: tests use it rather than waiting for the timer. */
+  runOnce(): Promise<void>;
+  /** Stops the timer and waits for the run under way. */
+  close(): Promise<void>;
+}
+
+export const startRecheckTimer = (
+  loadHandler: HandlerLoader,
+  intervalMs = recheckEverySeconds() * 1000,
+): RecheckTimer => {
+  const resources = Object.fromEntries(
+    recheckTasks.map((task) => [task.name, functionArnOf(task.name)]),
+  ) as RecheckTaskResources;
+  const machine = new StateMachine(dueRechecksDefinition(resources) as StateMachineDefinition);
+  const taskResourceLocalHandlers = Object.fromEntries(
+    recheckTasks.map((task) => [
+      task.name,
+      // A JSON copy each way, as Lambda passes events and results.
+      async (input: unknown) =>
+        JSON.parse(JSON.stringify(await (await loadHandler(task.handler))(input, lambdaContext(task.name)))),
+    ]),
+  );
+  let running: Promise<void> | undefined;
+  const run = async () => {
+    try {
+      await machine.run({}, { overrides: { taskResourceLocalHandlers } }).result;
+    } catch (error) {
+      // The next tick tries again: the schedule holds what is still due.
+      process.stderr.write(`local re-checks: ${(error as Error).name}\n`);
+    }
+  };
+  const runOnce = () => {
+    running ??= run().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const timer = setInterval(() => void runOnce(), intervalMs);
+  timer.unref();
+  return {
+    runOnce,
+    close: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
+};

@@ -1,0 +1,172 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { dynamo } from '#lib/aws/dynamodb';
+import { tableName } from '#lib/config';
+import { recheckEntity } from '#lib/entities/recheck';
+import { dynamoRecheckStore } from '#lib/rechecks/dynamo-recheck-store';
+import { MAX_RECHECK_INTERVAL_SECONDS, secondsAfter } from '#lib/rechecks/recheck-policy';
+import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
+import { startRecheckTimer } from '#local/rechecks';
+import { SANDBOX_DEMO_MEMBERS, SANDBOX_MEMBERS, SANDBOX_PAYER_ID, SANDBOX_USERS } from '#local/sandbox-portal/seed';
+import { newTenant } from '#test/support/api';
+import {
+  createPortalAccount,
+  createRequest,
+  getRequest,
+  locationOf,
+  pollUntil,
+  settledBatch,
+  startBatch,
+  type Tenant,
+} from './rpa-end-to-end-support.ts';
+
+/*
+ * Scheduled re-checks (docs/rechecks.md) against the shared local stack: status reads in real Chromium
+ * on the sandbox portal schedule them; the DueRechecks state machine (the same definition and handlers
+ * the stack's timer runs, here run once in this process) starts the due ones as batches. A test makes its
+ * own requests due by moving their schedule into the past: everyone else's stays an hour out, untouched.
+ */
+const HOUR = 3600;
+const [plainUser] = SANDBOX_USERS;
+const memberOf = (memberId: string) => SANDBOX_MEMBERS.find((member) => member.memberId === memberId)!;
+
+const loadHandler = async (module: string) => {
+  const url = new URL(`../../functions/${module}.ts`, import.meta.url).href;
+  return (await import(/* @vite-ignore */ url)).handler as (event: unknown, context: Context) => Promise<unknown>;
+};
+const rechecks = startRecheckTimer(loadHandler, 24 * HOUR * 1000);
+
+const automationTenant = async (label: string) => {
+  const tenant = await newTenant(label);
+  await createPortalAccount(tenant, {
+    externalId: 'sandbox-front-desk',
+    payerIds: [SANDBOX_PAYER_ID],
+    username: plainUser.username,
+    password: plainUser.password,
+  });
+  return tenant;
+};
+
+const scheduleOf = async (tenant: Tenant, externalId: string) => {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: recheckEntity.key({ clientId: tenant.clientId, externalId }),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? recheckEntity.fromItem(Item) : undefined;
+};
+
+/** Makes a request's re-check due a minute ago, with `over` changed (when it became undecided, checks done). */
+const makeDue = async (schedule: ScheduledRecheck, over: Partial<ScheduledRecheck> = {}) => {
+  const past = new Date(Date.now() - 60_000).toISOString();
+  const changed = { ...schedule, ...over };
+  expect(await dynamoRecheckStore.reschedule(changed, { checksDone: changed.checksDone, dueAt: past, now: past })).toBe(
+    true,
+  );
+  return (await scheduleOf({ clientId: schedule.clientId } as Tenant, schedule.externalId))!;
+};
+
+/** A tenant whose DEMO requests were read once: pended, not found, approved. */
+const readOnce = async (label: string) => {
+  const tenant = await automationTenant(label);
+  const ids = ['DEMO-PENDED', 'DEMO-UNKNOWN', 'DEMO-APPROVED'] as const;
+  for (const id of ids) await createRequest(tenant, id, memberOf(SANDBOX_DEMO_MEMBERS[id]), SANDBOX_PAYER_ID);
+  const started = await startBatch(tenant, [...ids]);
+  expect(started.status, started.text).toBe(202);
+  await settledBatch(tenant, locationOf(started));
+  return tenant;
+};
+
+const secondsBetween = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 1000;
+
+describe('scheduled re-checks', () => {
+  it('start when a status read finds the authorization undecided, on the reading run’s behalf', async () => {
+    const tenant = await readOnce('rechecks-scheduled');
+    for (const id of ['DEMO-PENDED', 'DEMO-UNKNOWN']) {
+      const { authorization } = await getRequest(tenant, id);
+      const schedule = await scheduleOf(tenant, id);
+      expect(schedule, id).toMatchObject({
+        clientId: tenant.clientId,
+        externalId: id,
+        since: authorization.lastCheckedAt,
+        checksDone: 0,
+        clientUserId: tenant.clientUserId,
+        organizationId: tenant.organizationId,
+        portalAccountId: 'sandbox-front-desk',
+      });
+      // The stack's RECHECK_EVERY_SECONDS is the default: the first re-check an hour after the read.
+      expect(secondsBetween(schedule!.since, schedule!.dueAt)).toBe(HOUR);
+    }
+    expect(await scheduleOf(tenant, 'DEMO-APPROVED')).toBeUndefined();
+  });
+
+  it('re-check what is due as a batch of the same client user, and wait twice as long for the next', async () => {
+    const tenant = await readOnce('rechecks-due');
+    const before = await getRequest(tenant, 'DEMO-PENDED');
+    const due = await makeDue((await scheduleOf(tenant, 'DEMO-PENDED'))!);
+    const notYet = (await scheduleOf(tenant, 'DEMO-UNKNOWN'))!;
+
+    await rechecks.runOnce();
+
+    const moved = (await scheduleOf(tenant, 'DEMO-PENDED'))!;
+    expect(moved).toMatchObject({ checksDone: 1, since: due.since, version: due.version + 1 });
+    expect(secondsBetween(moved.updatedAt, moved.dueAt)).toBe(2 * HOUR);
+    expect(await scheduleOf(tenant, 'DEMO-UNKNOWN')).toEqual(notYet);
+    // The batch reads the portal again in real Chromium: the request's lastCheckedAt moves on.
+    const after = await pollUntil(
+      () => getRequest(tenant, 'DEMO-PENDED'),
+      (request) => request.authorization.lastCheckedAt > before.authorization.lastCheckedAt,
+      { timeoutMs: 90_000, intervalMs: 500 },
+    );
+    expect(after.authorization).toMatchObject({ status: 'pending', number: null, decisionDate: null });
+    expect(after.authorization.lastCheckedAt > moved.updatedAt).toBe(true);
+    // Still pended: the schedule stands as the dispatcher left it (the read changed nothing).
+    expect(await scheduleOf(tenant, 'DEMO-PENDED')).toEqual(moved);
+  });
+
+  it('pause a client’s re-checks while it has them off, for a day at a time, starting nothing', async () => {
+    const tenant = await readOnce('rechecks-off');
+    await tenant.admin.setRecheckSettings(tenant.clientId, { rechecks: 'off' });
+    const before = await getRequest(tenant, 'DEMO-PENDED');
+    const due = await makeDue((await scheduleOf(tenant, 'DEMO-PENDED'))!);
+
+    await rechecks.runOnce();
+
+    const paused = (await scheduleOf(tenant, 'DEMO-PENDED'))!;
+    expect(paused.checksDone).toBe(due.checksDone);
+    expect(secondsBetween(paused.updatedAt, paused.dueAt)).toBe(MAX_RECHECK_INTERVAL_SECONDS);
+    expect((await getRequest(tenant, 'DEMO-PENDED')).authorization).toEqual(before.authorization);
+
+    // On again with its own interval: the next re-check waits that interval times two (one done).
+    await tenant.admin.setRecheckSettings(tenant.clientId, { recheckIntervalSeconds: 600 });
+    await makeDue(paused, { checksDone: 1 });
+    await rechecks.runOnce();
+    const resumed = (await scheduleOf(tenant, 'DEMO-PENDED'))!;
+    expect(resumed.checksDone).toBe(2);
+    expect(secondsBetween(resumed.updatedAt, resumed.dueAt)).toBe(4 * 600);
+  });
+
+  it('end 30 days after the authorization became undecided, and when the request is decided', async () => {
+    const tenant = await readOnce('rechecks-ended');
+    const pended = (await scheduleOf(tenant, 'DEMO-PENDED'))!;
+    await makeDue(pended, { since: secondsAfter(new Date().toISOString(), -31 * 24 * HOUR) });
+    // A schedule left behind for a request already decided (not undecided when read) ends too.
+    const approved = { ...pended, externalId: 'DEMO-APPROVED', version: 1 };
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: recheckEntity.toItem({ ...approved, dueAt: new Date(Date.now() - 60_000).toISOString() }),
+      }),
+    );
+    const before = await getRequest(tenant, 'DEMO-PENDED');
+
+    await rechecks.runOnce();
+
+    expect(await scheduleOf(tenant, 'DEMO-PENDED')).toBeUndefined();
+    expect(await scheduleOf(tenant, 'DEMO-APPROVED')).toBeUndefined();
+    expect((await getRequest(tenant, 'DEMO-PENDED')).authorization).toEqual(before.authorization);
+  });
+});
