@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import type { InvokedFunction } from '#lib/routes';
-import { ACCOUNT, functionArnOf, REGION } from './arns.ts';
+import { functionArnOf } from './arns.ts';
 import { type HandlerLoader, lambdaContext } from './gateway.ts';
 
 /**
