@@ -3,11 +3,13 @@ import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { serviceConfigOf } from '#infra/config';
 import { AutomationStateMachine } from '#infra/constructs/automation-state-machine';
+import { DueRechecks } from '#infra/constructs/due-rechecks';
 import { secretsReaderRoleName } from '#infra/constructs/encryption-keys';
 import { ExecutionStatusTrigger } from '#infra/constructs/execution-status-trigger';
 import { bindRouteAccess, type InvokeTarget } from '#infra/constructs/route-access';
 import { ServiceFunction, type ServiceFunctionProps } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
+import { RECHECKS_STATE_MACHINE_NAME } from '#lib/rechecks/state-machine';
 import type {
   AutomationTask,
   AutomationTaskName,
@@ -15,6 +17,7 @@ import type {
   ExecutionStatusTrigger as ExecutionStatusChange,
   InvokedFunction,
   InvokedFunctionName,
+  RecheckTask,
 } from '#lib/routes';
 import {
   type StateMachineKey,
@@ -33,6 +36,8 @@ export interface AutomationStackProps extends StackProps {
   eventFunctions: readonly EventFunction<ExecutionStatusChange>[];
   /** The functions the tasks invoke (lib/routes.ts `invokedFunctions`: the run credentials function). */
   invokedFunctions: readonly InvokedFunction[];
+  /** The scheduled re-checks' task table (lib/routes.ts `recheckTasks`). */
+  recheckTasks: readonly RecheckTask[];
 }
 
 type Sizing = Pick<ServiceFunctionProps, 'memorySize' | 'timeout' | 'architecture' | 'installedModules'>;
@@ -70,6 +75,8 @@ export class AutomationStack extends Stack {
   readonly stateMachines: Partial<Record<StateMachineKey, AutomationStateMachine>> = {};
   /** `<stack name>-ViewOnPage`, `<stack name>-CheckAuthStatusBatch`. */
   readonly stateMachineNames: Record<StateMachineKey, string>;
+  /** Scheduled re-checks: their state machine, its functions and schedule (docs/rechecks.md). */
+  readonly dueRechecks: DueRechecks;
 
   constructor(scope: Construct, id: string, props: AutomationStackProps) {
     super(scope, id, props);
@@ -129,6 +136,13 @@ export class AutomationStack extends Stack {
       });
     }
     this.addEventFunctions(props);
+    this.dueRechecks = new DueRechecks(this, 'DueRechecks', {
+      data,
+      tasks: props.recheckTasks,
+      stateMachineNames: this.stateMachineNames,
+      stateMachineName: `${this.stackName}-${RECHECKS_STATE_MACHINE_NAME}`,
+      logKey,
+    });
   }
 
   /** Each event function, told the two state machines' ARNs, behind a rule on their executions' status changes. */

@@ -42,10 +42,9 @@ export class MonitoringStack extends Stack {
       deadLetterQueues: functions.flatMap(({ name, fn }) =>
         fn.deadLetterQueue ? [{ name, queue: fn.deadLetterQueue }] : [],
       ),
-      stateMachines: Object.values(props.automation.stateMachines).map((machine) => ({
-        name: machine.node.id,
-        stateMachine: machine.stateMachine,
-      })),
+      stateMachines: [...Object.values(props.automation.stateMachines), props.automation.dueRechecks.stateMachine].map(
+        (machine) => ({ name: machine.node.id, stateMachine: machine.stateMachine }),
+      ),
       deliveryStreams: [{ name: 'AuditTrail', stream: props.audit.trail.deliveryStream }],
     });
   }

@@ -26,7 +26,9 @@ import {
   eventFunctions,
   type InvokedFunction,
   invokedFunctions,
+  type RecheckTask,
   type Route,
+  recheckTasks,
   routes,
 } from '#lib/routes';
 import cdkJson from '../cdk.json' with { type: 'json' };
@@ -43,6 +45,7 @@ export interface ServiceReviewAppOptions {
   automationTasks?: readonly AutomationTask[];
   automationEventFunctions?: readonly EventFunction<ExecutionStatusTrigger>[];
   invokedFunctions?: readonly InvokedFunction[];
+  recheckTasks?: readonly RecheckTask[];
 }
 
 /** The automation stack's name (its id at the app's top level), which names its secrets readers' roles. */
@@ -83,6 +86,7 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     tasks,
     eventFunctions: options.automationEventFunctions ?? automationEventFunctions,
     invokedFunctions: invoked,
+    recheckTasks: options.recheckTasks ?? recheckTasks,
   });
   const api = new ApiStack(app, 'ServiceReviewApi', {
     env,

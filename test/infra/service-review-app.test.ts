@@ -15,6 +15,7 @@ import type { ServiceFunction } from '#infra/constructs/service-function';
 import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import { apiKeyEntity, clientEntity } from '#lib/entities/tenancy';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
+import { dueRechecksDefinition, type RecheckTaskResources } from '#lib/rechecks/state-machine';
 import {
   type AutomationTaskName,
   authorizerAccess,
@@ -24,7 +25,9 @@ import {
   functionNameOf,
   type InvokedFunctionName,
   invokedFunctions,
+  type RecheckTaskName,
   type Route,
+  recheckTasks,
   routes,
 } from '#lib/routes';
 import { stateMachineDefinitions, type TaskResources, taskStatesOf } from '#lib/rpa/state-machines';
@@ -431,7 +434,7 @@ describe('automation', () => {
   it('has one function per automation task with exactly its access; browser workers sized for Chromium, on x86_64', () => {
     synthesized.automationTemplate.resourceCountIs(
       'AWS::Lambda::Function',
-      automationTasks.length + automationEventFunctions.length + invokedFunctions.length,
+      automationTasks.length + automationEventFunctions.length + invokedFunctions.length + recheckTasks.length,
     );
     for (const task of automationTasks) {
       const fn = taskFunction(task.name);
@@ -687,6 +690,80 @@ describe('automation', () => {
         for (const action of [statement.Action].flat()) expect(action).toMatch(/^(logs|xray):/);
       }
     }
+  });
+});
+
+describe('scheduled re-checks', () => {
+  const dueRechecks = () => synthesized.automation.dueRechecks;
+  const resourceOf = (construct: { node: { defaultChild?: unknown } }) =>
+    synthesized.automationTemplate.toJSON().Resources[logicalIdOf(construct)];
+  const recheckFunction = (name: RecheckTaskName) => dueRechecks().functions[name]!;
+
+  it('has one function per re-check task with exactly its access', () => {
+    for (const task of recheckTasks) {
+      const fn = recheckFunction(task.name);
+      expect({
+        task: task.name,
+        grants: grantsOf(statementsOf(synthesized.automationTemplate, fn), resourceIdsOf(synthesized)),
+      }).toEqual({ task: task.name, grants: expectedGrants(task.access, 'task') });
+      expect(resourceOf(fn.function).Properties).toMatchObject({
+        Description: `functions/${task.handler}.ts`,
+        Architectures: ['arm64'],
+        Timeout: 60,
+      });
+    }
+  });
+
+  it('runs DueRechecks of lib/rechecks/state-machine.ts, invoking exactly its two functions', () => {
+    const machine = dueRechecks().stateMachine;
+    const { Properties } = resourceOf(machine.stateMachine);
+    const resources = Object.fromEntries(
+      recheckTasks.map((task) => [task.name, `arn:${logicalIdOf(recheckFunction(task.name).function)}`]),
+    ) as RecheckTaskResources;
+    const definition = JSON.parse(
+      Properties.DefinitionString['Fn::Join'][1]
+        .map((part: unknown) =>
+          typeof part === 'string' ? part : `arn:${(part as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]}`,
+        )
+        .join(''),
+    );
+    expect(definition).toEqual(JSON.parse(JSON.stringify(dueRechecksDefinition(resources))));
+    expect(Properties).toMatchObject({
+      StateMachineName: `${synthesized.automation.stackName}-DueRechecks`,
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
+    });
+    const [invoke] = resourceOf(machine.role.policy).Properties.PolicyDocument.Statement;
+    expect(invoke.Action).toBe('lambda:InvokeFunction');
+    expect(invoke.Resource).toEqual(
+      expect.arrayContaining(
+        recheckTasks.map((task) => ({ 'Fn::GetAtt': [logicalIdOf(recheckFunction(task.name).function), 'Arn'] })),
+      ),
+    );
+    expect(invoke.Resource).toHaveLength(recheckTasks.length);
+  });
+
+  it('is started every 15 minutes by EventBridge Scheduler, whose role may start this machine only', () => {
+    const machineId = logicalIdOf(dueRechecks().stateMachine.stateMachine);
+    const { Properties } = resourceOf(dueRechecks().schedule);
+    expect(Properties).toMatchObject({
+      ScheduleExpression: 'rate(15 minutes)',
+      State: 'ENABLED',
+      Target: {
+        Arn: { Ref: machineId },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 600 },
+      },
+    });
+    const roleId = Properties.Target.RoleArn['Fn::GetAtt'][0];
+    const policies = (type: string) =>
+      Object.values(synthesized.automationTemplate.findResources(type)).filter((policy: any) =>
+        policy.Properties.Roles?.some((role: any) => role.Ref === roleId),
+      );
+    expect(policies('AWS::IAM::Policy')).toEqual([]);
+    const statements = policies('AWS::IAM::ManagedPolicy').flatMap(
+      (policy: any) => policy.Properties.PolicyDocument.Statement,
+    );
+    expect(statements).toEqual([{ Action: 'states:StartExecution', Effect: 'Allow', Resource: { Ref: machineId } }]);
   });
 });
 
