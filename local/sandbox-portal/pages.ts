@@ -14,10 +14,11 @@ export type PageName =
   | 'home'
   | 'prior-authorization'
   | 'status-lookup'
+  | 'operator'
   | 'not-found'
   | 'error';
 
-const layout = (
+export const layout = (
   page: PageName,
   title: string,
   body: Html,
@@ -363,6 +364,10 @@ section{margin-bottom:1.2rem}fieldset.row{display:flex;flex-wrap:wrap;gap:.2rem 
 .field input,.field select{min-width:12rem}
 .error{color:#a40e26;font-weight:600}.notice{color:#116329;font-weight:600}
 dl{display:grid;grid-template-columns:12rem 1fr}dt{font-weight:600}
+table{border-collapse:collapse}th,td{padding:.3rem .5rem;text-align:left;border-bottom:1px solid #d0d7de;white-space:nowrap}
+form.decide-form{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}td.decide{white-space:normal}
+body[data-page=operator] main{max-width:84rem}
+.decide-form input,.decide-form select{min-width:0;width:9rem}.decide-form button{margin-top:0}
 `;
 
 /** Adds a row by cloning the group's template; the only script on the portal. */

@@ -1,0 +1,118 @@
+import { describe, expect, inject, it } from 'vitest';
+import {
+  SANDBOX_MEMBERS,
+  SANDBOX_PAYER_ID,
+  SANDBOX_SERVICE_FROM_DATE,
+  SANDBOX_USERS,
+} from '#local/sandbox-portal/seed';
+import { call, newTenant, uniqueId } from '#test/support/api';
+import { type AnyEvent, outboxEventsOf } from './events-support.ts';
+import {
+  createPortalAccount,
+  createRequest,
+  getRequest,
+  locationOf,
+  portalUrl,
+  settledBatch,
+  startBatch,
+  type Tenant,
+} from './rpa-end-to-end-support.ts';
+
+/*
+ * A pended authorization decided on the payer portal, end to end: the sandbox's operator (docs/sandbox-portal.md,
+ * "The operator") creates a pended authorization for a request of this test's own, a check-auth-status batch (the
+ * local Step Functions, the worker driving the shared stack's sandbox portal in real headless Chromium) reads it
+ * as pending, the operator decides it, and the next batch reads the decision into the request, its history and
+ * its outbox. The portal is every test file's: this test decides only the authorization it created.
+ */
+const operatorToken = inject('stackEnv').SANDBOX_OPERATOR_TOKEN!;
+const [plainUser] = SANDBOX_USERS;
+const member = SANDBOX_MEMBERS.find((candidate) => candidate.memberId === 'SBX-10003')!;
+
+const operator = (path: string, form: Record<string, string>) =>
+  fetch(`${portalUrl}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { authorization: `Bearer ${operatorToken}` },
+    body: new URLSearchParams(form),
+  });
+
+const historyOf = (tenant: Tenant, externalId: string) =>
+  call('GET', `/api/external/v1.1/Requests/${encodeURIComponent(externalId)}/authorization/history`, {
+    apiKey: tenant.apiKey,
+  });
+
+/** A batch of one request, run to its end; its one item. */
+const checked = async (tenant: Tenant, externalId: string) => {
+  const started = await startBatch(tenant, [externalId]);
+  expect(started.status, started.text).toBe(202);
+  const batch = await settledBatch(tenant, locationOf(started));
+  expect(batch).toMatchObject({ total: 1, done: 1, failed: 0 });
+  return batch.items[0];
+};
+
+describe('a pended authorization decided by the portal’s operator, end to end', () => {
+  it('reads pending, then the decision: the request, its history and an authorization.status_changed event', async () => {
+    const tenant = await newTenant('e2e-decision');
+    await createPortalAccount(tenant, {
+      externalId: 'sandbox-front-desk',
+      payerIds: [SANDBOX_PAYER_ID],
+      username: plainUser.username,
+      password: plainUser.password,
+    });
+    const externalId = uniqueId('E2E-DECIDE');
+    const created = await operator('/operator/authorizations', {
+      memberId: member.memberId,
+      reference: externalId,
+      fromDate: SANDBOX_SERVICE_FROM_DATE,
+    });
+    expect(created.status, await created.text()).toBe(303);
+    await createRequest(tenant, externalId, member, SANDBOX_PAYER_ID);
+
+    const first = await checked(tenant, externalId);
+    expect(first).toMatchObject({
+      outcome: 'status_read',
+      authorization: { status: 'pended', number: null, decisionDate: null },
+    });
+    const pending = { status: 'pending', number: null, decisionDate: null };
+    expect((await getRequest(tenant, externalId)).authorization).toMatchObject(pending);
+
+    const decided = await operator('/operator/decisions', {
+      memberId: member.memberId,
+      reference: externalId,
+      status: 'approved',
+      number: 'SBX-AUTH-E2E-001',
+      decisionDate: '2026-03-09',
+    });
+    expect(decided.status, await decided.text()).toBe(303);
+
+    const second = await checked(tenant, externalId);
+    const approved = { status: 'approved', number: 'SBX-AUTH-E2E-001', decisionDate: '2026-03-09' };
+    expect(second).toMatchObject({ outcome: 'status_read', authorization: approved });
+    expect((await getRequest(tenant, externalId)).authorization).toEqual({
+      ...approved,
+      lastCheckedAt: expect.any(String),
+    });
+
+    const history = await historyOf(tenant, externalId);
+    expect(history.status, history.text).toBe(200);
+    expect(history.body.items).toMatchObject([
+      { previous: pending, current: approved, changedBy: { kind: 'run', runId: second.runId } },
+      { previous: { status: 'not_submitted' }, current: pending, changedBy: { kind: 'run', runId: first.runId } },
+    ]);
+
+    const changes = (await outboxEventsOf(tenant.clientId)).filter(
+      (event): event is Extract<AnyEvent, { type: 'authorization.status_changed' }> =>
+        event.type === 'authorization.status_changed',
+    );
+    expect(changes.map((event) => event.data)).toEqual([
+      {
+        requestExternalId: externalId,
+        previous: { status: 'not_submitted', number: null, decisionDate: null },
+        current: pending,
+        runId: first.runId,
+      },
+      { requestExternalId: externalId, previous: pending, current: approved, runId: second.runId },
+    ]);
+  }, 180_000); // two batches, each a browser session on the portal
+});
