@@ -12,7 +12,9 @@ import {
   createRequest,
   getRequest,
   locationOf,
+  openSession,
   portalUrl,
+  scraperAccess,
   settledBatch,
   startBatch,
   type Tenant,
@@ -23,7 +25,7 @@ import {
  * "The operator") creates a pended authorization for a request of this test's own, a check-auth-status batch (the
  * local Step Functions, the worker driving the shared stack's sandbox portal in real headless Chromium) reads it
  * as pending, the operator decides it, and the next batch reads the decision into the request, its history and
- * its outbox. The portal is every test file's: this test decides only the authorization it created.
+ * its outbox, which the scraper session shows. The portal is every test file's: this test decides only the authorization it created.
  */
 const operatorToken = inject('stackEnv').SANDBOX_OPERATOR_TOKEN!;
 const [plainUser] = SANDBOX_USERS;
@@ -100,6 +102,20 @@ describe('a pended authorization decided by the portal’s operator, end to end'
       { previous: pending, current: approved, changedBy: { kind: 'run', runId: second.runId } },
       { previous: { status: 'not_submitted' }, current: pending, changedBy: { kind: 'run', runId: first.runId } },
     ]);
+
+    // The scraper session shows the same history (JSON and the page): ids and statuses, newest first.
+    const { accessToken, scraperUri } = await scraperAccess(tenant, externalId);
+    const asJson = await openSession(scraperUri, accessToken);
+    expect(asJson.status, asJson.text).toBe(200);
+    expect(asJson.json().authorizationHistory).toEqual(history.body.items);
+    const asHtml = await openSession(scraperUri, accessToken, { via: 'query', accept: 'text/html' });
+    expect(asHtml.status).toBe(200);
+    const rows = [...asHtml.text.matchAll(/<tr data-change-id="([^"]+)">(.*?)<\/tr>/g)];
+    expect(rows.map((row) => row[1])).toEqual(history.body.items.map((item: { changeId: string }) => item.changeId));
+    expect(rows[0]![2]).toContain(
+      `<td>pending</td><td class="status">approved SBX-AUTH-E2E-001 decided 2026-03-09</td><td>run <code>${second.runId}</code></td>`,
+    );
+    expect(asHtml.text).not.toContain(member.firstName);
 
     const changes = (await outboxEventsOf(tenant.clientId)).filter(
       (event): event is Extract<AnyEvent, { type: 'authorization.status_changed' }> =>
