@@ -53,7 +53,13 @@ const everyOf =
 const RUN_KINDS = everyOf<RunKind>()(['view-on-page', 'check-auth-status']);
 const RUN_STATUSES = everyOf<RunStatus>()(['queued', 'running', 'succeeded', 'failed']);
 const BATCH_STATUSES = everyOf<BatchStatus>()(['running', 'done']);
-const PORTAL_STATUSES = everyOf<PortalAuthorizationRecord['status']>()(['approved', 'denied', 'pended', 'not_found']);
+const PORTAL_STATUSES = everyOf<PortalAuthorizationRecord['status']>()([
+  'approved',
+  'partially_approved',
+  'denied',
+  'pended',
+  'not_found',
+]);
 
 /**
  * The steps' fixed texts (docs/rpa.md, "Data"): those rpa.ts, worker.ts and run-credentials.ts

@@ -7,10 +7,14 @@ import type { SandboxAuthorization, SandboxDecision, SandboxMember } from './see
  * one, and a form to create a pended one. Ids and statuses only: no patient names. Every form carries
  * the operator's csrf token (a browser signs in with a cookie, which another local page could send).
  */
-export const DECISIONS = ['approved', 'denied'] as const satisfies readonly SandboxDecision[];
+export const DECISIONS = ['approved', 'partially_approved', 'denied'] as const satisfies readonly SandboxDecision[];
 export type Decision = (typeof DECISIONS)[number];
 
-const DECISION_TEXT: Record<Decision, string> = { approved: 'Approved', denied: 'Denied' };
+const DECISION_TEXT: Record<Decision, string> = {
+  approved: 'Approved',
+  partially_approved: 'Partially approved',
+  denied: 'Denied',
+};
 
 export interface OperatorView {
   csrf: string;

@@ -7,8 +7,8 @@ import type { SandboxAuthorization, SandboxMember } from './seed.ts';
 
 /*
  * The sandbox's operator: what the payer's staff do to an authorization after a provider submitted it
- * (docs/sandbox-portal.md, "The operator"). Decides a pended authorization (approved or denied, with a
- * number for an approval and a date), or creates a pended one. Not a portal user's page: it takes the
+ * (docs/sandbox-portal.md, "The operator"). Decides a pended authorization (approved, partially approved
+ * or denied, with a number for an approval and a date), or creates a pended one. Not a portal user's page: it takes the
  * operator token the portal prints at start, never a user's session, so the automation (which signs in
  * as a user) cannot decide its own lookups, and it works however the portal is bound (HOST).
  *   - scripts: `Authorization: Bearer <token>` on every call;

@@ -1,6 +1,6 @@
 import { type Code, readCodeSet } from '#lib/validation/code-sets';
 import { type Html, html } from './html.ts';
-import type { SandboxAuthorization, SandboxMember } from './seed.ts';
+import type { SandboxAuthorization, SandboxDecision, SandboxMember } from './seed.ts';
 
 /**
  * The portal's pages, server-rendered like a payer portal's: stable ids, names and labels a
@@ -307,12 +307,17 @@ ${rowTemplate(group)}
 export type LookupResult =
   | { status: 'not_found' }
   | {
-      status: 'approved' | 'denied' | 'pended';
+      status: SandboxDecision;
       authorization: SandboxAuthorization;
       member: SandboxMember | undefined;
     };
 
-const STATUS_TEXT = { approved: 'Approved', denied: 'Denied', pended: 'Pended (in review)' } as const;
+const STATUS_TEXT: Record<SandboxDecision, string> = {
+  approved: 'Approved',
+  partially_approved: 'Partially approved',
+  denied: 'Denied',
+  pended: 'Pended (in review)',
+};
 
 const renderResult = (result: LookupResult) => {
   if (result.status === 'not_found') {

@@ -44,32 +44,50 @@ const historyOf = (tenant: Tenant, externalId: string) =>
     apiKey: tenant.apiKey,
   });
 
-/** A batch of one request, run to its end; its one item. */
-const checked = async (tenant: Tenant, externalId: string) => {
-  const started = await startBatch(tenant, [externalId]);
+/** A batch of these requests, run to its end; its items. */
+interface Item {
+  runId: string;
+  outcome: string;
+  authorization: { status: string; number: string | null; decisionDate: string | null };
+}
+const checkedAll = async (tenant: Tenant, externalIds: string[]): Promise<Item[]> => {
+  const started = await startBatch(tenant, externalIds);
   expect(started.status, started.text).toBe(202);
   const batch = await settledBatch(tenant, locationOf(started));
-  expect(batch).toMatchObject({ total: 1, done: 1, failed: 0 });
-  return batch.items[0];
+  expect(batch).toMatchObject({ total: externalIds.length, done: externalIds.length, failed: 0 });
+  return batch.items;
+};
+const checked = async (tenant: Tenant, externalId: string) => (await checkedAll(tenant, [externalId]))[0]!;
+
+/** A tenant whose organization signs in to the portal as its plain user. */
+const automationTenant = async (label: string) => {
+  const tenant = await newTenant(label);
+  await createPortalAccount(tenant, {
+    externalId: 'sandbox-front-desk',
+    payerIds: [SANDBOX_PAYER_ID],
+    username: plainUser.username,
+    password: plainUser.password,
+  });
+  return tenant;
+};
+
+/** A request of the tenant's whose authorization the operator created, pended, on the portal. */
+const pendedRequest = async (tenant: Tenant, prefix: string) => {
+  const externalId = uniqueId(prefix);
+  const created = await operator('/operator/authorizations', {
+    memberId: member.memberId,
+    reference: externalId,
+    fromDate: SANDBOX_SERVICE_FROM_DATE,
+  });
+  expect(created.status, await created.text()).toBe(303);
+  await createRequest(tenant, externalId, member, SANDBOX_PAYER_ID);
+  return externalId;
 };
 
 describe('a pended authorization decided by the portal’s operator, end to end', () => {
   it('reads pending, then the decision: the request, its history and an authorization.status_changed event', async () => {
-    const tenant = await newTenant('e2e-decision');
-    await createPortalAccount(tenant, {
-      externalId: 'sandbox-front-desk',
-      payerIds: [SANDBOX_PAYER_ID],
-      username: plainUser.username,
-      password: plainUser.password,
-    });
-    const externalId = uniqueId('E2E-DECIDE');
-    const created = await operator('/operator/authorizations', {
-      memberId: member.memberId,
-      reference: externalId,
-      fromDate: SANDBOX_SERVICE_FROM_DATE,
-    });
-    expect(created.status, await created.text()).toBe(303);
-    await createRequest(tenant, externalId, member, SANDBOX_PAYER_ID);
+    const tenant = await automationTenant('e2e-decision');
+    const externalId = await pendedRequest(tenant, 'E2E-DECIDE');
 
     const first = await checked(tenant, externalId);
     expect(first).toMatchObject({
@@ -131,4 +149,43 @@ describe('a pended authorization decided by the portal’s operator, end to end'
       { requestExternalId: externalId, previous: pending, current: approved, runId: second.runId },
     ]);
   }, 180_000); // two batches, each a browser session on the portal
+
+  it('reads a partial approval and a denial into the request’s own statuses', async () => {
+    const tenant = await automationTenant('e2e-decision-others');
+    const partly = await pendedRequest(tenant, 'E2E-PARTLY');
+    const denied = await pendedRequest(tenant, 'E2E-DENIED');
+    const pended = { status: 'pended', number: null, decisionDate: null };
+    expect((await checkedAll(tenant, [partly, denied])).map((item) => item.authorization)).toEqual([pended, pended]);
+
+    const decisions: Record<string, string>[] = [
+      { reference: partly, status: 'partially_approved', number: 'SBX-AUTH-E2E-002', decisionDate: '2026-03-10' },
+      { reference: denied, status: 'denied', decisionDate: '2026-03-11' },
+    ];
+    for (const decision of decisions) {
+      const res = await operator('/operator/decisions', { memberId: member.memberId, ...decision });
+      expect(res.status, await res.text()).toBe(303);
+    }
+    const items = await checkedAll(tenant, [partly, denied]);
+    expect(items.map((item) => [item.outcome, item.authorization])).toEqual([
+      ['status_read', { status: 'partially_approved', number: 'SBX-AUTH-E2E-002', decisionDate: '2026-03-10' }],
+      ['status_read', { status: 'denied', number: null, decisionDate: '2026-03-11' }],
+    ]);
+    expect((await getRequest(tenant, partly)).authorization).toMatchObject({
+      status: 'partially_approved',
+      number: 'SBX-AUTH-E2E-002',
+      decisionDate: '2026-03-10',
+    });
+    expect((await getRequest(tenant, denied)).authorization).toMatchObject({
+      status: 'denied',
+      number: null,
+      decisionDate: '2026-03-11',
+    });
+    for (const id of [partly, denied]) {
+      const history = await historyOf(tenant, id);
+      expect(
+        history.body.items.map((item: { current: { status: string } }) => item.current.status),
+        id,
+      ).toEqual([id === partly ? 'partially_approved' : 'denied', 'pending']);
+    }
+  }, 180_000);
 });

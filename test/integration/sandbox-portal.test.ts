@@ -298,6 +298,7 @@ describe('the sandbox portal’s operator', () => {
   it('creates a pended authorization, decides it, and the status lookup shows the decision at once', async () => {
     const approved = await created('OPS-APPROVE');
     const denied = await created('OPS-DENY', 'SBX-10004');
+    const partly = await created('OPS-PARTLY', 'SBX-10001');
     expect(await lookUp(approved.memberId, approved.reference)).toEqual({
       status: 'pended',
       number: undefined,
@@ -315,6 +316,18 @@ describe('the sandbox portal’s operator', () => {
     expect(await lookUp(approved.memberId, approved.reference)).toEqual({
       status: 'approved',
       number: 'SBX-AUTH-000201',
+      decisionDate: '2026-03-10',
+    });
+    const partial = await operatorPost('/operator/decisions', {
+      ...partly,
+      status: 'partially_approved',
+      number: 'SBX-AUTH-000202',
+      decisionDate: '2026-03-10',
+    });
+    expect(partial.status).toBe(303);
+    expect(await lookUp(partly.memberId, partly.reference)).toEqual({
+      status: 'partially_approved',
+      number: 'SBX-AUTH-000202',
       decisionDate: '2026-03-10',
     });
     const deny = await operatorPost('/operator/decisions', { ...denied, status: 'denied', decisionDate: '2026-03-11' });
@@ -344,6 +357,7 @@ describe('the sandbox portal’s operator', () => {
       ['/operator/decisions', { ...decision, decisionDate: '10/03/2026' }, 400, /decisionDate/],
       ['/operator/decisions', { ...decision, decisionDate: '' }, 400, /decisionDate/],
       ['/operator/decisions', { ...decision, number: '' }, 400, /authorization number/],
+      ['/operator/decisions', { ...decision, status: 'partially_approved', number: '' }, 400, /authorization number/],
       ['/operator/decisions', { ...decision, number: '<b>1</b>' }, 400, /authorization number/],
       ['/operator/decisions', { ...decision, status: 'denied' }, 400, /denial has no authorization number/],
       ['/operator/decisions', { status: 'denied', decisionDate: '2026-03-10' }, 400, /memberId and reference/],

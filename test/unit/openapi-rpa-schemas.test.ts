@@ -112,7 +112,7 @@ describe('the automation schemas in the document', () => {
 
   it('pass every portal answer the worker keeps, and the run and batch item that carry it', () => {
     const answers = fc.record({
-      status: fc.constantFrom('approved', 'denied', 'pended', 'not_found', 'other'),
+      status: fc.constantFrom('approved', 'partially_approved', 'denied', 'pended', 'not_found', 'other'),
       number: fc.option(fc.stringMatching(/^[A-Za-z0-9-]{0,60}$/), { nil: undefined }),
       decisionDate: fc.option(
         fc.date({ noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10)),
