@@ -270,7 +270,13 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   const portal = await startSandboxPortal({ host: options.host ?? '127.0.0.1', ...options.sandboxPortal });
   const stepFunctions = await startStepFunctions({ loadHandler, ...options.stepFunctions });
   const lambda = await startLambda({ functions: invokedFunctions, loadHandler, host: options.host ?? '127.0.0.1' });
-  Object.assign(env, { SANDBOX_PORTAL_URL: portal.url }, stepFunctions.env, lambda.env);
+  // The operator's token goes with the URL: tests and scripts decide pended authorizations with it (docs/sandbox-portal.md).
+  Object.assign(
+    env,
+    { SANDBOX_PORTAL_URL: portal.url, SANDBOX_OPERATOR_TOKEN: portal.operatorToken },
+    stepFunctions.env,
+    lambda.env,
+  );
   Object.assign(process.env, env);
   // The stand-in starts with no executions: runs an earlier start left unended are lost (lost-runs.ts).
   const { endLostRuns } = await import('./lost-runs.ts');

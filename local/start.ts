@@ -52,6 +52,7 @@ process.stdout.write(
     `  client user id:  ${demo.clientUserId}`,
     `  state:           ${stateDir}${clean ? ' (started clean)' : ''}`,
     `  sandbox portal:  ${stack.portal.url} (the payer portal the automation drives; docs/sandbox-portal.md)`,
+    `  portal operator: ${stack.portal.operatorUrl} (decide pended authorizations)`,
     '',
     `Try: curl -H 'x-api-key: ${demo.apiKey}' ${stack.baseUrl}/api/external/v1.1/Schemas`,
     '',

@@ -120,6 +120,31 @@ ${screenshots || '<p class="muted">None.</p>'}
 </section>`;
 };
 
+/** A state of the authorization in a few words: its status, number and decision date when it has them. */
+const stateText = (state: ScraperSession['authorizationHistory'][number]['current']) =>
+  [state.status, state.number, state.decisionDate && `decided ${state.decisionDate}`].filter(Boolean).join(' ');
+
+/** The latest changes of the authorization, newest first: when, from what to what, and what changed it. */
+const historySection = (history: ScraperSession['authorizationHistory']) => {
+  if (history.length === 0) return '<h2>Authorization history</h2>\n<p class="muted">No change yet.</p>';
+  const rows = history
+    .map(
+      (entry) =>
+        `<tr data-change-id="${escapeHtml(entry.changeId)}"><td><time datetime="${escapeHtml(entry.changedAt)}">${escapeHtml(
+          entry.changedAt,
+        )}</time></td><td>${escapeHtml(stateText(entry.previous))}</td><td class="status">${escapeHtml(
+          stateText(entry.current),
+        )}</td><td>${
+          entry.changedBy.kind === 'run'
+            ? `run <code>${escapeHtml(entry.changedBy.runId)}</code>`
+            : `API call <code>${escapeHtml(entry.changedBy.requestId)}</code>`
+        }</td></tr>`,
+    )
+    .join('');
+  return `<h2>Authorization history</h2>
+<table id="authorization-history"><thead><tr><th scope="col">Changed</th><th scope="col">From</th><th scope="col">To</th><th scope="col">By</th></tr></thead><tbody>${rows}</tbody></table>`;
+};
+
 /** The page and the headers it must be served with (its Content-Security-Policy above all). */
 export const scraperSessionPage = (session: ScraperSession): { body: string; headers: Record<string, string> } => {
   const imageOrigins = [
@@ -147,6 +172,7 @@ ${definitionList([
   ['Access ends', session.tokenExpiresAt],
 ])}
 ${active ? '<p class="muted">A run is in progress: this page reloads every 5 seconds.</p>' : ''}
+${historySection(session.authorizationHistory)}
 ${session.runs.length === 0 ? '<p>No automation has run on this request yet.</p>' : session.runs.map(runSection).join('\n')}
 </body>
 </html>

@@ -245,7 +245,11 @@ export const operations: Record<string, OperationDoc> = {
     query: { token: "A link's scraper token: exchanged for the session cookie (303 to the URL without it)" },
     browserPage: true,
     outcomes: {
-      200: { description: 'The latest runs, steps, values entered and screenshots', body: 'ScraperSession' },
+      200: {
+        description:
+          "The request's authorization and its latest changes; the latest runs, steps, values entered and screenshots",
+        body: 'ScraperSession',
+      },
       303: {
         description: 'A ?token= link: the session cookie is set, and the browser sent to the URL without the token',
         body: 'none',

@@ -17,6 +17,7 @@ import {
   type RunView,
   SCREENSHOT_URL_SECONDS,
   type ScraperSession,
+  SESSION_HISTORY,
   SESSION_RUNS,
 } from '#lib/rpa/rpa';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
@@ -52,7 +53,13 @@ const everyOf =
 const RUN_KINDS = everyOf<RunKind>()(['view-on-page', 'check-auth-status']);
 const RUN_STATUSES = everyOf<RunStatus>()(['queued', 'running', 'succeeded', 'failed']);
 const BATCH_STATUSES = everyOf<BatchStatus>()(['running', 'done']);
-const PORTAL_STATUSES = everyOf<PortalAuthorizationRecord['status']>()(['approved', 'denied', 'pended', 'not_found']);
+const PORTAL_STATUSES = everyOf<PortalAuthorizationRecord['status']>()([
+  'approved',
+  'partially_approved',
+  'denied',
+  'pended',
+  'not_found',
+]);
 
 /**
  * The steps' fixed texts (docs/rpa.md, "Data"): those rpa.ts, worker.ts and run-credentials.ts
@@ -220,6 +227,12 @@ const scraperSession = {
   clientUserId: identifier('On whose behalf the token was issued'),
   tokenExpiresAt: timestamp('When the token that opened this session expires'),
   authorization: ref('RequestAuthorization'),
+  authorizationHistory: {
+    type: 'array',
+    maxItems: SESSION_HISTORY,
+    description: `The ${SESSION_HISTORY} latest changes of the request's authorization, newest first (the whole history: GET …/Requests/{externalId}/authorization/history); the request's, so an organization's token sees them all`,
+    items: ref('AuthorizationChange'),
+  },
   runs: {
     type: 'array',
     maxItems: SESSION_RUNS,
@@ -272,7 +285,7 @@ export const rpaSchemas: Record<string, JsonSchema> = {
   BatchItemProgress: closed('BatchItemProgress', 'One request of a batch and its run', batchItem),
   ScraperSession: closed(
     'ScraperSession',
-    "What a scraper token opens: the request's authorization and latest runs, with short-lived screenshot URLs",
+    "What a scraper token opens: the request's authorization with its latest changes, and its latest runs with short-lived screenshot URLs",
     scraperSession,
   ),
   ScraperSessionRun: closed(

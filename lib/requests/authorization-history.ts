@@ -14,8 +14,13 @@ const BOUNDS = { defaultPageSize: DEFAULT_HISTORY_PAGE_SIZE, maxPageSize: MAX_HI
 /** A history has no filter: every cursor carries the same hash. */
 const NO_FILTER = filterHashOf({});
 
-/** An entry as clients read it. */
-export const historyEntryOf = (entry: AuthorizationChange) => ({
+/** An entry as clients read it (the history endpoint, the scraper session): ids, statuses and dates only. */
+export type AuthorizationHistoryEntry = Pick<
+  AuthorizationChange,
+  'changeId' | 'changedAt' | 'previous' | 'current' | 'changedBy'
+>;
+
+export const historyEntryOf = (entry: AuthorizationChange): AuthorizationHistoryEntry => ({
   changeId: entry.changeId,
   changedAt: entry.changedAt,
   previous: entry.previous,

@@ -53,7 +53,7 @@ export const enteredValuesFromStored = (stored: unknown): EnteredValues => {
   return Object.fromEntries(values);
 };
 
-const STATUSES: ReadonlySet<string> = new Set(['approved', 'denied', 'pended', 'not_found']);
+const STATUSES: ReadonlySet<string> = new Set(['approved', 'partially_approved', 'denied', 'pended', 'not_found']);
 /** What payers' authorization numbers look like: letters, digits and hyphens, 1 to 50 of them. */
 const AUTHORIZATION_NUMBER = /^[A-Za-z0-9-]{1,50}$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -81,7 +81,10 @@ export const checkPortalAuthorization = (answer: unknown): CheckedAuthorization 
     unknown
   >;
   if (typeof status !== 'string' || !STATUSES.has(status)) {
-    return { refused: "the portal's authorization status is not one of approved, denied, pended, not found" };
+    return {
+      refused:
+        "the portal's authorization status is not one of approved, partially approved, denied, pended, not found",
+    };
   }
   const known = status as PortalAuthorizationRecord['status'];
   if (known === 'not_found') return { record: { status: known, number: null, decisionDate: null } };

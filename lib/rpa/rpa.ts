@@ -3,6 +3,8 @@ import { DomainError, Invalid, NotFound, Unprocessable } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
 import { log } from '#lib/observability/logger';
 import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import { type AuthorizationHistoryEntry, historyEntryOf } from '#lib/requests/authorization-history';
+import type { AuthorizationHistoryStore } from '#lib/requests/authorization-history-store';
 import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
 import { apiKeyState } from '#lib/tenancy/api-keys';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
@@ -41,6 +43,8 @@ import { TIMEOUTS } from './state-machines.ts';
 export const MAX_BATCH_ITEMS = MAX_BATCH_REQUESTS;
 /** The scraper session shows the request's latest runs, newest first. */
 export const SESSION_RUNS = 10;
+/** …and the latest changes of its authorization, newest first. */
+export const SESSION_HISTORY = 10;
 /** Presigned screenshot URLs of the session live this long (the page refreshes every 5 s while a run is active). */
 export const SCREENSHOT_URL_SECONDS = 60;
 /**
@@ -136,6 +140,8 @@ export interface ScraperSession {
   tokenExpiresAt: string;
   /** The request's authorization as stored (the latest status check's result). */
   authorization: Authorization;
+  /** Its latest changes, newest first: the request's, whichever organization's run read them. */
+  authorizationHistory: AuthorizationHistoryEntry[];
   runs: Array<
     Omit<RunView, 'screenshots'> & {
       screenshots: Array<{ n: number; label: string; capturedAt: string; url: string; urlExpiresAt: string }>;
@@ -160,6 +166,8 @@ export interface RpaDependencies {
   /** Per-client run quotas and runs in flight (automation-quotas.ts). */
   quotas: Pick<AutomationQuotaService, 'admit'>;
   screenshots: Pick<ScreenshotStorage, 'presignGet'>;
+  /** The requests' authorization histories, for the scraper session. */
+  history: Pick<AuthorizationHistoryStore, 'page'>;
   tokens: ScraperTokens;
   now?: () => Date;
 }
@@ -183,6 +191,7 @@ export const rpaService = ({
   automation,
   quotas,
   screenshots,
+  history,
   tokens,
   now = () => new Date(),
 }: RpaDependencies) => {
@@ -314,32 +323,37 @@ export const rpaService = ({
     },
 
     /**
-     * What a token holder sees: the request's latest runs with short-lived screenshot URLs; a token
-     * issued to an organization-restricted key shows only its organization's runs among them.
+     * What a token holder sees: the request's authorization with its latest changes, and its latest
+     * runs with short-lived screenshot URLs. A token issued to an organization-restricted key shows
+     * only its organization's runs among them; the history is the request's, so it shows all of it.
      */
     session: async (claims: ScraperClaims): Promise<ScraperSession> => {
       const request = await existingRequest(claims.clientId, claims.requestExternalId);
       const scope: Scope = claims.organizationId
         ? { clientId: claims.clientId, organizationId: claims.organizationId }
         : { clientId: claims.clientId };
-      const latest = (await runs.latestRuns(claims.clientId, claims.requestExternalId, SESSION_RUNS)).filter((run) =>
-        reaches(scope, run.organizationId),
-      );
+      const [latest, changes] = await Promise.all([
+        runs.latestRuns(claims.clientId, claims.requestExternalId, SESSION_RUNS),
+        history.page(claims.clientId, claims.requestExternalId, { limit: SESSION_HISTORY }),
+      ]);
       return {
         requestExternalId: request.externalId,
         clientUserId: claims.clientUserId,
         tokenExpiresAt: claims.expiresAt,
         authorization: request.authorization,
+        authorizationHistory: changes.entries.map(historyEntryOf),
         runs: await Promise.all(
-          latest.map(async (run) => ({
-            ...runViewOf(run),
-            screenshots: await Promise.all(
-              run.screenshots.map(async ({ objectKey, label, capturedAt }, i) => {
-                const { url, expiresAt } = await screenshots.presignGet(objectKey, SCREENSHOT_URL_SECONDS);
-                return { n: i + 1, label, capturedAt, url, urlExpiresAt: expiresAt };
-              }),
-            ),
-          })),
+          latest
+            .filter((run) => reaches(scope, run.organizationId))
+            .map(async (run) => ({
+              ...runViewOf(run),
+              screenshots: await Promise.all(
+                run.screenshots.map(async ({ objectKey, label, capturedAt }, i) => {
+                  const { url, expiresAt } = await screenshots.presignGet(objectKey, SCREENSHOT_URL_SECONDS);
+                  return { n: i + 1, label, capturedAt, url, urlExpiresAt: expiresAt };
+                }),
+              ),
+            })),
         ),
       };
     },

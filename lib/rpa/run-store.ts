@@ -62,7 +62,7 @@ export type EnteredValues = Record<string, EnteredValue>;
 
 /** What the portal said about the authorization. */
 export interface PortalAuthorizationRecord {
-  status: 'approved' | 'denied' | 'pended' | 'not_found';
+  status: 'approved' | 'partially_approved' | 'denied' | 'pended' | 'not_found';
   number: string | null;
   decisionDate: string | null;
 }

@@ -1,4 +1,5 @@
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { dynamoAuthorizationHistoryStore } from '#lib/requests/dynamo-authorization-history-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { isAutomatedPortal } from './automated-portals.ts';
@@ -23,5 +24,6 @@ export const rpa = rpaService({
   automation: sfnAutomationStarter,
   quotas: automationQuotas({ usage: dynamoAutomationUsage, tenants: dynamoTenantStore }),
   screenshots: s3ScreenshotStorage,
+  history: dynamoAuthorizationHistoryStore,
   tokens: scraperTokens(),
 });

@@ -148,6 +148,7 @@ const LOGIN_RESULTS: Partial<Record<PortalFailureOutcome, LastLogin['result']>> 
 /** The portal's answer in the request's own terms. */
 const AUTHORIZATION_STATUS: Record<PortalAuthorization['status'], Authorization['status']> = {
   approved: 'approved',
+  partially_approved: 'partially_approved',
   denied: 'denied',
   pended: 'pending',
   not_found: 'not_found',

@@ -6,7 +6,8 @@ import { startSandboxPortal } from './server.ts';
  * The sandbox portal on its own, for a person with a browser:
  *   npx tsx local/sandbox-portal/main.ts           # PORT (default 3100), HOST (default 127.0.0.1)
  *   npx tsx local/sandbox-portal/main.ts --totp    # the current code of the seeded TOTP user
- * Passwords are not printed; they are in seed.ts and docs/sandbox-portal.md.
+ * Passwords are not printed; they are in seed.ts and docs/sandbox-portal.md. The operator's link is
+ * printed: its token is new at every start, like the portal's state.
  */
 const totpUser = SANDBOX_USERS.find((user) => user.totpSecret)!;
 
@@ -21,6 +22,8 @@ if (process.argv.includes('--totp')) {
   });
   console.log(`Sandbox payer portal listening on ${portal.url}`);
   console.log(`  users: ${SANDBOX_USERS.map((user) => user.username).join(', ')}`);
+  // A local tool's token, like the demo API key `npm start` prints: whoever reads this terminal is the operator.
+  console.log(`  operator: ${portal.operatorUrl}  (decide pended authorizations; docs/sandbox-portal.md)`);
   const stop = () => portal.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

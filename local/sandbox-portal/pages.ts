@@ -1,6 +1,6 @@
 import { type Code, readCodeSet } from '#lib/validation/code-sets';
 import { type Html, html } from './html.ts';
-import type { SandboxAuthorization, SandboxMember } from './seed.ts';
+import type { SandboxAuthorization, SandboxDecision, SandboxMember } from './seed.ts';
 
 /**
  * The portal's pages, server-rendered like a payer portal's: stable ids, names and labels a
@@ -14,10 +14,11 @@ export type PageName =
   | 'home'
   | 'prior-authorization'
   | 'status-lookup'
+  | 'operator'
   | 'not-found'
   | 'error';
 
-const layout = (
+export const layout = (
   page: PageName,
   title: string,
   body: Html,
@@ -306,12 +307,17 @@ ${rowTemplate(group)}
 export type LookupResult =
   | { status: 'not_found' }
   | {
-      status: 'approved' | 'denied' | 'pended';
+      status: SandboxDecision;
       authorization: SandboxAuthorization;
       member: SandboxMember | undefined;
     };
 
-const STATUS_TEXT = { approved: 'Approved', denied: 'Denied', pended: 'Pended (in review)' } as const;
+const STATUS_TEXT: Record<SandboxDecision, string> = {
+  approved: 'Approved',
+  partially_approved: 'Partially approved',
+  denied: 'Denied',
+  pended: 'Pended (in review)',
+};
 
 const renderResult = (result: LookupResult) => {
   if (result.status === 'not_found') {
@@ -363,6 +369,10 @@ section{margin-bottom:1.2rem}fieldset.row{display:flex;flex-wrap:wrap;gap:.2rem 
 .field input,.field select{min-width:12rem}
 .error{color:#a40e26;font-weight:600}.notice{color:#116329;font-weight:600}
 dl{display:grid;grid-template-columns:12rem 1fr}dt{font-weight:600}
+table{border-collapse:collapse}th,td{padding:.3rem .5rem;text-align:left;border-bottom:1px solid #d0d7de;white-space:nowrap}
+form.decide-form{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}td.decide{white-space:normal}
+body[data-page=operator] main{max-width:84rem}
+.decide-form input,.decide-form select{min-width:0;width:9rem}.decide-form button{margin-top:0}
 `;
 
 /** Adds a row by cloning the group's template; the only script on the portal. */

@@ -20,7 +20,7 @@ export interface SandboxMember {
   birthDate: string;
 }
 
-export type SandboxDecision = 'approved' | 'denied' | 'pended';
+export type SandboxDecision = 'approved' | 'partially_approved' | 'denied' | 'pended';
 
 export interface SandboxAuthorization {
   memberId: string;

@@ -2,7 +2,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Secret, TOTP } from 'otpauth';
+import { BadRequest, cookieOf, readForm } from './forms.ts';
 import type { Html } from './html.ts';
+import { OPERATOR_PATHS, sandboxOperator } from './operator.ts';
 import {
   FORM_FIELD_NAMES,
   homePage,
@@ -17,7 +19,13 @@ import {
   statusLookupPage,
   totpPage,
 } from './pages.ts';
-import { type SandboxAuthorization, type SandboxSeed, type SandboxUser, sandboxSeed } from './seed.ts';
+import {
+  SANDBOX_SERVICE_FROM_DATE,
+  type SandboxAuthorization,
+  type SandboxSeed,
+  type SandboxUser,
+  sandboxSeed,
+} from './seed.ts';
 
 /**
  * The sandbox payer portal: a small server-rendered web app on loopback that behaves like a payer
@@ -32,6 +40,8 @@ export interface SandboxPortalOptions {
   hangPaths?: string[];
   /** The portal leads the browser to another origin: for tests of origin pinning (docs/sandbox-portal.md). */
   hostile?: { mode: HostileMode; origin: string };
+  /** The operator's token (operator.ts); random by default, printed by main.ts and `npm start`. */
+  operatorToken?: string;
 }
 
 /**
@@ -66,12 +76,15 @@ export interface SandboxPortal {
   unlock(username: string): void;
   /** Sign-in attempts (POST /login) since the start, by username: what a lockout policy counts. */
   loginAttempts(username?: string): number;
+  /** The operator's token (docs/sandbox-portal.md, "The operator"): `Authorization: Bearer`, or … */
+  operatorToken: string;
+  /** … the link a browser opens once: `<url>/operator?token=<operatorToken>`. */
+  operatorUrl: string;
   close(): Promise<void>;
 }
 
 const MAX_FAILED_LOGINS = 3;
 const SESSION_IDLE_MS = 30 * 60 * 1000;
-const MAX_BODY_BYTES = 64 * 1024;
 const COOKIE = 'sandbox_session';
 /** Every path and the methods it takes, for 405 (with Allow) versus 404. */
 const ALLOWED = new Map([
@@ -85,6 +98,7 @@ const ALLOWED = new Map([
   ['/authorizations/status', 'GET, POST'],
   ['/assets/portal.css', 'GET'],
   ['/assets/portal.js', 'GET'],
+  ...OPERATOR_PATHS,
 ]);
 
 interface UserState {
@@ -97,15 +111,6 @@ interface Session extends Signed {
   id: string;
   stage: 'totp' | 'signed-in';
   expiresAt: number;
-}
-
-class BadRequest extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -132,41 +137,6 @@ const securityHeaders = (elsewhere?: string) => ({
 
 const sessionCookie = (id: string) => `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict`;
 const expiredCookie = `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
-
-const cookieOf = (req: IncomingMessage, name: string) => {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
-};
-
-const readForm = (req: IncomingMessage): Promise<Record<string, string>> =>
-  new Promise((resolve, reject) => {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/x-www-form-urlencoded') {
-      reject(new BadRequest(415, 'Forms are sent as application/x-www-form-urlencoded.'));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (size > MAX_BODY_BYTES) {
-        reject(new BadRequest(413, 'The form is too large.'));
-        return;
-      }
-      const form: Record<string, string> = {};
-      for (const [name, value] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) {
-        if (!(name in form)) form[name] = value;
-      }
-      resolve(form);
-    });
-    req.on('error', reject);
-  });
 
 export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Promise<SandboxPortal> => {
   const seed = options.seed ?? sandboxSeed;
@@ -217,6 +187,16 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
   const submissions: Submission[] = [];
   const sessions = new Map<string, Session>();
   const attempts = new Map<string, number>();
+  const operatorToken = options.operatorToken ?? randomBytes(32).toString('base64url');
+  const operator = sandboxOperator({
+    token: operatorToken,
+    csrf: randomBytes(24).toString('base64url'),
+    authorizations,
+    members,
+    fromDate: SANDBOX_SERVICE_FROM_DATE,
+    send: sendPage,
+    redirect,
+  });
 
   const sessionOf = (req: IncomingMessage): Session | undefined => {
     const id = cookieOf(req, COOKIE);
@@ -333,9 +313,11 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = new URL(req.url ?? '/', 'http://portal').pathname;
+    const url = new URL(req.url ?? '/', 'http://portal');
+    const path = url.pathname;
     if (hangPaths.has(path)) return; // never answered; close() drops the connection
     const method = req.method ?? 'GET';
+    if (OPERATOR_PATHS.get(path) === method) return operator.route(req, res, url);
     const endpoint = `${method} ${path}`;
     switch (endpoint) {
       case 'GET /assets/portal.css':
@@ -420,6 +402,8 @@ export const startSandboxPortal = async (options: SandboxPortalOptions = {}): Pr
       const state = users.get(username);
       if (state) Object.assign(state, { failures: 0, locked: false });
     },
+    operatorToken,
+    operatorUrl: `http://${host}:${address.port}/operator?token=${operatorToken}`,
     loginAttempts(username?: string) {
       if (username !== undefined) return attempts.get(username) ?? 0;
       return [...attempts.values()].reduce((sum, count) => sum + count, 0);

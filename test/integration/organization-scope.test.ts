@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { setAuthorization } from '#lib/requests/authorization-changes';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { portalAccountReplacementOf } from '#test/support/fixtures';
 import { batchPath, newRequest, rpaOf, storedRun } from './rpa-support.ts';
@@ -189,7 +191,7 @@ describe('the automation under an organization-restricted key', () => {
     expect(batch.status).toBe(404);
   });
 
-  it('a scraper session opened by its token shows only its organization’s runs of the request', async () => {
+  it('a scraper session opened by its token shows only its organization’s runs, and the request’s whole history', async () => {
     // Requests belong to the client, runs to the organization of the user they ran for.
     const externalId = await newRequest(t.apiKey);
     const runA = await storedRun(
@@ -200,17 +202,30 @@ describe('the automation under an organization-restricted key', () => {
       { clientId: t.clientId, organizationId: b.organizationId, clientUserId: b.clientUserId },
       externalId,
     );
-    const sessionRuns = async (apiKey: string) => {
+    // Each organization's run read a change of the request's authorization.
+    const pending = { status: 'pending', number: null, decisionDate: null, lastCheckedAt: runA.createdAt } as const;
+    const ref = { clientId: t.clientId, externalId };
+    await setAuthorization(dynamoRequestStore, ref, pending, { kind: 'run', runId: runA.runId }, runA.createdAt);
+    const at = new Date(Date.parse(runA.createdAt) + 1000).toISOString();
+    const denied = { status: 'denied', number: null, decisionDate: '2026-03-01', lastCheckedAt: at } as const;
+    await setAuthorization(dynamoRequestStore, ref, denied, { kind: 'run', runId: runB.runId }, at);
+    const sessionOf = async (apiKey: string) => {
       const token = await call('POST', rpaOf(externalId), { apiKey, body: { clientUserId: a.clientUserId } });
       expect(token.status, token.text).toBe(200);
       const res = await call('GET', `${rpaOf(externalId)}/session`, {
         headers: { authorization: `Bearer ${token.body.accessToken}`, accept: 'application/json' },
       });
       expect(res.status, res.text).toBe(200);
-      return res.body.runs.map((run: { runId: string }) => run.runId).sort();
+      return {
+        runs: res.body.runs.map((run: { runId: string }) => run.runId).sort(),
+        history: res.body.authorizationHistory.map((entry: { changedBy: { runId: string } }) => entry.changedBy.runId),
+      };
     };
-    expect(await sessionRuns(a.apiKey)).toEqual([runA.runId]);
-    expect(await sessionRuns(t.apiKey)).toEqual([runA.runId, runB.runId].sort());
+    expect(await sessionOf(a.apiKey)).toEqual({ runs: [runA.runId], history: [runB.runId, runA.runId] });
+    expect(await sessionOf(t.apiKey)).toEqual({
+      runs: [runA.runId, runB.runId].sort(),
+      history: [runB.runId, runA.runId],
+    });
   });
 
   it('reads its own organization’s runs, and gets 404 for another’s', async () => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NotFound, RateLimited } from '#lib/errors';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { dynamoAuthorizationHistoryStore } from '#lib/requests/dynamo-authorization-history-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { isAutomatedPortal } from '#lib/rpa/automated-portals';
 import { automationQuotas } from '#lib/rpa/automation-quotas';
@@ -60,6 +61,7 @@ const serviceDeps = (automation: AutomationStarter, now?: () => Date) => ({
   automation,
   quotas: automationQuotas({ usage: dynamoAutomationUsage, tenants: dynamoTenantStore }),
   screenshots: s3ScreenshotStorage,
+  history: dynamoAuthorizationHistoryStore,
   tokens: scraperTokens(async () => [Buffer.alloc(32, 1)]),
 });
 const serviceWith = (automation: AutomationStarter, now?: () => Date) => rpaService(serviceDeps(automation, now));

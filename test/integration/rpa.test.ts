@@ -1,5 +1,9 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { uuidv7 } from '#lib/ids';
+import { setAuthorization } from '#lib/requests/authorization-changes';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import type { Authorization } from '#lib/requests/request-store';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { scraperTokenKeys, scraperTokens } from '#lib/rpa/scraper-token';
 import { baseUrl, call, newTenant, uniqueId } from '#test/support/api';
@@ -188,6 +192,7 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
       clientUserId: tenant.clientUserId,
       tokenExpiresAt: expect.any(String),
       authorization: { status: 'not_submitted', number: null },
+      authorizationHistory: [],
     });
     expect(res.body.runs.map((run: { runId: string }) => run.runId)).toEqual([newer.runId, older.runId]);
     const [, shown] = res.body.runs;
@@ -263,6 +268,58 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
     const sources = [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((match) => match[1]!);
     expect(sources).toHaveLength(1);
     expect(sources[0]!.startsWith(`${s3Origin}/`)).toBe(true);
+  });
+
+  it('shows the 10 latest changes of the request’s authorization, newest first, in JSON and on the page', async () => {
+    const id = await newRequest(tenant.apiKey);
+    const { accessToken: token } = await accessToken(id);
+    const before = await session(id, { token, accept: 'text/html' });
+    expect(before.text).toContain('<h2>Authorization history</h2>\n<p class="muted">No change yet.</p>');
+
+    // Twelve changes as the worker and the API write them (setAuthorization): pending and approved in turn.
+    const runIds: string[] = [];
+    for (let i = 1; i <= 12; i++) {
+      const at = new Date(Date.UTC(2026, 2, 1, 9, i)).toISOString();
+      const next: Authorization =
+        i % 2 === 1
+          ? { status: 'pending', number: null, decisionDate: null, lastCheckedAt: at }
+          : { status: 'approved', number: `SBX-AUTH-${i}`, decisionDate: '2026-03-01', lastCheckedAt: at };
+      const runId = uuidv7();
+      runIds.push(runId);
+      const changedBy = i === 12 ? ({ kind: 'api', requestId: 'req-<b>' } as const) : ({ kind: 'run', runId } as const);
+      await setAuthorization(dynamoRequestStore, { clientId: tenant.clientId, externalId: id }, next, changedBy, at);
+    }
+
+    const res = await session(id, { token });
+    expect(res.status, res.text).toBe(200);
+    const history = await call('GET', `/api/external/v1.1/Requests/${id}/authorization/history?pageSize=10`, {
+      apiKey: tenant.apiKey,
+    });
+    expect(res.body.authorizationHistory).toHaveLength(10);
+    expect(res.body.authorizationHistory).toEqual(history.body.items);
+    expect(res.body.authorizationHistory[0]).toEqual({
+      changeId: expect.any(String),
+      changedAt: '2026-03-01T09:12:00.000Z',
+      previous: { status: 'pending', number: null, decisionDate: null },
+      current: { status: 'approved', number: 'SBX-AUTH-12', decisionDate: '2026-03-01' },
+      changedBy: { kind: 'api', requestId: 'req-<b>' },
+    });
+    expect(res.body.authorizationHistory.at(-1)).toMatchObject({
+      changedAt: '2026-03-01T09:03:00.000Z',
+      changedBy: { kind: 'run', runId: runIds[2] },
+    });
+    expect(res.body.authorization).toMatchObject({ status: 'approved', number: 'SBX-AUTH-12' });
+
+    const page = (await session(id, { token, accept: 'text/html' })).text;
+    const table = /<table id="authorization-history">([\s\S]*?)<\/table>/.exec(page)?.[1] ?? '';
+    const rows = [...table.matchAll(/<tr data-change-id="([^"]+)">(.*?)<\/tr>/g)];
+    expect(rows.map((row) => row[1])).toEqual(
+      res.body.authorizationHistory.map((entry: { changeId: string }) => entry.changeId),
+    );
+    expect(rows[0]![2]).toContain('<td>pending</td><td class="status">approved SBX-AUTH-12 decided 2026-03-01</td>');
+    expect(rows[0]![2]).toContain('API call <code>req-&lt;b&gt;</code>');
+    expect(rows[1]![2]).toContain(`run <code>${runIds[10]}</code>`);
+    expect(page).not.toContain('req-<b>');
   });
 
   it('stops refreshing the page once no run is queued or running', async () => {

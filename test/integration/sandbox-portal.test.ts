@@ -260,3 +260,195 @@ describe('sandbox payer portal', () => {
     await expect(slow).rejects.toThrow(/aborted|timeout/i);
   });
 });
+
+describe('the sandbox portal’s operator', () => {
+  const bearer = () => ({ authorization: `Bearer ${portal.operatorToken}` });
+  const operatorPost = (path: string, form: Record<string, string>, headers: Record<string, string> = bearer()) =>
+    fetch(`${portal.url}${path}`, { method: 'POST', redirect: 'manual', headers, body: new URLSearchParams(form) });
+  const operatorPage = async () => {
+    const response = await fetch(`${portal.url}/operator`, { headers: bearer() });
+    expect(response.status).toBe(200);
+    return response.text();
+  };
+  const rowOf = (page: string, reference: string) =>
+    new RegExp(
+      `<tr data-member-id="[^"]*" data-reference="${reference}" data-status="([a-z_]+)">([\\s\\S]*?)</tr>`,
+    ).exec(page);
+  const lookUp = async (memberId: string, reference: string) => {
+    const cookie = await signIn(plainUser.username, plainUser.password);
+    const csrf = csrfOf(await (await get('/authorizations/status', cookie)).text());
+    const page = await (await post('/authorizations/status', { csrf, memberId, reference }, cookie)).text();
+    return {
+      status: /id="status-result" data-status="([a-z_]+)"/.exec(page)?.[1],
+      number: /id="authorization-number">([^<]*)</.exec(page)?.[1],
+      decisionDate: /id="decision-date">([^<]*)</.exec(page)?.[1],
+    };
+  };
+  const created = async (reference: string, memberId = 'SBX-10003') => {
+    const response = await operatorPost('/operator/authorizations', {
+      memberId,
+      reference,
+      fromDate: SANDBOX_SERVICE_FROM_DATE,
+    });
+    expect(response.status, await response.clone().text()).toBe(303);
+    expect(response.headers.get('location')).toBe('/operator');
+    return { memberId, reference };
+  };
+
+  it('creates a pended authorization, decides it, and the status lookup shows the decision at once', async () => {
+    const approved = await created('OPS-APPROVE');
+    const denied = await created('OPS-DENY', 'SBX-10004');
+    const partly = await created('OPS-PARTLY', 'SBX-10001');
+    expect(await lookUp(approved.memberId, approved.reference)).toEqual({
+      status: 'pended',
+      number: undefined,
+      decisionDate: undefined,
+    });
+    expect(rowOf(await operatorPage(), 'OPS-APPROVE')?.[1]).toBe('pended');
+
+    const approve = await operatorPost('/operator/decisions', {
+      ...approved,
+      status: 'approved',
+      number: 'SBX-AUTH-000201',
+      decisionDate: '2026-03-10',
+    });
+    expect(approve.status).toBe(303);
+    expect(await lookUp(approved.memberId, approved.reference)).toEqual({
+      status: 'approved',
+      number: 'SBX-AUTH-000201',
+      decisionDate: '2026-03-10',
+    });
+    const partial = await operatorPost('/operator/decisions', {
+      ...partly,
+      status: 'partially_approved',
+      number: 'SBX-AUTH-000202',
+      decisionDate: '2026-03-10',
+    });
+    expect(partial.status).toBe(303);
+    expect(await lookUp(partly.memberId, partly.reference)).toEqual({
+      status: 'partially_approved',
+      number: 'SBX-AUTH-000202',
+      decisionDate: '2026-03-10',
+    });
+    const deny = await operatorPost('/operator/decisions', { ...denied, status: 'denied', decisionDate: '2026-03-11' });
+    expect(deny.status).toBe(303);
+    expect(await lookUp(denied.memberId, denied.reference)).toEqual({
+      status: 'denied',
+      number: undefined,
+      decisionDate: '2026-03-11',
+    });
+    const page = await operatorPage();
+    expect(rowOf(page, 'OPS-APPROVE')?.[1]).toBe('approved');
+    expect(rowOf(page, 'OPS-APPROVE')?.[2]).toContain('SBX-AUTH-000201');
+    // Only a pended authorization has a decide form.
+    expect(rowOf(page, 'OPS-APPROVE')?.[2]).not.toContain('decide-form');
+    expect(rowOf(page, 'DEMO-PENDED')?.[2]).toContain('class="decide-form"');
+  });
+
+  it('refuses bad input with a 4xx that says what to fix, and changes nothing', async () => {
+    const pended = await created('OPS-REFUSED');
+    const decision = { ...pended, status: 'approved', number: 'SBX-AUTH-1', decisionDate: '2026-03-10' };
+    const cases: Array<[string, Record<string, string>, number, RegExp]> = [
+      ['/operator/decisions', { ...decision, reference: 'NO-SUCH-REFERENCE' }, 404, /No authorization/],
+      ['/operator/decisions', { ...decision, memberId: 'SBX-10001' }, 404, /No authorization/],
+      ['/operator/decisions', { ...decision, status: 'pended' }, 400, /status must be one of/],
+      ['/operator/decisions', { ...decision, status: 'APPROVED' }, 400, /status must be one of/],
+      ['/operator/decisions', { ...decision, decisionDate: '2026-02-30' }, 400, /decisionDate/],
+      ['/operator/decisions', { ...decision, decisionDate: '10/03/2026' }, 400, /decisionDate/],
+      ['/operator/decisions', { ...decision, decisionDate: '' }, 400, /decisionDate/],
+      ['/operator/decisions', { ...decision, number: '' }, 400, /authorization number/],
+      ['/operator/decisions', { ...decision, status: 'partially_approved', number: '' }, 400, /authorization number/],
+      ['/operator/decisions', { ...decision, number: '<b>1</b>' }, 400, /authorization number/],
+      ['/operator/decisions', { ...decision, status: 'denied' }, 400, /denial has no authorization number/],
+      ['/operator/decisions', { status: 'denied', decisionDate: '2026-03-10' }, 400, /memberId and reference/],
+      ['/operator/decisions', { ...decision, memberId: 'SBX-10002', reference: 'DEMO-DENIED' }, 409, /denied already/],
+      ['/operator/authorizations', { ...pended, fromDate: SANDBOX_SERVICE_FROM_DATE }, 409, /exists already/],
+      ['/operator/authorizations', { memberId: 'SBX-00000', reference: 'X', fromDate: '2026-03-02' }, 400, /member/],
+      ['/operator/authorizations', { memberId: 'SBX-10003', reference: 'X', fromDate: '2026-13-01' }, 400, /fromDate/],
+      [
+        '/operator/authorizations',
+        { memberId: 'SBX-10003', reference: 'R'.repeat(129), fromDate: '2026-03-02' },
+        400,
+        /128/,
+      ],
+    ];
+    for (const [path, form, status, message] of cases) {
+      const response = await operatorPost(path, form);
+      const page = await response.text();
+      expect(response.status, `${path} ${JSON.stringify(form)}`).toBe(status);
+      expect(/id="message" role="alert">([^<]*)</.exec(page)?.[1], JSON.stringify(form)).toMatch(message);
+    }
+    expect(await lookUp(pended.memberId, pended.reference)).toMatchObject({ status: 'pended' });
+    expect((await lookUp('SBX-10002', 'DEMO-DENIED')).status).toBe('denied');
+    const json = await fetch(`${portal.url}/operator/decisions`, {
+      method: 'POST',
+      headers: { ...bearer(), 'content-type': 'application/json' },
+      body: JSON.stringify(decision),
+    });
+    expect(json.status).toBe(415);
+    const wrongMethod = await fetch(`${portal.url}/operator/decisions`, { headers: bearer() });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
+  });
+
+  it('takes only its own token: not a portal user’s session, not a wrong token (401 before reading the form)', async () => {
+    const pended = await created('OPS-AUTH');
+    const decision = { ...pended, status: 'denied', decisionDate: '2026-03-10' };
+    const userCookie = await signIn(plainUser.username, plainUser.password);
+    const refusedHeaders: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer wrong' },
+      { authorization: `Basic ${portal.operatorToken}` },
+      { cookie: userCookie },
+      { cookie: 'sandbox_operator=wrong' },
+      // A wrong bearer is not saved by a right cookie.
+      { authorization: 'Bearer wrong', cookie: `sandbox_operator=${portal.operatorToken}` },
+    ];
+    for (const headers of refusedHeaders) {
+      const refused = await operatorPost('/operator/decisions', decision, headers);
+      expect(refused.status, JSON.stringify(headers)).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="sandbox-operator"');
+      expect((await fetch(`${portal.url}/operator`, { headers })).status, JSON.stringify(headers)).toBe(401);
+    }
+    expect((await get('/operator?token=wrong')).status).toBe(401);
+    expect((await lookUp(pended.memberId, pended.reference)).status).toBe('pended');
+  });
+
+  it('gives a browser a cookie for the operator link, and wants the page’s csrf token on its forms', async () => {
+    const pended = await created('OPS-BROWSER');
+    const link = await get(`/operator?token=${encodeURIComponent(portal.operatorToken)}`);
+    expect(link.status).toBe(303);
+    expect(link.headers.get('location')).toBe('/operator');
+    const setCookie = link.headers.get('set-cookie')!;
+    expect(setCookie).toBe(`sandbox_operator=${portal.operatorToken}; Path=/operator; HttpOnly; SameSite=Strict`);
+    expect(portal.operatorUrl).toBe(`${portal.url}/operator?token=${portal.operatorToken}`);
+    const cookie = cookieOf(link);
+
+    const page = await get('/operator', cookie);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self'");
+    const html = await page.text();
+    expect(html).toContain('data-page="operator"');
+    expect(html).not.toContain(portal.operatorToken);
+    // Ids and statuses only: the members' names stay on the portal's own pages.
+    expect(html).not.toContain('Casey');
+    const decision = { ...pended, status: 'approved', number: 'SBX-AUTH-000301', decisionDate: '2026-03-12' };
+    expect((await operatorPost('/operator/decisions', decision, { cookie })).status).toBe(403);
+    expect((await operatorPost('/operator/decisions', { ...decision, csrf: 'forged' }, { cookie })).status).toBe(403);
+    const decided = await operatorPost('/operator/decisions', { ...decision, csrf: csrfOf(html) }, { cookie });
+    expect(decided.status).toBe(303);
+    expect(await lookUp(pended.memberId, pended.reference)).toEqual({
+      status: 'approved',
+      number: 'SBX-AUTH-000301',
+      decisionDate: '2026-03-12',
+    });
+  });
+
+  it('escapes what the operator typed', async () => {
+    const hostile = '<script>alert("ref")</script>';
+    await created(hostile);
+    const page = await operatorPage();
+    expect(page).not.toContain('<script>alert');
+    expect(page).toContain('data-reference="&lt;script&gt;alert(&quot;ref&quot;)&lt;/script&gt;"');
+  });
+});

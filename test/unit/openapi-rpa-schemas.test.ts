@@ -8,7 +8,7 @@ import { readRouteAsset } from '#lib/openapi/route-assets';
 import { RUN_STEP_TEXTS, rpaSchemas, SCREENSHOT_LABELS } from '#lib/openapi/rpa-schemas';
 import { OPENAPI_DOCUMENT } from '#lib/routes';
 import { checkPortalAuthorization, enteredValuesFromStored, enteredValuesOf } from '#lib/rpa/portal-answers';
-import { type BatchProgress, runViewOf, type ScraperSession } from '#lib/rpa/rpa';
+import { type BatchProgress, runViewOf, type ScraperSession, SESSION_HISTORY } from '#lib/rpa/rpa';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
 import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
 import { type RpaRunRecord, RUN_OUTCOMES, type RunOutcome } from '#lib/rpa/run-store';
@@ -112,7 +112,7 @@ describe('the automation schemas in the document', () => {
 
   it('pass every portal answer the worker keeps, and the run and batch item that carry it', () => {
     const answers = fc.record({
-      status: fc.constantFrom('approved', 'denied', 'pended', 'not_found', 'other'),
+      status: fc.constantFrom('approved', 'partially_approved', 'denied', 'pended', 'not_found', 'other'),
       number: fc.option(fc.stringMatching(/^[A-Za-z0-9-]{0,60}$/), { nil: undefined }),
       decisionDate: fc.option(
         fc.date({ noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10)),
@@ -166,6 +166,15 @@ describe('the automation schemas in the document', () => {
       clientUserId,
       tokenExpiresAt: at,
       authorization: { status: 'pending', number: 'SBX-1', decisionDate: null, lastCheckedAt: at },
+      authorizationHistory: [
+        {
+          changeId: uuidv7(),
+          changedAt: at,
+          previous: { status: 'not_submitted', number: null, decisionDate: null },
+          current: { status: 'pending', number: 'SBX-1', decisionDate: null },
+          changedBy: { kind: 'run', runId: run.runId },
+        },
+      ],
       runs: [
         {
           ...runViewOf(run),
@@ -182,6 +191,16 @@ describe('the automation schemas in the document', () => {
       ],
     };
     expect(errorsOf('ScraperSession', session)).toEqual([]);
+    // The history holds ids, statuses and dates: nothing else, and at most SESSION_HISTORY entries.
+    const [entry] = session.authorizationHistory;
+    for (const drifted of [
+      { ...session, authorizationHistory: [{ ...entry, patient: { lastName: 'Doe' } }] },
+      { ...session, authorizationHistory: [{ ...entry, current: { ...entry!.current, memberId: 'M-1' } }] },
+      { ...session, authorizationHistory: Array.from({ length: SESSION_HISTORY + 1 }, () => entry) },
+      { ...session, authorizationHistory: undefined },
+    ]) {
+      expect(errorsOf('ScraperSession', drifted)).not.toEqual([]);
+    }
   });
 
   it('refuse a drift: a member added or missing, a value outside the enums', () => {

@@ -25,7 +25,7 @@ const HOSTILE = [
 ];
 
 const REFUSED = {
-  status: "the portal's authorization status is not one of approved, denied, pended, not found",
+  status: "the portal's authorization status is not one of approved, partially approved, denied, pended, not found",
   number: "the portal's authorization number is not 1 to 50 letters, digits or hyphens",
   decisionDate: "the portal's decision date is not a date of the form YYYY-MM-DD",
 };
@@ -37,6 +37,11 @@ describe('checkPortalAuthorization', () => {
     ).toEqual({ record: { status: 'approved', number: 'SBX-AUTH-000101', decisionDate: '2026-02-20' } });
     expect(checkPortalAuthorization({ status: 'denied', decisionDate: '2024-02-29' })).toEqual({
       record: { status: 'denied', number: null, decisionDate: '2024-02-29' },
+    });
+    expect(
+      checkPortalAuthorization({ status: 'partially_approved', number: 'SBX-2', decisionDate: '2026-03-10' }),
+    ).toEqual({
+      record: { status: 'partially_approved', number: 'SBX-2', decisionDate: '2026-03-10' },
     });
     expect(checkPortalAuthorization({ status: 'pended' })).toEqual({
       record: { status: 'pended', number: null, decisionDate: null },
@@ -72,7 +77,7 @@ describe('checkPortalAuthorization', () => {
     expect(checkPortalAuthorization({ status: 'denied', decisionDate })).toEqual({ refused: REFUSED.decisionDate });
   });
 
-  it.each([...HOSTILE, 'Approved', 'pending', 'APPROVED', 'approved ', undefined, null, 7])(
+  it.each([...HOSTILE, 'Approved', 'pending', 'APPROVED', 'approved ', 'partially approved', undefined, null, 7])(
     'refuses the status %#',
     (status) => {
       expect(checkPortalAuthorization({ status, number: 'A-1' })).toEqual({ refused: REFUSED.status });
@@ -90,7 +95,7 @@ describe('checkPortalAuthorization', () => {
   it('stores only strings that match the patterns, and names the field otherwise (any string)', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom('approved', 'denied', 'pended'),
+        fc.constantFrom('approved', 'partially_approved', 'denied', 'pended'),
         fc.option(fc.string({ unit: 'binary', maxLength: 1200 }), { nil: undefined }),
         fc.option(fc.string({ unit: 'binary', maxLength: 40 }), { nil: undefined }),
         (status, number, decisionDate) => {

@@ -89,6 +89,22 @@ describe('the scraper session page', () => {
       clientUserId: 'u1',
       tokenExpiresAt: '2026-11-22T00:15:00.000Z',
       authorization: { status: 'pending', number: hostile, decisionDate: null, lastCheckedAt: null },
+      authorizationHistory: [
+        {
+          changeId: '01900000-0000-7000-8000-000000000002',
+          changedAt: '2026-11-22T00:10:00.000Z',
+          previous: { status: 'approved', number: 'SBX-1', decisionDate: '2026-11-20' },
+          current: { status: 'pending', number: hostile, decisionDate: null },
+          changedBy: { kind: 'api', requestId: hostile },
+        },
+        {
+          changeId: '01900000-0000-7000-8000-000000000001',
+          changedAt: '2026-11-22T00:05:00.000Z',
+          previous: { status: 'not_submitted', number: null, decisionDate: null },
+          current: { status: 'approved', number: 'SBX-1', decisionDate: '2026-11-20' },
+          changedBy: { kind: 'run', runId: run.runId },
+        },
+      ],
       runs: [
         {
           runId: run.runId,
@@ -126,6 +142,15 @@ describe('the scraper session page', () => {
       'src="https://bucket.s3.us-east-1.amazonaws.com/c1/rpa/r/1.png?X-Amz-Signature=a&amp;b=&quot;c&quot;"',
     );
     expect(body).toContain('<meta http-equiv="refresh" content="5">');
+    // The authorization's latest changes, newest first, escaped like the rest.
+    const history = /<table id="authorization-history">([\s\S]*?)<\/table>/.exec(body)![1]!;
+    const rows = [...history.matchAll(/<tr data-change-id="([^"]+)">(.*?)<\/tr>/g)];
+    expect(rows.map((row) => row[1])).toEqual(session.authorizationHistory.map((entry) => entry.changeId));
+    expect(rows[0]![2]).toContain('<td>approved SBX-1 decided 2026-11-20</td>');
+    expect(rows[0]![2]).toContain('<td class="status">pending &quot;&gt;&lt;img src=x onerror=alert(1)&gt;</td>');
+    expect(rows[0]![2]).toContain('API call <code>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</code>');
+    expect(rows[1]![2]).toContain('<td>not_submitted</td>');
+    expect(rows[1]![2]).toContain(`run <code>${run.runId}</code>`);
     expect(headers['Content-Security-Policy']).toMatch(
       /^default-src 'none'; img-src https:\/\/bucket\.s3\.us-east-1\.amazonaws\.com; style-src 'sha256-[^']+'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
     );
@@ -141,6 +166,9 @@ describe('the scraper session page', () => {
       runs: [{ ...session.runs[0]!, status: 'failed', screenshots: [] }],
     });
     expect(quiet.body).not.toContain('http-equiv="refresh"');
+    expect(scraperSessionPage({ ...session, authorizationHistory: [] }).body).toContain(
+      '<h2>Authorization history</h2>\n<p class="muted">No change yet.</p>',
+    );
     expect(quiet.headers['Content-Security-Policy']).toContain("img-src 'none'");
   });
 });

@@ -64,7 +64,7 @@ export interface StatusQuery {
 }
 
 export interface PortalAuthorization {
-  status: 'approved' | 'denied' | 'pended' | 'not_found';
+  status: 'approved' | 'partially_approved' | 'denied' | 'pended' | 'not_found';
   number?: string;
   decisionDate?: string;
 }

@@ -232,7 +232,7 @@ const readForm = (page: Page): Promise<Record<string, string>> =>
     return values;
   });
 
-const STATUSES = new Set(['approved', 'denied', 'pended', 'not_found']);
+const STATUSES = new Set(['approved', 'partially_approved', 'denied', 'pended', 'not_found']);
 
 /** The text of an element the page may not have: absent is undefined, never a wait. */
 const optionalText = async (page: Page, selector: string) => {
