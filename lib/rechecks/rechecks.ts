@@ -118,7 +118,9 @@ export const rechecksDispatcher = ({
         if (await moveOn(recheck, at, await settingsFor(recheck.clientId))) chosen.push(recheck);
       }
       const groups = groupsOf(chosen);
-      log.info('Re-checks selected', { due: due.length, rechecked: chosen.length, batches: groups.length });
+      // Nothing due is the common tick: no line for it.
+      if (due.length > 0)
+        log.info('Re-checks selected', { due: due.length, rechecked: chosen.length, batches: groups.length });
       return { groups, more: reads.some((read) => read.length === perShard) };
     },
 

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { recheckEntity } from '#lib/entities/recheck';
@@ -8,18 +8,26 @@ import { dynamoRecheckStore } from '#lib/rechecks/dynamo-recheck-store';
 import { MAX_RECHECK_INTERVAL_SECONDS, secondsAfter } from '#lib/rechecks/recheck-policy';
 import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
 import { startRecheckTimer } from '#local/rechecks';
-import { SANDBOX_DEMO_MEMBERS, SANDBOX_MEMBERS, SANDBOX_PAYER_ID, SANDBOX_USERS } from '#local/sandbox-portal/seed';
-import { newTenant } from '#test/support/api';
+import {
+  SANDBOX_DEMO_MEMBERS,
+  SANDBOX_MEMBERS,
+  SANDBOX_PAYER_ID,
+  SANDBOX_SERVICE_FROM_DATE,
+  SANDBOX_USERS,
+} from '#local/sandbox-portal/seed';
+import { call, newTenant, uniqueId } from '#test/support/api';
 import {
   createPortalAccount,
   createRequest,
   getRequest,
   locationOf,
   pollUntil,
+  portalUrl,
   settledBatch,
   startBatch,
   type Tenant,
 } from './rpa-end-to-end-support.ts';
+import { startReceiver } from './webhook-receiver-support.ts';
 
 /*
  * Scheduled re-checks (docs/rechecks.md) against the shared local stack: status reads in real Chromium
@@ -28,6 +36,7 @@ import {
  * own requests due by moving their schedule into the past: everyone else's stays an hour out, untouched.
  */
 const HOUR = 3600;
+const operatorToken = inject('stackEnv').SANDBOX_OPERATOR_TOKEN!;
 const [plainUser] = SANDBOX_USERS;
 const memberOf = (memberId: string) => SANDBOX_MEMBERS.find((member) => member.memberId === memberId)!;
 
@@ -168,5 +177,70 @@ describe('scheduled re-checks', () => {
     expect(await scheduleOf(tenant, 'DEMO-PENDED')).toBeUndefined();
     expect(await scheduleOf(tenant, 'DEMO-APPROVED')).toBeUndefined();
     expect((await getRequest(tenant, 'DEMO-PENDED')).authorization).toEqual(before.authorization);
+  });
+
+  it('deliver the payer’s later decision: the re-check reads it, the schedule ends, the webhook is told', async () => {
+    const tenant = await automationTenant('rechecks-decided');
+    const receiver = await startReceiver();
+    try {
+      const subscribed = await call('POST', '/api/external/v1.1/Webhooks', {
+        apiKey: tenant.apiKey,
+        body: { url: receiver.url, events: ['authorization.status_changed'] },
+      });
+      expect(subscribed.status, subscribed.text).toBe(201);
+      // A pended authorization of this test's own on the shared portal (the operator's, docs/sandbox-portal.md).
+      const externalId = uniqueId('RECHECK-DECIDED');
+      const operator = (path: string, form: Record<string, string>) =>
+        fetch(`${portalUrl}${path}`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { authorization: `Bearer ${operatorToken}` },
+          body: new URLSearchParams(form),
+        });
+      const member = memberOf('SBX-10003');
+      const pended = await operator('/operator/authorizations', {
+        memberId: member.memberId,
+        reference: externalId,
+        fromDate: SANDBOX_SERVICE_FROM_DATE,
+      });
+      expect(pended.status).toBe(303);
+      await createRequest(tenant, externalId, member, SANDBOX_PAYER_ID);
+      const started = await startBatch(tenant, [externalId]);
+      await settledBatch(tenant, locationOf(started));
+      const [toPending] = await receiver.waitFor(1, 30_000);
+      expect(JSON.parse(toPending!.body).data.current.status).toBe('pending');
+
+      const decided = await operator('/operator/decisions', {
+        memberId: member.memberId,
+        reference: externalId,
+        status: 'approved',
+        number: 'SBX-RECHECK-1',
+        decisionDate: '2026-11-20',
+      });
+      expect(decided.status).toBe(303);
+      await makeDue((await scheduleOf(tenant, externalId))!);
+      await rechecks.runOnce();
+
+      const [, toApproved] = await receiver.waitFor(2, 90_000);
+      const event = JSON.parse(toApproved!.body);
+      expect(event).toMatchObject({
+        type: 'authorization.status_changed',
+        data: {
+          requestExternalId: externalId,
+          previous: { status: 'pending', number: null, decisionDate: null },
+          current: { status: 'approved', number: 'SBX-RECHECK-1', decisionDate: '2026-11-20' },
+          runId: expect.any(String),
+        },
+      });
+      expect(toApproved!.headers['webhook-signature']).toMatch(/^v1,/);
+      expect((await getRequest(tenant, externalId)).authorization).toMatchObject({
+        status: 'approved',
+        number: 'SBX-RECHECK-1',
+      });
+      // Decided: the change's own transaction ended the re-checks.
+      expect(await scheduleOf(tenant, externalId)).toBeUndefined();
+    } finally {
+      await receiver.close();
+    }
   });
 });
