@@ -50,6 +50,7 @@ const syntheticRoutes = [
       screenshots: ['read', 'write'],
       automation: 'start',
       invoke: ['IssueRunCredentials'],
+      webhookSecrets: 'open',
     }),
   },
 ] satisfies Route[];
