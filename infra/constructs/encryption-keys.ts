@@ -11,6 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-iam';
 import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
+import { PURPOSE as PORTAL_ACCOUNT_CREDENTIAL } from '#lib/portal-accounts/credentials';
 import { PURPOSE as WEBHOOK_SIGNING_SECRET } from '#lib/webhooks/signing-secrets';
 import type { ServiceFunction } from './service-function.ts';
 
@@ -138,6 +139,16 @@ export class EncryptionKeys extends Construct {
 const clientIdInEncryptionContext = { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } };
 
 /**
+ * A reader opens one kind of secret: the encryption context's `purpose` (lib/portal-accounts/credentials.ts,
+ * lib/webhooks/signing-secrets.ts), which KMS checks with each Decrypt the Encryption SDK or the v1 envelope
+ * makes, and a client.
+ */
+const decryptingOnly = (purpose: string) => ({
+  StringEquals: { 'kms:EncryptionContext:purpose': purpose },
+  ...clientIdInEncryptionContext,
+});
+
+/**
  * Lets a function create data keys for portal-account secrets (encrypt only) and tells it which
  * key to use (SECRETS_KEY_ID). GenerateDataKey alone: the Encryption SDK's KMS keyring, with one
  * generator key and no other, never calls Encrypt (lib/crypto/kms-keyring.ts). Decryption is
@@ -154,13 +165,16 @@ export const bindSecretsKey = (fn: ServiceFunction, key: IKey) => {
   );
 };
 
-/** For the run credentials function: the only principal that may ever decrypt portal secrets. */
+/**
+ * For the run credentials function: the only principal that may ever decrypt portal secrets, and only
+ * those (not the webhook signing secrets the same key seals).
+ */
 export const grantSecretsDecrypt = (grantee: IGrantable, key: IKey) =>
   Grant.addToPrincipal({
     grantee,
     actions: ['kms:Decrypt'],
     resourceArns: [key.keyArn],
-    conditions: clientIdInEncryptionContext,
+    conditions: decryptingOnly(PORTAL_ACCOUNT_CREDENTIAL),
   });
 
 /**
@@ -176,17 +190,14 @@ export const bindWebhookSecretsOpen = (fn: ServiceFunction, key: IKey) => {
     new PolicyStatement({
       actions: ['kms:Decrypt'],
       resources: [key.keyArn],
-      conditions: {
-        StringEquals: { 'kms:EncryptionContext:purpose': WEBHOOK_SIGNING_SECRET },
-        ...clientIdInEncryptionContext,
-      },
+      conditions: decryptingOnly(WEBHOOK_SIGNING_SECRET),
     }),
   );
 };
 
 /**
- * `secrets: 'decrypt'` (the run credentials function's access): decrypts portal-account secrets, and
- * nothing else with that key; SECRETS_KEY_ID selects the KMS keyring (lib/crypto/secrets-keyring.ts).
+ * `secrets: 'decrypt'` (the run credentials function's access): decrypts portal-account secrets (their
+ * purpose, a client), and nothing else with that key; SECRETS_KEY_ID selects the KMS keyring (lib/crypto/secrets-keyring.ts).
  */
 export const bindSecretsDecrypt = (fn: ServiceFunction, key: IKey) => {
   fn.addEnvironment('SECRETS_KEY_ID', key.keyArn);

@@ -339,7 +339,7 @@ describe('least privilege', () => {
     expect(others).not.toContain(secret);
   });
 
-  it('grants kms:Decrypt on the secrets key to the run credentials function (portal secrets) and the webhook deliverers (signing secrets) only', () => {
+  it('grants kms:Decrypt on the secrets key to the run credentials function (portal secrets) and the webhook deliverers (signing secrets) only, each its own purpose', () => {
     const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
     const decrypting: Record<string, unknown> = {};
     const templates = [
@@ -368,7 +368,10 @@ describe('least privilege', () => {
     const clientId = { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } };
     const { events } = synthesized;
     expect(decrypting).toEqual({
-      [logicalIdOf(synthesized.automation.invokeTargets.IssueRunCredentials!.fn.role.policy)]: clientId,
+      [logicalIdOf(synthesized.automation.invokeTargets.IssueRunCredentials!.fn.role.policy)]: {
+        StringEquals: { 'kms:EncryptionContext:purpose': 'portal-account-credential' },
+        ...clientId,
+      },
       ...Object.fromEntries(
         ['DeliverWebhookEvents', 'DeliverDueWebhooks'].map((name) => [
           logicalIdOf(events.functions[name]!.role.policy),
@@ -619,7 +622,7 @@ describe('automation', () => {
     expect(invokers.sort()).toEqual(
       browserWorkers.map((task) => logicalIdOf(taskFunction(task.name).role.policy)).sort(),
     );
-    // And the credentials function's role decrypts with the secrets key, bound to the tenant's clientId.
+    // And the credentials function's role decrypts with the secrets key portal secrets alone, bound to the tenant's clientId.
     expect(
       statementsOf(synthesized.automationTemplate, credentials).filter((statement) =>
         statement.resources.includes(secretsKey),
@@ -628,7 +631,10 @@ describe('automation', () => {
       {
         actions: ['kms:Decrypt'],
         resources: expect.stringContaining(secretsKey),
-        condition: { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } },
+        condition: {
+          StringEquals: { 'kms:EncryptionContext:purpose': 'portal-account-credential' },
+          'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] },
+        },
       },
     ]);
   });

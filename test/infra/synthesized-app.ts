@@ -131,15 +131,13 @@ const labelOf = (resource: unknown, ids: ResourceIds): string => {
 /** A statement's condition in a few words; anything unexpected stays JSON, so it shows in a diff. */
 const conditionOf = (condition: Record<string, Record<string, unknown>> | undefined): string => {
   if (!condition) return '';
-  // Opening webhook signing secrets: that purpose, and a client, in the encryption context.
-  if (
-    JSON.stringify(condition) ===
-    JSON.stringify({
-      StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-signing-secret' },
+  // Opening secrets of one kind: its purpose, and a client, in the encryption context.
+  for (const purpose of ['webhook-signing-secret', 'portal-account-credential']) {
+    const opening = {
+      StringEquals: { 'kms:EncryptionContext:purpose': purpose },
       'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] },
-    })
-  ) {
-    return ' for webhook-signing-secret with clientId context';
+    };
+    if (JSON.stringify(condition) === JSON.stringify(opening)) return ` for ${purpose} with clientId context`;
   }
   const [[operator, keys] = ['', {}], ...more] = Object.entries(condition);
   const [[key, value] = ['', ''], ...moreKeys] = Object.entries(keys);
@@ -235,7 +233,9 @@ export const expectedGrants = (access: RouteAccess, invocation: Invocation = 'ap
   if (access.secrets === 'encrypt') {
     grants.push('kms:GenerateDataKey on secretsKey with clientId context');
   }
-  if (access.secrets === 'decrypt') grants.push('kms:Decrypt on secretsKey with clientId context');
+  if (access.secrets === 'decrypt') {
+    grants.push('kms:Decrypt on secretsKey for portal-account-credential with clientId context');
+  }
   if (access.webhookSecrets === 'open') {
     grants.push('kms:Decrypt on secretsKey for webhook-signing-secret with clientId context');
   }
