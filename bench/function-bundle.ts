@@ -5,7 +5,14 @@
  */
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { BUNDLING, FUNCTION_RUNTIME } from '#infra/constructs/service-function';
-import { automationEventFunctions, automationTasks, eventFunctions, invokedFunctions, routes } from '#lib/routes';
+import {
+  automationEventFunctions,
+  automationTasks,
+  eventFunctions,
+  invokedFunctions,
+  routes,
+  webhookDeliveryFunctions,
+} from '#lib/routes';
 
 export interface FunctionBundle {
   handler: string;
@@ -21,7 +28,7 @@ export interface FunctionBundle {
 
 /**
  * Every function CDK deploys: the authorizer, the routes', the event functions', the automation's tasks
- * and event functions, and the functions the tasks invoke.
+ * and event functions, the functions the tasks invoke, and the webhook delivery functions.
  */
 export const deployedFunctions = (): { handler: string; installedModules: readonly string[] }[] => {
   const browser = ['@sparticuz/chromium', 'playwright-core'];
@@ -31,6 +38,7 @@ export const deployedFunctions = (): { handler: string; installedModules: readon
   for (const task of automationTasks) handlers.set(task.handler, task.worker === 'browser' ? browser : []);
   for (const fn of automationEventFunctions) handlers.set(fn.handler, []);
   for (const fn of invokedFunctions) handlers.set(fn.handler, []);
+  for (const fn of webhookDeliveryFunctions) handlers.set(fn.handler, []);
   return [...handlers].map(([handler, installedModules]) => ({ handler, installedModules }));
 };
 

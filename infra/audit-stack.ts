@@ -1,7 +1,5 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import type { ApiStack } from '#infra/api-stack';
-import type { AutomationStack } from '#infra/automation-stack';
 import { serviceConfigOf } from '#infra/config';
 import { AuditQueries } from '#infra/constructs/audit-queries';
 import { AuditTrail } from '#infra/constructs/audit-trail';
@@ -11,8 +9,8 @@ import type { Route } from '#lib/routes';
 
 export interface AuditStackProps extends StackProps {
   data: DataStack;
-  api: ApiStack;
-  automation: AutomationStack;
+  /** The stacks of the service's functions (API, automation, events): every log group of theirs is subscribed. */
+  functionStacks: readonly Stack[];
   /** The route table: the records' id columns. */
   routes: readonly Route[];
 }
@@ -21,7 +19,7 @@ export interface AuditStackProps extends StackProps {
  * The audit trail (infra/constructs/audit-trail.ts, audit-queries.ts): the locked bucket, the delivery
  * from every function's log group, CloudTrail's data events of the attachments bucket, the Glue
  * tables and saved queries. Apart from the API stack (its resource count) and from the data stack
- * (it needs the functions' log groups, which come after): it depends on the API and automation stacks.
+ * (it needs the functions' log groups, which come after): it depends on the API, automation and events stacks.
  * Like the data stack, termination-protected, and its bucket and key are retained.
  */
 export class AuditStack extends Stack {
@@ -29,12 +27,11 @@ export class AuditStack extends Stack {
   readonly queries: AuditQueries;
 
   constructor(scope: Construct, id: string, props: AuditStackProps) {
-    const { data, api, automation, routes, ...stackProps } = props;
+    const { data, functionStacks, routes, ...stackProps } = props;
     super(scope, id, { terminationProtection: true, ...stackProps });
-    this.addStackDependency(api);
-    this.addStackDependency(automation);
+    for (const stack of functionStacks) this.addStackDependency(stack);
     // Every function's log group: any line with the audit marker is shipped, whichever function wrote it.
-    const logGroups = [api, automation].flatMap((stack) =>
+    const logGroups = functionStacks.flatMap((stack) =>
       stack.node
         .findAll()
         .filter((construct): construct is ServiceFunction => construct instanceof ServiceFunction)

@@ -6,11 +6,14 @@ import type { AutomationStack } from '#infra/automation-stack';
 import { serviceConfigOf } from '#infra/config';
 import { Monitoring } from '#infra/constructs/monitoring';
 import { ServiceFunction } from '#infra/constructs/service-function';
+import type { EventsStack } from '#infra/events-stack';
 import { functionNameOf, type Route } from '#lib/routes';
 
 export interface MonitoringStackProps extends StackProps {
   api: ApiStack;
   automation: AutomationStack;
+  /** The outbox pipe and webhook delivery: alarms on their failures. */
+  events: EventsStack;
   /** The audit trail's delivery: alarms on its failures. */
   audit: AuditStack;
   routes: readonly Route[];
@@ -18,18 +21,20 @@ export interface MonitoringStackProps extends StackProps {
 
 /**
  * Alarms, their topic and the dashboard (infra/constructs/monitoring.ts), apart so that the other
- * stacks know nothing of them: every ServiceFunction of the API and automation stacks is found in
- * the construct tree, with its dead-letter queue, every state machine of the automation, and the
- * audit trail's delivery stream.
+ * stacks know nothing of them: every ServiceFunction of the API, automation and events stacks is found
+ * in the construct tree, with its dead-letter queue, every state machine of the automation, the audit
+ * trail's delivery stream, and the events stack's pipe, dead-letter queues and delivery functions.
  */
 export class MonitoringStack extends Stack {
   readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: MonitoringStackProps) {
     super(scope, id, props);
+    const { events } = props;
     this.addStackDependency(props.api);
     this.addStackDependency(props.audit);
-    const functions = [props.api, props.automation].flatMap((stack) =>
+    this.addStackDependency(events);
+    const functions = [props.api, props.automation, events].flatMap((stack) =>
       stack.node
         .findAll()
         .filter((construct): construct is ServiceFunction => construct instanceof ServiceFunction)
@@ -39,13 +44,20 @@ export class MonitoringStack extends Stack {
       config: serviceConfigOf(this),
       routeNames: props.routes.map(functionNameOf),
       functions,
-      deadLetterQueues: functions.flatMap(({ name, fn }) =>
-        fn.deadLetterQueue ? [{ name, queue: fn.deadLetterQueue }] : [],
-      ),
+      deadLetterQueues: [
+        ...functions.flatMap(({ name, fn }) => (fn.deadLetterQueue ? [{ name, queue: fn.deadLetterQueue }] : [])),
+        { name: 'WebhookEvents', queue: events.deadLetterQueue },
+        { name: 'OutboxPipe', queue: events.pipe.deadLetterQueue },
+      ],
       stateMachines: [...Object.values(props.automation.stateMachines), props.automation.dueRechecks.stateMachine].map(
         (machine) => ({ name: machine.node.id, stateMachine: machine.stateMachine }),
       ),
       deliveryStreams: [{ name: 'AuditTrail', stream: props.audit.trail.deliveryStream }],
+      webhookDelivery: {
+        functions: Object.entries(events.functions).map(([name, fn]) => ({ name, fn })),
+        pipeName: events.pipe.pipe.name!,
+        queue: events.deliveries.queue,
+      },
     });
   }
 }

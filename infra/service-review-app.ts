@@ -16,6 +16,7 @@ import { AutomationStack } from '#infra/automation-stack';
 import { serviceConfigOf } from '#infra/config';
 import { secretsReaderRoleName } from '#infra/constructs/encryption-keys';
 import { DataStack } from '#infra/data-stack';
+import { EventsStack } from '#infra/events-stack';
 import { MonitoringStack } from '#infra/monitoring-stack';
 import {
   type AutomationTask,
@@ -30,6 +31,8 @@ import {
   type Route,
   recheckTasks,
   routes,
+  type WebhookDeliveryTrigger,
+  webhookDeliveryFunctions,
 } from '#lib/routes';
 import cdkJson from '../cdk.json' with { type: 'json' };
 
@@ -46,10 +49,12 @@ export interface ServiceReviewAppOptions {
   automationEventFunctions?: readonly EventFunction<ExecutionStatusTrigger>[];
   invokedFunctions?: readonly InvokedFunction[];
   recheckTasks?: readonly RecheckTask[];
+  webhookDeliveryFunctions?: readonly EventFunction<WebhookDeliveryTrigger>[];
 }
 
-/** The automation stack's name (its id at the app's top level), which names its secrets readers' roles. */
+/** The automation and events stacks' names (their ids at the app's top level), which name their secrets readers' roles. */
 const AUTOMATION_STACK = 'ServiceReviewAutomation';
+const EVENTS_STACK = 'ServiceReviewEvents';
 
 /**
  * cdk-nag's AwsSolutions and HIPAA Security packs as CDK validation plugins: a finding not
@@ -71,13 +76,20 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
   const tasks = options.automationTasks ?? automationTasks;
   const invoked = options.invokedFunctions ?? invokedFunctions;
   const apiRoutes = options.routes ?? routes;
+  const deliverers = options.webhookDeliveryFunctions ?? webhookDeliveryFunctions;
   const data = new DataStack(app, 'ServiceReviewData', {
     env,
     description: 'Service review: keys, table, attachments',
-    // The run credentials function, named ahead of its stack: the secrets key lets nobody else decrypt.
-    secretsReaderRoleNames: [...invoked, ...tasks]
-      .filter((fn) => fn.access.secrets === 'decrypt')
-      .map((fn) => secretsReaderRoleName(AUTOMATION_STACK, fn.name)),
+    // The run credentials function and the webhook delivery functions, named ahead of their stacks: the
+    // secrets key lets nobody else decrypt.
+    secretsReaderRoleNames: [
+      ...[...invoked, ...tasks]
+        .filter((fn) => fn.access.secrets === 'decrypt')
+        .map((fn) => secretsReaderRoleName(AUTOMATION_STACK, fn.name)),
+      ...deliverers
+        .filter((fn) => fn.access.webhookSecrets === 'open')
+        .map((fn) => secretsReaderRoleName(EVENTS_STACK, fn.name)),
+    ],
   });
   const automation = new AutomationStack(app, AUTOMATION_STACK, {
     env,
@@ -96,12 +108,17 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     routes: apiRoutes,
     eventFunctions: options.eventFunctions ?? eventFunctions,
   });
+  const events = new EventsStack(app, EVENTS_STACK, {
+    env,
+    description: 'Service review: the outbox pipe, the service-review event bus, webhook delivery',
+    data,
+    functions: deliverers,
+  });
   const audit = new AuditStack(app, 'ServiceReviewAudit', {
     env,
     description: 'Service review: audit trail (locked bucket, delivery, CloudTrail data events, queries)',
     data,
-    api,
-    automation,
+    functionStacks: [api, automation, events],
     routes: apiRoutes,
   });
   const monitoring = new MonitoringStack(app, 'ServiceReviewMonitoring', {
@@ -109,12 +126,13 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     description: 'Service review: alarms, their topic, the dashboard',
     api,
     automation,
+    events,
     audit,
     routes: apiRoutes,
   });
   Tags.of(app).add('stage', config.stage);
   if (config.removalPolicy === 'destroy') destroyWithStacks(app, data, audit);
-  return { app, data, automation, api, audit, monitoring, config };
+  return { app, data, automation, api, events, audit, monitoring, config };
 };
 
 /**

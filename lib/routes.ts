@@ -68,6 +68,13 @@ export interface RouteAccess {
    * credentials function for one run's credentials instead of decrypting them.
    */
   invoke?: readonly InvokedFunctionName[];
+  /**
+   * Opening webhook signing secrets to sign deliveries (the webhook delivery functions alone):
+   * `kms:Decrypt` on the secrets key only for the `webhook-signing-secret` purpose of their encryption
+   * context (lib/webhooks/signing-secrets.ts), never a portal-account secret; the role is one the key's
+   * own policy names.
+   */
+  webhookSecrets?: 'open';
 }
 
 /** What an audit record names as the thing accessed (docs/security.md, "Audit trail"). */
@@ -597,6 +604,45 @@ export const automationEventFunctions: readonly EventFunction<ExecutionStatusTri
     trigger: { executionStatusChange: { statuses: ['TIMED_OUT', 'ABORTED', 'FAILED'] } },
     // The run, or the batch and its runs (BatchGetItem); conditional puts fail those still going.
     access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem'] } },
+  },
+];
+
+/**
+ * What starts a webhook delivery function on AWS (infra/events-stack.ts). `serviceEvents`: the SQS queue
+ * the service-review bus's rule fills (docs/events.md, "On AWS"), polled in batches of `batchSize` by at
+ * most `maxConcurrency` invocations at once. `schedule`: every `everyMinutes`.
+ */
+export type WebhookDeliveryTrigger =
+  | { serviceEvents: { batchSize: number; maxConcurrency: number } }
+  | { schedule: { everyMinutes: number } };
+
+/**
+ * The delivery side of webhooks on AWS (docs/webhooks.md, "On AWS"), deployed in the events stack. Locally
+ * the outbox relay and the retry timer call the same code in-process (local/stack.ts,
+ * local/webhook-deliveries.ts). Both open signing secrets and read and write nothing but client partitions
+ * (webhooks and their deliveries: `CLIENT#…`; never an API key's item).
+ */
+export const webhookDeliveryFunctions: readonly EventFunction<WebhookDeliveryTrigger>[] = [
+  {
+    // Each queued event, as the relay hands it over locally: deliverEvent (fan out, record, attempt once).
+    // Query: the client's subscriptions; PutItem: record, hold and result of a delivery, a subscription's
+    // health; GetItem: a delivery another attempt holds, the subscription before its health changes.
+    name: 'DeliverWebhookEvents',
+    handler: 'webhooks/deliver-webhook-events',
+    trigger: { serviceEvents: { batchSize: 10, maxConcurrency: 10 } },
+    access: { table: { actions: ['GetItem', 'Query', 'PutItem'], leadingKeys: ['CLIENT#*'] }, webhookSecrets: 'open' },
+  },
+  {
+    // The retry sweep, as the local timer runs it: retries, test calls and redeliveries (deliverDue). Every
+    // minute: a test call waits at most that long; the first retries (5 s, 20 s, 80 s) at most a minute more.
+    name: 'DeliverDueWebhooks',
+    handler: 'webhooks/deliver-due-webhooks',
+    trigger: { schedule: { everyMinutes: 1 } },
+    // gsi1: the retry queue (the deliveries due now); GetItem, PutItem: each one's attempt, as above.
+    access: {
+      table: { actions: ['GetItem', 'PutItem'], queryIndexes: ['gsi1'], leadingKeys: ['CLIENT#*'] },
+      webhookSecrets: 'open',
+    },
   },
 ];
 

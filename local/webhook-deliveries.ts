@@ -1,7 +1,9 @@
+import { deliverAllDue } from '#lib/webhooks/sweep';
+
 /**
  * The retry timer of the local stack (docs/webhooks.md, "Retries"): every WEBHOOK_SWEEP_SECONDS it
  * asks the delivery code for the deliveries due now (one Query of the retry queue, gsi1) and attempts
- * them, until none is left due. The same `deliverDue` a scheduled function would call on AWS; first
+ * them, until none is left due: `deliverAllDue`, which the scheduled function runs on AWS; first
  * attempts of events do not wait for it (the relay's deliverEvent sends them at once), tests and
  * redeliveries do.
  */
@@ -29,9 +31,7 @@ export const startWebhookTimer = async (intervalMs = sweepIntervalMs()): Promise
   let sweep: Promise<void> | undefined;
   const run = async () => {
     try {
-      while (!stopped && (await webhookDeliveries().deliverDue()) > 0) {
-        // More may be due: a batch was full.
-      }
+      if (!stopped) await deliverAllDue(webhookDeliveries(), () => !stopped);
     } catch (error) {
       // The next tick tries again; a held delivery is due again once its hold ends.
       process.stderr.write(`local webhook deliveries: ${(error as Error).name}\n`);

@@ -34,7 +34,21 @@ export interface MonitoringProps {
   stateMachines: ReadonlyArray<{ name: string; stateMachine: IStateMachine }>;
   /** Firehose streams to S3 (the audit trail's): an alarm when delivery fails or falls behind. */
   deliveryStreams?: ReadonlyArray<{ name: string; stream: IDeliveryStream }>;
+  /** Webhook delivery on AWS (the events stack): its functions' errors, the outbox pipe's failures, subscriptions' health. */
+  webhookDelivery?: WebhookDeliveryMonitoring;
 }
+
+export interface WebhookDeliveryMonitoring {
+  /** An alarm on any error (a thrown invocation or a timeout; a message reported failed is not one). */
+  functions: ReadonlyArray<{ name: string; fn: ServiceFunction }>;
+  /** The outbox pipe (its name: the `PipeName` dimension of EventBridge Pipes' metrics). */
+  pipeName: string;
+  /** The delivery queue, whose depth the dashboard draws. */
+  queue: IQueue;
+}
+
+/** EventBridge Pipes' metrics (docs: "Monitoring Amazon EventBridge Pipes"). */
+const PIPES_NAMESPACE = 'AWS/EventBridge/Pipes';
 
 const PERIOD = Duration.minutes(5);
 /** 5xx answers over all answers of a route, in a 5-minute period. */
@@ -161,7 +175,62 @@ export class Monitoring extends Construct {
       );
     }
 
+    if (props.webhookDelivery) this.addWebhookDeliveryAlarms(props.webhookDelivery, alarm, alarmName);
     this.dashboard = this.buildDashboard(props, alarmName());
+  }
+
+  /**
+   * The delivery functions' errors; the outbox pipe's failed or timed-out executions (it retries them,
+   * but every one holds back its shard's events); and a subscription marked failing (a delivery used up
+   * its day of retries) or disabled (failing for three days): the WebhookStatusChanges metric of
+   * lib/webhooks/delivery.ts, whose log line names the subscription. Their dead-letter queues are in
+   * `deadLetterQueues`.
+   */
+  private addWebhookDeliveryAlarms(
+    { functions, pipeName }: WebhookDeliveryMonitoring,
+    alarm: (id: string, name: string, metric: IMetric, threshold: number, description: string) => Alarm,
+    alarmName: (...parts: string[]) => string,
+  ) {
+    for (const { name, fn } of functions) {
+      alarm(
+        `${name}Errors`,
+        alarmName(name, 'errors'),
+        fn.function.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+        1,
+        `${name}: an invocation failed or timed out.`,
+      );
+    }
+    const pipeMetric = (metricName: string) =>
+      new Metric({
+        namespace: PIPES_NAMESPACE,
+        metricName,
+        dimensionsMap: { PipeName: pipeName },
+        period: PERIOD,
+        statistic: 'Sum',
+      });
+    alarm(
+      'OutboxPipeFailures',
+      alarmName('OutboxPipe', 'failures'),
+      new MathExpression({
+        expression: 'failed + timedOut',
+        usingMetrics: { failed: pipeMetric('ExecutionFailed'), timedOut: pipeMetric('ExecutionTimeout') },
+        period: PERIOD,
+        label: 'Outbox pipe executions failed or timed out',
+      }),
+      1,
+      'OutboxPipe: putting outbox events on the bus failed (retried; the shard waits, events arrive late).',
+    );
+    for (const status of ['failing', 'disabled'] as const) {
+      alarm(
+        `Webhook${status === 'failing' ? 'Failing' : 'Disabled'}`,
+        alarmName('webhook', status),
+        webhookStatusMetric(status),
+        1,
+        status === 'failing'
+          ? 'A webhook subscription is failing: a delivery used up its retries (log "Webhook subscription status changed").'
+          : 'A webhook subscription was disabled after three days of failures (log "Webhook subscription status changed").',
+      );
+    }
   }
 
   /** KMS-encrypted (a key CloudWatch may use: the AWS managed SNS key does not let it publish), TLS only. */
@@ -220,6 +289,19 @@ export class Monitoring extends Construct {
         ),
       ]),
     );
+    if (props.webhookDelivery) {
+      const { queue } = props.webhookDelivery;
+      dashboard.addWidgets(
+        graph('Webhook deliveries: events waiting in the queue', [
+          queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum', label: 'visible' }),
+          queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum', label: 'oldest (s)' }),
+        ]),
+        graph(
+          'Webhook subscriptions: status changes',
+          (['failing', 'disabled', 'active'] as const).map((status) => webhookStatusMetric(status, status)),
+        ),
+      );
+    }
     if (props.deliveryStreams?.length) {
       dashboard.addWidgets(
         graph(
@@ -249,5 +331,16 @@ export const requestMetric = (metricName: string, route: string, statistic: stri
     statistic,
     period: PERIOD,
     // An alarm's metric goes without: a label would turn it into a metric-math query.
+    ...(label ? { label } : {}),
+  });
+
+/** How many webhook subscriptions became `status` (lib/observability/metrics.ts recordWebhookStatus). */
+export const webhookStatusMetric = (status: 'failing' | 'disabled' | 'active', label?: string) =>
+  new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: METRIC.webhookStatusChanges,
+    dimensionsMap: { service: SERVICE_NAME, status },
+    statistic: 'Sum',
+    period: PERIOD,
     ...(label ? { label } : {}),
   });

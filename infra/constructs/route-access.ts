@@ -3,7 +3,7 @@ import type { InvokedFunctionName, RouteAccess } from '#lib/routes';
 import type { StateMachineKey } from '#lib/rpa/state-machines';
 import { bindBucket, bindScreenshots } from './attachments-bucket.ts';
 import { bindAutomation } from './automation-state-machine.ts';
-import { bindSecretsDecrypt, bindSecretsKey } from './encryption-keys.ts';
+import { bindSecretsDecrypt, bindSecretsKey, bindWebhookSecretsOpen } from './encryption-keys.ts';
 import { bindInvoke, type ServiceFunction } from './service-function.ts';
 import { bindTable } from './service-table.ts';
 import { bindSigningSecret } from './signing-secret.ts';
@@ -24,8 +24,8 @@ export interface AutomationTarget {
 }
 
 /**
- * Turns a route's (or event function's, or automation task's) declared access into least-privilege
- * grants and env vars.
+ * Turns a route's (or event function's, automation task's, webhook delivery function's) declared access
+ * into least-privilege grants and env vars.
  */
 export const bindRouteAccess = (
   fn: ServiceFunction,
@@ -37,6 +37,7 @@ export const bindRouteAccess = (
   if (access.bucket?.length) bindBucket(fn, data.attachments, access.bucket);
   if (access.secrets === 'encrypt') bindSecretsKey(fn, data.keys.secrets);
   if (access.secrets === 'decrypt') bindSecretsDecrypt(fn, data.keys.secrets);
+  if (access.webhookSecrets === 'open') bindWebhookSecretsOpen(fn, data.keys.secrets);
   if (access.cursors === 'sign') bindSigningSecret(fn, data.cursorSigning);
   if (access.rpaTokens) bindSigningSecret(fn, data.rpaTokens);
   if (access.requestFingerprints) bindSigningSecret(fn, data.requestFingerprints);

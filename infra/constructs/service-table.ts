@@ -1,5 +1,12 @@
 import { Aws, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
@@ -10,7 +17,8 @@ import type { ServiceFunction } from './service-function.ts';
 /**
  * The single table, with the keys and indexes of lib/table.ts (the local stack creates the same), and
  * time to live on TTL_ATTRIBUTE: idempotency records go away after their 24 hours (readers check
- * the expiry themselves, since DynamoDB deletes late and dynalite never does).
+ * the expiry themselves, since DynamoDB deletes late and dynalite never does). Its stream (new images)
+ * carries the outbox items to the events stack's pipe (docs/events.md, "On AWS").
  */
 export class ServiceTable extends Construct {
   readonly table: Table;
@@ -29,6 +37,7 @@ export class ServiceTable extends Construct {
       encryptionKey: props.encryptionKey,
       removalPolicy: RemovalPolicy.RETAIN,
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      stream: StreamViewType.NEW_IMAGE,
     });
     for (const index of tableIndexes) {
       this.table.addGlobalSecondaryIndex({

@@ -58,6 +58,8 @@ export const LOG_FIELDS = [
   'rechecked',
   'batches',
   'requests',
+  // Queues (lib/webhooks/queued-events.ts): the SQS message a failure is about, to find it in the dead-letter queue
+  'messageId',
   // Errors: name and stack frames only, never a message (SDK and parser messages can quote data)
   'errorName',
   'stack',

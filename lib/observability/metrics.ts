@@ -59,3 +59,6 @@ const count = (name: string, dimensions: Record<string, string>) => {
 export const recordAttachmentVerdict = (verdict: string) => count(METRIC.attachmentVerdicts, { verdict });
 
 export const recordAutomationRun = (kind: string, outcome: string) => count(METRIC.automationRuns, { kind, outcome });
+
+/** A webhook subscription became `failing`, `disabled` or `active` again (the alarms watch the first two). */
+export const recordWebhookStatus = (status: string) => count(METRIC.webhookStatusChanges, { status });

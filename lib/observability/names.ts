@@ -19,4 +19,6 @@ export const METRIC = {
   attachmentVerdicts: 'AttachmentVerdicts',
   /** Per `kind` and `outcome`: automation runs as they end (lib/rpa/worker.ts). */
   automationRuns: 'AutomationRuns',
+  /** Per `status` (`failing`, `disabled`, `active`): a webhook subscription whose health changed (lib/webhooks/delivery.ts). */
+  webhookStatusChanges: 'WebhookStatusChanges',
 } as const;

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { retryOnConflict, VersionConflict } from '#lib/concurrency';
 import type { ServiceEvent } from '#lib/events/service-event';
 import { log } from '#lib/observability/logger';
+import { recordWebhookStatus } from '#lib/observability/metrics';
 import { afterAttempt, endedUnsent, healthAfter, heldForAttempt, isDue, newDelivery } from './delivery-records.ts';
 import type { SigningSecretOpener } from './signing-secrets.ts';
 import type { Transport } from './transport.ts';
@@ -86,7 +87,15 @@ export const webhookDelivery = ({
       async () => {
         const current = await store.get(ref.clientId, ref.webhookId);
         const next = current && healthAfter(current, ended, now());
-        if (next) await store.update(next);
+        if (!next) return;
+        await store.update(next);
+        // A metric per change (the alarms on failing and disabled subscriptions), and a line to find which.
+        recordWebhookStatus(next.status);
+        log.info('Webhook subscription status changed', {
+          clientId: next.clientId,
+          webhookId: next.webhookId,
+          status: next.status,
+        });
       },
       { attempts: 5 },
     );

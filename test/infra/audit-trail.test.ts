@@ -20,8 +20,9 @@ beforeAll(() => {
 }, 180_000);
 afterAll(() => app?.cleanUp());
 
-const resources = (template: 'auditTemplate' | 'apiTemplate' | 'automationTemplate' | 'monitoringTemplate') =>
-  app[template].toJSON().Resources as Record<string, Resource>;
+const resources = (
+  template: 'auditTemplate' | 'apiTemplate' | 'automationTemplate' | 'eventsTemplate' | 'monitoringTemplate',
+) => app[template].toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.values(resources('auditTemplate')).filter((r) => r.Type === type);
 const one = (type: string) => {
   const found = ofType(type);
@@ -31,7 +32,7 @@ const one = (type: string) => {
 const ref = (construct: { node: { defaultChild?: unknown } }) => logicalIdOf(construct);
 const getAtt = (construct: { node: { defaultChild?: unknown } }) => ({ 'Fn::GetAtt': [ref(construct), 'Arn'] });
 const functions = () =>
-  [app.api, app.automation].flatMap((stack) =>
+  [app.api, app.automation, app.events].flatMap((stack) =>
     stack.node.findAll().filter((construct): construct is ServiceFunction => construct instanceof ServiceFunction),
   );
 
@@ -220,7 +221,7 @@ describe('least privilege on the audit stack’s roles', () => {
       // Lambda's advanced logging controls would drop INFO lines, audit records included.
       expect(fn.Properties.LoggingConfig?.ApplicationLogLevel).toBeUndefined();
     }
-    for (const template of ['apiTemplate', 'automationTemplate'] as const) {
+    for (const template of ['apiTemplate', 'automationTemplate', 'eventsTemplate'] as const) {
       expect(JSON.stringify(resources(template))).not.toContain(ref(app.audit.trail.bucket));
     }
   });

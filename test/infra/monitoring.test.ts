@@ -11,6 +11,7 @@ import {
   functionNameOf,
   invokedFunctions,
   routes,
+  webhookDeliveryFunctions,
 } from '#lib/routes';
 import { logicalIdOf, synthesize } from './synthesized-app.ts';
 
@@ -30,9 +31,14 @@ const functionCount =
   eventFunctions.length +
   automationTasks.length +
   automationEventFunctions.length +
-  invokedFunctions.length;
-/** Functions invoked asynchronously, each with a dead-letter queue. */
-const withDeadLetters = [...eventFunctions, ...automationEventFunctions];
+  invokedFunctions.length +
+  webhookDeliveryFunctions.length;
+/** Functions invoked asynchronously, each with a dead-letter queue (the scheduled webhook sweep too). */
+const withDeadLetters = [
+  ...eventFunctions,
+  ...automationEventFunctions,
+  ...webhookDeliveryFunctions.filter((fn) => 'schedule' in fn.trigger),
+];
 
 describe('monitoring with the default (production) configuration', () => {
   let app: ReturnType<typeof synthesize>;
@@ -84,8 +90,10 @@ describe('monitoring with the default (production) configuration', () => {
       expect(JSON.stringify(failures?.Properties.Metrics)).toContain('ExecutionsFailed');
       expect(JSON.stringify(failures?.Properties.Metrics)).toContain('ExecutionsTimedOut');
     }
-    // And two on the audit trail's delivery (audit-trail.test.ts).
-    expect(alarms()).toHaveLength(routes.length * 2 + functionCount + withDeadLetters.length + 2 + 2);
+    // And two on the audit trail's delivery (audit-trail.test.ts); on webhook delivery (events-stack.test.ts):
+    // its two dead-letter queues, each delivery function's errors, the pipe's failures, failing and disabled subscriptions.
+    const webhookDelivery = 2 + webhookDeliveryFunctions.length + 1 + 2;
+    expect(alarms()).toHaveLength(routes.length * 2 + functionCount + withDeadLetters.length + 2 + 2 + webhookDelivery);
   });
 
   it('sends every alarm, and its return to OK, to an encrypted, TLS-only topic with no subscriber by default', () => {
@@ -120,7 +128,7 @@ describe('monitoring with the default (production) configuration', () => {
   });
 
   it('gives every function its Powertools settings, the default level and a year of logs', () => {
-    for (const template of [app.apiTemplate, app.automationTemplate]) {
+    for (const template of [app.apiTemplate, app.automationTemplate, app.eventsTemplate]) {
       for (const fn of resourcesOf(template, 'AWS::Lambda::Function')) {
         if (!fn.Properties.Environment) continue; // CDK's own helper functions
         expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -144,7 +152,7 @@ describe('monitoring with the default (production) configuration', () => {
       expect(resources.length, type).toBeGreaterThan(0);
       for (const resource of resources) expect(resource.DeletionPolicy, type).toBe('Retain');
     }
-    for (const template of [app.apiTemplate, app.automationTemplate, app.auditTemplate]) {
+    for (const template of [app.apiTemplate, app.automationTemplate, app.eventsTemplate, app.auditTemplate]) {
       for (const group of resourcesOf(template, 'AWS::Logs::LogGroup')) expect(group.DeletionPolicy).toBe('Retain');
     }
     expect(resourcesOf(app.dataTemplate, 'AWS::DynamoDB::Table')[0]!.Properties.DeletionProtectionEnabled).toBe(true);
@@ -193,7 +201,13 @@ describe('monitoring of a dev stack configured from context', () => {
     }
     expect(
       resourcesOf(app.apiTemplate, 'AWS::Logs::LogGroup').filter((g) => g.Properties.RetentionInDays === 30),
-    ).toHaveLength(functionCount - automationTasks.length - automationEventFunctions.length - invokedFunctions.length);
+    ).toHaveLength(
+      functionCount -
+        automationTasks.length -
+        automationEventFunctions.length -
+        invokedFunctions.length -
+        webhookDeliveryFunctions.length,
+    );
     const [table] = resourcesOf(app.dataTemplate, 'AWS::DynamoDB::Table');
     expect(table?.DeletionPolicy).toBe('Delete');
     expect(table?.Properties.DeletionProtectionEnabled).toBe(false);

@@ -50,6 +50,7 @@ const syntheticRoutes = [
       screenshots: ['read', 'write'],
       automation: 'start',
       invoke: ['IssueRunCredentials'],
+      webhookSecrets: 'open',
     }),
   },
 ] satisfies Route[];
@@ -214,7 +215,7 @@ describe('route access binders', () => {
     }
   });
 
-  it('offers kms:Decrypt on the secrets key only through grantSecretsDecrypt, bound to clientId', () => {
+  it('offers kms:Decrypt on the secrets key only through grantSecretsDecrypt, bound to portal secrets and a clientId', () => {
     const stack = new Stack(new App(), 'FutureRpaWorker');
     const keyArn = 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-4000-8000-000000000000';
     const worker = new Role(stack, 'Worker', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
@@ -226,7 +227,10 @@ describe('route access binders', () => {
             Effect: 'Allow',
             Action: 'kms:Decrypt',
             Resource: keyArn,
-            Condition: { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } },
+            Condition: {
+              StringEquals: { 'kms:EncryptionContext:purpose': 'portal-account-credential' },
+              'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] },
+            },
           },
         ],
       },

@@ -342,31 +342,49 @@ describe('least privilege', () => {
     expect(others).not.toContain(secret);
   });
 
-  it('grants kms:Decrypt on the secrets key to the run credentials function only, with clientId in the context', () => {
+  it('grants kms:Decrypt on the secrets key to the run credentials function (portal secrets) and the webhook deliverers (signing secrets) only, each its own purpose', () => {
     const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
-    const decrypting: string[] = [];
-    for (const template of [synthesized.apiTemplate, synthesized.dataTemplate, synthesized.automationTemplate]) {
+    const decrypting: Record<string, unknown> = {};
+    const templates = [
+      synthesized.apiTemplate,
+      synthesized.dataTemplate,
+      synthesized.automationTemplate,
+      synthesized.eventsTemplate,
+      synthesized.auditTemplate,
+      synthesized.monitoringTemplate,
+    ];
+    for (const template of templates) {
       const policies = template.findResources('AWS::IAM::ManagedPolicy');
       Object.assign(policies, template.findResources('AWS::IAM::Policy'));
       for (const [id, policy] of Object.entries(policies)) {
         for (const statement of policy.Properties.PolicyDocument.Statement) {
           if (!JSON.stringify(statement.Resource).includes(secretsKey)) continue;
           if (![statement.Action].flat().includes('kms:Decrypt')) continue;
-          decrypting.push(id);
-          expect(statement).toMatchObject({
-            Action: 'kms:Decrypt',
-            Condition: { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } },
-          });
+          expect([statement.Action].flat(), id).toEqual(['kms:Decrypt']);
+          decrypting[id] = statement.Condition;
         }
       }
     }
     expect(automationTasks.filter((task) => task.access.secrets === 'decrypt')).toEqual([]);
     const readers = invokedFunctions.filter((fn) => fn.access.secrets === 'decrypt').map((fn) => fn.name);
     expect(readers).toEqual(['IssueRunCredentials']);
-    expect(decrypting).toEqual([logicalIdOf(synthesized.automation.invokeTargets.IssueRunCredentials!.fn.role.policy)]);
+    const clientId = { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } };
+    const { events } = synthesized;
+    expect(decrypting).toEqual({
+      [logicalIdOf(synthesized.automation.invokeTargets.IssueRunCredentials!.fn.role.policy)]: {
+        StringEquals: { 'kms:EncryptionContext:purpose': 'portal-account-credential' },
+        ...clientId,
+      },
+      ...Object.fromEntries(
+        ['DeliverWebhookEvents', 'DeliverDueWebhooks'].map((name) => [
+          logicalIdOf(events.functions[name]!.role.policy),
+          { StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-signing-secret' }, ...clientId },
+        ]),
+      ),
+    });
   });
 
-  it("lets the secrets key's own policy deny decryption to every principal but the run credentials function's role", () => {
+  it("lets the secrets key's own policy deny decryption to every principal but its named readers' roles", () => {
     const [key] = Object.values(
       synthesized.dataTemplate.findResources('AWS::KMS::Key', {
         Properties: { Description: Match.stringLikeRegexp('portal-account secrets') },
@@ -375,7 +393,7 @@ describe('least privilege', () => {
     const statements = key?.Properties.KeyPolicy.Statement as Array<Record<string, any>>;
     const bySid = Object.fromEntries(statements.map((statement) => [statement.Sid, statement]));
     expect(Object.keys(bySid).sort()).toEqual([
-      'DecryptOnlyByTheCredentialsFunction',
+      'DecryptOnlyByNamedReaders',
       'KeyAdministrationThroughIam',
       'KeyUseThroughIam',
     ]);
@@ -383,8 +401,17 @@ describe('least privilege', () => {
       synthesized.automationTemplate.toJSON().Resources[
         logicalIdOf(synthesized.automation.invokeTargets.IssueRunCredentials!.fn.role)
       ].Properties.RoleName,
-    ];
-    expect(roleNames).toEqual(['ServiceReviewAutomation-IssueRunCredentials']);
+      ...['DeliverWebhookEvents', 'DeliverDueWebhooks'].map(
+        (name) =>
+          synthesized.eventsTemplate.toJSON().Resources[logicalIdOf(synthesized.events.functions[name]!.role)]
+            .Properties.RoleName,
+      ),
+    ].sort();
+    expect(roleNames).toEqual([
+      'ServiceReviewAutomation-IssueRunCredentials',
+      'ServiceReviewEvents-DeliverDueWebhooks',
+      'ServiceReviewEvents-DeliverWebhookEvents',
+    ]);
     // The browser workers' roles have generated names: the key policy cannot name them.
     for (const task of automationTasks) {
       const role =
@@ -393,7 +420,7 @@ describe('least privilege', () => {
         ];
       expect(role.Properties.RoleName, task.name).toBeUndefined();
     }
-    const deny = bySid.DecryptOnlyByTheCredentialsFunction!;
+    const deny = bySid.DecryptOnlyByNamedReaders!;
     expect(deny).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 'kms:Decrypt', Resource: '*' });
     const exempt = (deny.Condition.ArnNotEquals['aws:PrincipalArn'] as Array<{ 'Fn::Join': [string, unknown[]] }>)
       .map((arn) => JSON.stringify(arn))
@@ -598,7 +625,7 @@ describe('automation', () => {
     expect(invokers.sort()).toEqual(
       browserWorkers.map((task) => logicalIdOf(taskFunction(task.name).role.policy)).sort(),
     );
-    // And the credentials function's role decrypts with the secrets key, bound to the tenant's clientId.
+    // And the credentials function's role decrypts with the secrets key portal secrets alone, bound to the tenant's clientId.
     expect(
       statementsOf(synthesized.automationTemplate, credentials).filter((statement) =>
         statement.resources.includes(secretsKey),
@@ -607,7 +634,10 @@ describe('automation', () => {
       {
         actions: ['kms:Decrypt'],
         resources: expect.stringContaining(secretsKey),
-        condition: { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } },
+        condition: {
+          StringEquals: { 'kms:EncryptionContext:purpose': 'portal-account-credential' },
+          'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] },
+        },
       },
     ]);
   });

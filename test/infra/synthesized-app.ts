@@ -37,6 +37,7 @@ export const synthesize = (options: Omit<ServiceReviewAppOptions, 'outdir'> = {}
     dataTemplate: Template.fromStack(built.data),
     automationTemplate: Template.fromStack(built.automation),
     apiTemplate: Template.fromStack(built.api),
+    eventsTemplate: Template.fromStack(built.events),
     auditTemplate: Template.fromStack(built.audit),
     monitoringTemplate: Template.fromStack(built.monitoring),
     cleanUp: () => rmSync(outdir, { recursive: true, force: true }),
@@ -76,6 +77,9 @@ export interface ResourceIds {
   cursorSecret: string;
   rpaTokenSecret: string;
   fingerprintSecret: string;
+  /** The events stack's key (bus, delivery queues) and the delivery queue. */
+  eventsKey: string;
+  deliveryQueue: string;
 }
 
 export const resourceIdsOf = (synthesized: ReturnType<typeof synthesize>): ResourceIds => ({
@@ -85,6 +89,8 @@ export const resourceIdsOf = (synthesized: ReturnType<typeof synthesize>): Resou
   cursorSecret: logicalIdOf(synthesized.data.cursorSigning.secret),
   rpaTokenSecret: logicalIdOf(synthesized.data.rpaTokens.secret),
   fingerprintSecret: logicalIdOf(synthesized.data.requestFingerprints.secret),
+  eventsKey: logicalIdOf(synthesized.events.key),
+  deliveryQueue: logicalIdOf(synthesized.events.deliveries.queue),
 });
 
 /** What one resource of a statement is, e.g. `table`, `index gsi1`, `attachments` (objects), `bucket`. */
@@ -95,7 +101,15 @@ const labelOf = (resource: unknown, ids: ResourceIds): string => {
     const index = /\/index\/([\w-]+)/.exec(text);
     return index ? `index ${index[1]}` : 'table';
   }
-  for (const name of ['dataKey', 'secretsKey', 'cursorSecret', 'rpaTokenSecret', 'fingerprintSecret'] as const) {
+  for (const name of [
+    'dataKey',
+    'secretsKey',
+    'cursorSecret',
+    'rpaTokenSecret',
+    'fingerprintSecret',
+    'eventsKey',
+    'deliveryQueue',
+  ] as const) {
     if (text.includes(ids[name])) return name;
   }
   if (text.includes('/*/requests/*/attachments/*"')) return 'attachments';
@@ -117,6 +131,14 @@ const labelOf = (resource: unknown, ids: ResourceIds): string => {
 /** A statement's condition in a few words; anything unexpected stays JSON, so it shows in a diff. */
 const conditionOf = (condition: Record<string, Record<string, unknown>> | undefined): string => {
   if (!condition) return '';
+  // Opening secrets of one kind: its purpose, and a client, in the encryption context.
+  for (const purpose of ['webhook-signing-secret', 'portal-account-credential']) {
+    const opening = {
+      StringEquals: { 'kms:EncryptionContext:purpose': purpose },
+      'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] },
+    };
+    if (JSON.stringify(condition) === JSON.stringify(opening)) return ` for ${purpose} with clientId context`;
+  }
   const [[operator, keys] = ['', {}], ...more] = Object.entries(condition);
   const [[key, value] = ['', ''], ...moreKeys] = Object.entries(keys);
   if (more.length > 0 || moreKeys.length > 0) return ` if ${JSON.stringify(condition)}`;
@@ -153,16 +175,16 @@ export const grantsOf = (statements: Statement[], ids: ResourceIds): string[] =>
   return [...new Set(grants)].sort();
 };
 
+type Invocation = 'api' | 'event' | 'task' | 'invoked' | 'queue';
+
 /**
  * What a function may do, written out independently of infra/ (docs/infrastructure.md, "What each
  * function may do"): logs and traces for everyone (an audited route's audit records are log lines
- * too: no grant of their own), its dead-letter queue for an event function, then exactly what its
- * declared access implies, resource by resource.
+ * too: no grant of their own), its dead-letter queue for an event function, receiving from its queue
+ * (and the events key that encrypts it) for a queue consumer, then exactly what its declared access
+ * implies, resource by resource.
  */
-export const expectedGrants = (
-  access: RouteAccess,
-  invocation: 'api' | 'event' | 'task' | 'invoked' = 'api',
-): string[] => {
+export const expectedGrants = (access: RouteAccess, invocation: Invocation = 'api'): string[] => {
   const grants = [
     'logs:CreateLogStream on logGroup',
     'logs:PutLogEvents on logGroup',
@@ -170,6 +192,14 @@ export const expectedGrants = (
     'xray:PutTelemetryRecords on *',
   ];
   if (invocation === 'event') grants.push('sqs:SendMessage on deadLetterQueue');
+  if (invocation === 'queue') {
+    grants.push(
+      ...['ReceiveMessage', 'DeleteMessage', 'ChangeMessageVisibility', 'GetQueueAttributes', 'GetQueueUrl'].map(
+        (action) => `sqs:${action} on deliveryQueue`,
+      ),
+      'kms:Decrypt on eventsKey',
+    );
+  }
   const dataKeyVia = (service: string, ...actions: string[]) =>
     grants.push(...actions.map((action) => `kms:${action} on dataKey via ${service}`));
   if (access.table) {
@@ -203,7 +233,12 @@ export const expectedGrants = (
   if (access.secrets === 'encrypt') {
     grants.push('kms:GenerateDataKey on secretsKey with clientId context');
   }
-  if (access.secrets === 'decrypt') grants.push('kms:Decrypt on secretsKey with clientId context');
+  if (access.secrets === 'decrypt') {
+    grants.push('kms:Decrypt on secretsKey for portal-account-credential with clientId context');
+  }
+  if (access.webhookSecrets === 'open') {
+    grants.push('kms:Decrypt on secretsKey for webhook-signing-secret with clientId context');
+  }
   const secretReader = (secret: string) => {
     grants.push(`secretsmanager:GetSecretValue on ${secret}`, `secretsmanager:DescribeSecret on ${secret}`);
     dataKeyVia('secretsmanager', 'Decrypt');
@@ -228,9 +263,7 @@ export const expectedGrants = (
 };
 
 /** The actions alone of expectedGrants. */
-export const expectedActions = (
-  access: RouteAccess,
-  invocation: 'api' | 'event' | 'task' | 'invoked' = 'api',
-): string[] => [...new Set(expectedGrants(access, invocation).map((grant) => grant.split(' ')[0]!))].sort();
+export const expectedActions = (access: RouteAccess, invocation: Invocation = 'api'): string[] =>
+  [...new Set(expectedGrants(access, invocation).map((grant) => grant.split(' ')[0]!))].sort();
 
 export const actionsOf = (statements: Statement[]) => [...new Set(statements.flatMap((s) => s.actions))].sort();
