@@ -10,6 +10,7 @@ import {
   eventFunctions,
   functionNameOf,
   invokedFunctions,
+  recheckTasks,
   routes,
   webhookDeliveryFunctions,
 } from '#lib/routes';
@@ -32,7 +33,8 @@ const functionCount =
   automationTasks.length +
   automationEventFunctions.length +
   invokedFunctions.length +
-  webhookDeliveryFunctions.length;
+  webhookDeliveryFunctions.length +
+  recheckTasks.length;
 /** Functions invoked asynchronously, each with a dead-letter queue (the scheduled webhook sweep too). */
 const withDeadLetters = [
   ...eventFunctions,
@@ -85,7 +87,8 @@ describe('monitoring with the default (production) configuration', () => {
         Threshold: 1,
       });
     }
-    for (const machine of ['ViewOnPage', 'CheckAuthStatusBatch']) {
+    const machines = ['ViewOnPage', 'CheckAuthStatusBatch', 'DueRechecks'];
+    for (const machine of machines) {
       const failures = alarmNamed(`ServiceReview-prod-${machine}-failures`);
       expect(JSON.stringify(failures?.Properties.Metrics)).toContain('ExecutionsFailed');
       expect(JSON.stringify(failures?.Properties.Metrics)).toContain('ExecutionsTimedOut');
@@ -93,7 +96,9 @@ describe('monitoring with the default (production) configuration', () => {
     // And two on the audit trail's delivery (audit-trail.test.ts); on webhook delivery (events-stack.test.ts):
     // its two dead-letter queues, each delivery function's errors, the pipe's failures, failing and disabled subscriptions.
     const webhookDelivery = 2 + webhookDeliveryFunctions.length + 1 + 2;
-    expect(alarms()).toHaveLength(routes.length * 2 + functionCount + withDeadLetters.length + 2 + 2 + webhookDelivery);
+    expect(alarms()).toHaveLength(
+      routes.length * 2 + functionCount + withDeadLetters.length + machines.length + 2 + webhookDelivery,
+    );
   });
 
   it('sends every alarm, and its return to OK, to an encrypted, TLS-only topic with no subscriber by default', () => {
@@ -206,7 +211,8 @@ describe('monitoring of a dev stack configured from context', () => {
         automationTasks.length -
         automationEventFunctions.length -
         invokedFunctions.length -
-        webhookDeliveryFunctions.length,
+        webhookDeliveryFunctions.length -
+        recheckTasks.length,
     );
     const [table] = resourcesOf(app.dataTemplate, 'AWS::DynamoDB::Table');
     expect(table?.DeletionPolicy).toBe('Delete');
