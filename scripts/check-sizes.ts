@@ -26,8 +26,6 @@ const allowed: Record<string, string> = {
     'god closure: accounts, credentials and assignments (issue 20, point 2)',
   'lib/requests/requests.ts#requestService': 'the request use cases in one closure (issue 20, point 2: not yet split)',
   'lib/routes.ts': 'route rows, access model, audit spec, event functions and tasks in one module (issue 20, point 3)',
-  'lib/rpa/worker.ts': 'the browser worker and the recorders in one module (issue 20, point 2)',
-  'lib/rpa/worker.ts#rpaWorker': 'god closure: the browser worker with the recorders spread in (issue 20, point 2)',
   'lib/tenancy/provisioning.ts#provisioning':
     'clients, limits, quotas, API keys and organizations in one object (issue 20, point 2: not yet split)',
   'lib/webhooks/delivery.ts#webhookDelivery':

@@ -77,7 +77,7 @@ export const RUN_STEP_TEXTS = [
   ]),
 ];
 
-/** The screenshots' labels (lib/rpa/worker.ts `capture`). */
+/** The screenshots' labels (lib/rpa/portal-work.ts, `capture`). */
 export const SCREENSHOT_LABELS = [
   'the filled form, before submitting',
   'the authorization status',
