@@ -22,8 +22,6 @@ const allowed: Record<string, string> = {
     "the adapter's queries and writes in one factory (issue 20, point 2: not yet split)",
   'lib/portal-accounts/dynamo-portal-account-store.ts#createDynamoPortalAccountStore':
     "the adapter's queries and writes in one closure (issue 20, point 2: not yet split)",
-  'lib/portal-accounts/portal-accounts.ts#portalAccountService':
-    'god closure: accounts, credentials and assignments (issue 20, point 2)',
   'lib/requests/requests.ts#requestService': 'the request use cases in one closure (issue 20, point 2: not yet split)',
   'lib/routes.ts': 'route rows, access model, audit spec, event functions and tasks in one module (issue 20, point 3)',
   'lib/tenancy/provisioning.ts#provisioning':
