@@ -30,10 +30,6 @@ const allowed: Record<string, string> = {
     'recording, signing, sending and retrying deliveries in one closure (issue 20, point 2: not yet split)',
   'lib/webhooks/webhooks.ts#webhookService':
     'the subscription use cases in one closure (issue 20, point 2: not yet split)',
-  'local/gateway.ts': 'holds createGateway (issue 20, point 2)',
-  'local/gateway.ts#createGateway': 'god closure: routing, authorizer, integration and responses (issue 20, point 2)',
-  'local/gateway.ts#createGateway/createServer(…) callback':
-    'the whole request path in one callback (issue 20, point 2)',
   'local/sandbox-portal/operator.ts#sandboxOperator':
     "the operator's requests (token, cookie, decisions) in one closure (issue 20, point 2: not yet split)",
   'local/sandbox-portal/server.ts': 'holds startSandboxPortal (issue 20, point 2)',
