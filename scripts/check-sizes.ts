@@ -32,9 +32,6 @@ const allowed: Record<string, string> = {
     'the subscription use cases in one closure (issue 20, point 2: not yet split)',
   'local/sandbox-portal/operator.ts#sandboxOperator':
     "the operator's requests (token, cookie, decisions) in one closure (issue 20, point 2: not yet split)",
-  'local/sandbox-portal/server.ts': 'holds startSandboxPortal (issue 20, point 2)',
-  'local/sandbox-portal/server.ts#startSandboxPortal':
-    'god closure: every page and API of the sandbox portal (issue 20, point 2)',
   'local/stack.ts#startLocalStack': 'starts every emulator in sequence (issue 20, point 2: not yet split)',
 };
 
