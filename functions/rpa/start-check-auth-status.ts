@@ -2,7 +2,7 @@ import { endpoint, scopeOf } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import type { StartBody } from '#lib/rpa/rpa';
+import type { StartBody } from '#lib/rpa/run-start';
 import { rpa } from '#lib/rpa/service';
 import { checkAuthStatusBatchValidator } from '#lib/validation/generated/per-schema/check-auth-status-batch';
 

@@ -3,7 +3,7 @@ import { idempotentRequests } from '#lib/http/idempotency';
 import { pathId } from '#lib/http/path';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import type { StartBody } from '#lib/rpa/rpa';
+import type { StartBody } from '#lib/rpa/run-start';
 import { rpa } from '#lib/rpa/service';
 import { viewOnPageRequestValidator } from '#lib/validation/generated/per-schema/view-on-page-request';
 

@@ -15,7 +15,7 @@ export const METRIC = {
   clientErrors: 'ClientErrors',
   serverErrors: 'ServerErrors',
   latency: 'Latency',
-  /** Per `verdict` (lib/attachments/attachments.ts VerifyOutcome): what the verifier made of an object. */
+  /** Per `verdict` (lib/attachments/attachment-verification.ts VerifyOutcome): what the verifier made of an object. */
   attachmentVerdicts: 'AttachmentVerdicts',
   /** Per `kind` and `outcome`: automation runs as they end (lib/rpa/worker.ts). */
   automationRuns: 'AutomationRuns',

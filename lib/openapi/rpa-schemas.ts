@@ -11,15 +11,7 @@ import {
 } from '#lib/openapi/schema-builders';
 import { PORTAL_IDS } from '#lib/portal-accounts/portal-registry';
 import { AUTHORIZATION_STATUSES, type Authorization } from '#lib/requests/request-store';
-import {
-  type BatchProgress,
-  MAX_BATCH_ITEMS,
-  type RunView,
-  SCREENSHOT_URL_SECONDS,
-  type ScraperSession,
-  SESSION_HISTORY,
-  SESSION_RUNS,
-} from '#lib/rpa/rpa';
+import { MAX_BATCH_ITEMS, SCREENSHOT_URL_SECONDS, SESSION_HISTORY, SESSION_RUNS } from '#lib/rpa/rpa-limits';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
 import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
 import {
@@ -31,6 +23,7 @@ import {
   type RunStatus,
   type RunStep,
 } from '#lib/rpa/run-store';
+import type { BatchProgress, RunView, ScraperSession } from '#lib/rpa/run-views';
 import { MAX_RUN_STEPS } from '#lib/rpa/runs';
 import { SCRAPER_TOKEN_TTL_SECONDS } from '#lib/rpa/scraper-token';
 
@@ -84,7 +77,7 @@ export const RUN_STEP_TEXTS = [
   ]),
 ];
 
-/** The screenshots' labels (lib/rpa/worker.ts `capture`). */
+/** The screenshots' labels (lib/rpa/portal-work.ts, `capture`). */
 export const SCREENSHOT_LABELS = [
   'the filled form, before submitting',
   'the authorization status',

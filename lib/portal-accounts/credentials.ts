@@ -29,7 +29,7 @@ export const encryptionContextOf = (account: AccountRef, field: SecretField): En
   field,
 });
 
-/** Seals one secret of one account (portal-accounts.ts takes it as a dependency: see service.ts). */
+/** Seals one secret of one account (portal-account-writes.ts uses it, given to portalAccountService: see service.ts). */
 export type CredentialSealer = (account: AccountRef, field: SecretField, secret: string) => Promise<SealedSecret>;
 
 export interface PortalCredentials {

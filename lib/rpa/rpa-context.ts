@@ -1,0 +1,42 @@
+import { NotFound } from '#lib/errors';
+import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
+import type { AuthorizationHistoryStore } from '#lib/requests/authorization-history-store';
+import type { RequestStore, StoredRequest } from '#lib/requests/request-store';
+import type { TenantStore } from '#lib/tenancy/tenant-store';
+import type { AutomationQuotaService } from './automation-quotas.ts';
+import type { AutomationStarter } from './automation-starter.ts';
+import { runEnder } from './execution-ended.ts';
+import type { RunStore } from './run-store.ts';
+import type { ScraperTokens } from './scraper-token.ts';
+import type { ScreenshotStorage } from './screenshot-storage.ts';
+
+export interface RpaDependencies {
+  runs: RunStore;
+  requests: Pick<RequestStore, 'get'>;
+  accounts: Pick<PortalAccountStore, 'get' | 'page'>;
+  /** Whether the automation drives a portal (lib/rpa/automated-portals.ts). */
+  automated: (portalId: string) => boolean;
+  tenants: Pick<TenantStore, 'getClientUser' | 'getApiKeyById'>;
+  automation: AutomationStarter;
+  /** Per-client run quotas and runs in flight (automation-quotas.ts). */
+  quotas: Pick<AutomationQuotaService, 'admit'>;
+  screenshots: Pick<ScreenshotStorage, 'presignGet'>;
+  /** The requests' authorization histories, for the scraper session. */
+  history: Pick<AuthorizationHistoryStore, 'page'>;
+  tokens: ScraperTokens;
+  now?: () => Date;
+}
+
+/** The dependencies with their defaults, and the run ender built on them: what every use case is given first. */
+export type RpaContext = Required<RpaDependencies> & { ender: ReturnType<typeof runEnder> };
+
+export function contextOf(deps: RpaDependencies): RpaContext {
+  const now = deps.now ?? (() => new Date());
+  return { ...deps, now, ender: runEnder({ runs: deps.runs, now }) };
+}
+
+export async function existingRequest(ctx: RpaContext, clientId: string, externalId: string): Promise<StoredRequest> {
+  const request = await ctx.requests.get(clientId, externalId);
+  if (!request) throw new NotFound(`Request ${externalId}`);
+  return request;
+}

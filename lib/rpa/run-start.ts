@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { DomainError, Invalid, Unprocessable } from '#lib/errors';
+import { uuidv7 } from '#lib/ids';
+import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import type { StoredRequest } from '#lib/requests/request-store';
+import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
+import { choosePortalAccount, NoPortalAccount } from './portal-account-choice.ts';
+import { existingRequest, type RpaContext } from './rpa-context.ts';
+import { MAX_BATCH_ITEMS } from './rpa-limits.ts';
+import { type BatchItem, isTerminal, type RpaBatchRecord, type RpaRunRecord } from './run-store.ts';
+import { changeBatch, changeRun, withStep } from './runs.ts';
+import { TIMEOUTS } from './state-machines.ts';
+
+/*
+ * Starting the automation: a view-on-page run, or a check-auth-status batch of runs. Each run's portal
+ * account is chosen here, the client's automation quota admits it, then the execution starts.
+ */
+
+/** Some requests of a batch do not exist (or are another client's): nothing was started. */
+export class RequestsNotFound extends DomainError {
+  readonly kind = 'not-found';
+  constructor(readonly requestExternalIds: string[]) {
+    super(`Requests not found: ${requestExternalIds.join(', ')}. No check was started.`, { requestExternalIds });
+  }
+}
+
+/** Some requests of a batch cannot be automated: no account can be chosen for them; nothing was started. */
+export class RequestsNotAutomatable extends Unprocessable {
+  constructor(readonly refused: NoPortalAccount[]) {
+    super(
+      `No portal account can be chosen for ${refused.length === 1 ? 'request' : 'requests'} ${refused
+        .map((error) => error.requestExternalId)
+        .join(', ')}. No check was started.`,
+      { requests: refused.map(({ requestExternalId, reason }) => ({ requestExternalId, reason })) },
+    );
+  }
+}
+
+/** What a start's body says: on whose behalf, and optionally which portal account. */
+export interface StartBody {
+  clientUserId: string;
+  portalAccountExternalId?: string | undefined;
+}
+
+type RunBase = Pick<RpaRunRecord, 'clientId' | 'externalId' | 'kind' | 'clientUserId' | 'organizationId'> & {
+  batchId?: string;
+};
+
+/** A batch's runs by portal account, in the order the accounts first appear: one session per group. */
+export const groupsByAccount = (queued: readonly RpaRunRecord[]) => {
+  const groups = new Map<string, BatchItem[]>();
+  for (const run of queued) {
+    const account = run.portalAccountId ?? '';
+    groups.set(account, [...(groups.get(account) ?? []), { requestExternalId: run.externalId, runId: run.runId }]);
+  }
+  return [...groups].map(([portalAccountId, items]) => ({ portalAccountId, items }));
+};
+
+/** The account a run of `request` will use, chosen now (portal-account-choice.ts). */
+function accountFor(
+  ctx: RpaContext,
+  organizationId: string,
+  request: StoredRequest,
+  named: string | undefined,
+): Promise<StoredPortalAccount> {
+  const { accounts, automated } = ctx;
+  return choosePortalAccount({ accounts, automated }, { clientId: request.clientId, organizationId, request, named });
+}
+
+function queuedRun(ctx: RpaContext, base: RunBase, account: StoredPortalAccount): RpaRunRecord {
+  const at = ctx.now().toISOString();
+  return {
+    ...base,
+    portalAccountId: account.externalId,
+    portalId: account.portalId,
+    runId: uuidv7(ctx.now().getTime()),
+    status: 'queued',
+    steps: withStep(
+      withStep([], at, 'queued'),
+      at,
+      'portal account selected',
+      `${account.portalId} ${account.externalId}`,
+    ),
+    enteredValues: {},
+    screenshots: [],
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** StartExecution failed: the run will never be picked up. Fails it (without an outcome: no portal was involved). */
+function notStarted(ctx: RpaContext, run: RpaRunRecord) {
+  return changeRun(
+    ctx.runs,
+    run,
+    (current) =>
+      isTerminal(current.status)
+        ? undefined
+        : { ...current, status: 'failed', steps: withStep(current.steps, ctx.now().toISOString(), 'not started') },
+    ctx.now,
+  );
+}
+
+/**
+ * Each request's account, or RequestsNotAutomatable naming every request none can be chosen for.
+ * Requests of one payer share the answer: a batch reads each payer's accounts once.
+ */
+async function chooseEach(
+  ctx: RpaContext,
+  organizationId: string,
+  found: StoredRequest[],
+  named: string | undefined,
+): Promise<StoredPortalAccount[]> {
+  const byPayer = new Map<string, Promise<StoredPortalAccount>>();
+  const settled = await Promise.allSettled(
+    found.map((request) => {
+      const payer = JSON.stringify((request.document.patient as Record<string, unknown> | undefined)?.PayerId ?? null);
+      if (!byPayer.has(payer)) byPayer.set(payer, accountFor(ctx, organizationId, request, named));
+      // The reason names the request: another request of the payer gets its own.
+      return byPayer.get(payer)!.catch((error: unknown) => {
+        if (error instanceof NoPortalAccount) throw new NoPortalAccount(error.reason, request.externalId);
+        throw error;
+      });
+    }),
+  );
+  const refused = settled.flatMap((result) =>
+    result.status === 'rejected' && result.reason instanceof NoPortalAccount ? [result.reason] : [],
+  );
+  const other = settled.find((result) => result.status === 'rejected' && !(result.reason instanceof NoPortalAccount));
+  if (other) throw (other as PromiseRejectedResult).reason;
+  if (refused.length > 0) throw new RequestsNotAutomatable(refused);
+  return settled.map((result) => (result as PromiseFulfilledResult<StoredPortalAccount>).value);
+}
+
+/** Queues a view-on-page run and starts its execution; the run, with its execution's ARN. */
+export async function startViewOnPage(
+  ctx: RpaContext,
+  scope: Scope,
+  externalId: string,
+  { clientUserId, portalAccountExternalId }: StartBody,
+): Promise<RpaRunRecord> {
+  const { clientId } = scope;
+  const user = await clientUserInScope(ctx.tenants, scope, clientUserId);
+  const request = await existingRequest(ctx, clientId, externalId);
+  const account = await accountFor(ctx, user.organizationId, request, portalAccountExternalId);
+  const base: RunBase = {
+    clientId,
+    externalId,
+    kind: 'view-on-page',
+    clientUserId,
+    organizationId: user.organizationId,
+  };
+  const run = queuedRun(ctx, base, account);
+  const admitted = await ctx.quotas.admit(clientId, run.runId, 1, TIMEOUTS.viewOnPage);
+  await ctx.runs.createRun(run);
+  let executionArn: string;
+  try {
+    // The account is fixed here: the credentials function hands out only this account's (run-credentials.ts).
+    executionArn = await ctx.automation.start('view-on-page', run.runId, {
+      clientId,
+      requestExternalId: externalId,
+      runId: run.runId,
+      portalAccountId: account.externalId,
+    });
+  } catch (error) {
+    await notStarted(ctx, run);
+    await admitted.giveBack();
+    throw error;
+  }
+  // The worker may already be writing the run: set the ARN on whatever version is current.
+  const started = await changeRun(ctx.runs, run, (current) => ({ ...current, executionArn }), ctx.now);
+  return started ?? { ...run, executionArn };
+}
+
+/** The batch's runs, queued, each with the account chosen for its request; the batch itself. */
+async function queuedBatch(
+  ctx: RpaContext,
+  scope: Scope,
+  { clientUserId, portalAccountExternalId, requestExternalIds }: StartBody & { requestExternalIds: readonly string[] },
+): Promise<{ batch: RpaBatchRecord; queued: RpaRunRecord[] }> {
+  const { clientId } = scope;
+  const user = await clientUserInScope(ctx.tenants, scope, clientUserId);
+  const found = await Promise.all(requestExternalIds.map((externalId) => ctx.requests.get(clientId, externalId)));
+  const missing = requestExternalIds.filter((_, i) => !found[i]);
+  if (missing.length > 0) throw new RequestsNotFound(missing);
+  const chosen = await chooseEach(ctx, user.organizationId, found as StoredRequest[], portalAccountExternalId);
+  const batchId = randomUUID();
+  const { organizationId } = user;
+  const queued = requestExternalIds.map((externalId, i) =>
+    queuedRun(
+      ctx,
+      { clientId, externalId, kind: 'check-auth-status', batchId, clientUserId, organizationId },
+      chosen[i]!,
+    ),
+  );
+  const items: BatchItem[] = queued.map((run) => ({ requestExternalId: run.externalId, runId: run.runId }));
+  const at = ctx.now().toISOString();
+  const batch: RpaBatchRecord = {
+    clientId,
+    batchId,
+    clientUserId,
+    organizationId,
+    items,
+    status: 'running',
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+  return { batch, queued };
+}
+
+/** Queues one run per request and starts the batch's execution; the batch. */
+export async function startCheckAuthStatus(
+  ctx: RpaContext,
+  scope: Scope,
+  body: StartBody & { requestExternalIds: readonly string[] },
+): Promise<RpaBatchRecord> {
+  const { clientId } = scope;
+  const count = new Set(body.requestExternalIds).size;
+  if (count === 0 || count > MAX_BATCH_ITEMS || count !== body.requestExternalIds.length) {
+    throw new Invalid(`A batch checks 1 to ${MAX_BATCH_ITEMS} distinct requests.`, { field: 'requestExternalIds' });
+  }
+  const { batch, queued } = await queuedBatch(ctx, scope, body);
+  const { batchId } = batch;
+  const admitted = await ctx.quotas.admit(clientId, batchId, queued.length, TIMEOUTS.checkAuthStatus);
+  await ctx.runs.createBatch(batch);
+  await Promise.all(queued.map((run) => ctx.runs.createRun(run)));
+  let executionArn: string;
+  try {
+    executionArn = await ctx.automation.start('check-auth-status', batchId, {
+      clientId,
+      batchId,
+      groups: groupsByAccount(queued),
+    });
+  } catch (error) {
+    await Promise.all(queued.map((run) => notStarted(ctx, run)));
+    const done = (current: RpaBatchRecord) => ({
+      ...current,
+      status: 'done' as const,
+      finishedAt: ctx.now().toISOString(),
+    });
+    await changeBatch(ctx.runs, clientId, batchId, done, ctx.now);
+    await admitted.giveBack();
+    throw error;
+  }
+  // The execution may already have finished the batch: set the ARN on whatever version is current.
+  const started = await changeBatch(ctx.runs, clientId, batchId, (current) => ({ ...current, executionArn }), ctx.now);
+  return started ?? { ...batch, executionArn };
+}

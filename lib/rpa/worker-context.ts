@@ -1,0 +1,172 @@
+import { keys } from '#lib/keys';
+import type { PortalCredentials } from '#lib/portal-accounts/credentials';
+import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
+import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
+import type { RequestStore, StoredRequest } from '#lib/requests/request-store';
+import type { AccountLeases } from './account-lease.ts';
+import type { AutomationQuotaService } from './automation-quotas.ts';
+import type { RunCredentialsRequest } from './credentials-source.ts';
+import type { PortalDriver, PortalSession, PriorAuthorizationForm } from './drivers/driver.ts';
+import { finisherOf, RunNotFound } from './run-recorder.ts';
+import {
+  isTerminal,
+  type RpaRunRecord,
+  type RunKind,
+  type RunOutcome,
+  type RunRef,
+  type RunStore,
+} from './run-store.ts';
+import { changeRun, withStep } from './runs.ts';
+import type { ScreenshotStorage } from './screenshot-storage.ts';
+
+/*
+ * What the browser worker's tasks share: their dependencies with defaults, their two failures the state
+ * machine retries, and the steps every task writes on its runs.
+ */
+
+/** The worker's own failure for a portal that did not answer: the state machine retries it. */
+export class PortalUnavailable extends Error {
+  constructor() {
+    super('The portal did not answer in time');
+    this.name = 'PortalUnavailable';
+  }
+}
+
+/**
+ * The run's portal account is in another session (one login at a time per account): the state
+ * machine retries the task later, so the run waits behind the lease rather than beside it.
+ */
+export class PortalAccountBusy extends Error {
+  constructor() {
+    super('The portal account is in another automation session');
+    this.name = 'PortalAccountBusy';
+  }
+}
+
+/** What a task reads of its invocation (the Lambda context): the time it has left. */
+export interface Invocation {
+  getRemainingTimeInMillis(): number;
+}
+
+/** The browser a driver logs in with, whatever launches it. */
+export type Browser = Parameters<PortalDriver['logIn']>[0];
+
+export interface WorkerDependencies {
+  runs: RunStore;
+  requests: Pick<RequestStore, 'get' | 'setAuthorization'>;
+  accounts: Pick<PortalAccountStore, 'get' | 'setLastLogin'>;
+  /** One session at a time per portal account. */
+  leases: AccountLeases;
+  /**
+   * One run's credentials from the run credentials function (credentials-source.ts), asked with ids
+   * only: this worker cannot decrypt. Throws PortalFailure('credentials_refused') when it refuses.
+   */
+  openCredentials: (request: RunCredentialsRequest) => Promise<PortalCredentials>;
+  /** Throws PortalFailure('browser_failed') when Chromium does not start. */
+  launchBrowser: () => Promise<Browser>;
+  closeBrowser: (browser: Browser) => Promise<void>;
+  driverFor: (portalId: string) => PortalDriver | undefined;
+  portalBaseUrl: (portalId: string) => string | undefined;
+  formOf: (request: StoredRequest) => PriorAuthorizationForm;
+  screenshots: Pick<ScreenshotStorage, 'put'>;
+  /**
+   * A client's re-check settings (lib/rechecks/recheck-settings.ts): a status read that finds the
+   * authorization undecided schedules its re-checks on the run's behalf. None: nothing is scheduled.
+   */
+  recheckSettings?: RecheckSettingsOf;
+  /** The client's runs in flight (automation-quotas.ts): an execution whose runs ended lands. */
+  flights?: Pick<AutomationQuotaService, 'landed'>;
+  /** Per portal call (login, fill, read); never more than the invocation has left. */
+  timeoutMs?: number;
+  /** A batch's lookups in one invocation, at most; the state machine calls again for the rest. */
+  lookupsPerInvocation?: number;
+  /** The polite pause between two lookups of one session (portals rate-limit). */
+  pauseBetweenLookupsMs?: number;
+  now?: () => Date;
+}
+
+/**
+ * A batch's lookups per invocation, at most: a whole batch (25), so that a group signs in once. A
+ * lookup and the pause take about a second, so 25 fit well inside the Task's 120 s; the time left is
+ * checked before each one anyway (lookUpEach).
+ */
+const LOOKUPS_PER_INVOCATION = 25;
+const PAUSE_BETWEEN_LOOKUPS_MS = 500;
+
+/** The dependencies with their defaults filled in, and the finisher built on them. */
+export type WorkerContext = WorkerDependencies & {
+  now: () => Date;
+  timeoutMs: number;
+  lookupsPerInvocation: number;
+  pauseMs: number;
+  finish: ReturnType<typeof finisherOf>;
+  /** A step of a run still going (stepOn); called as a method, so the step texts read as they are written. */
+  addStep: (
+    ref: RunRef,
+    step: string,
+    detail?: string,
+    change?: Partial<RpaRunRecord>,
+  ) => Promise<RpaRunRecord | undefined>;
+  /** The n-th screenshot of the run (screenshotOf). */
+  capture: (ref: RunRef, session: PortalSession, label: string, n: number) => Promise<ScreenshotRecord>;
+};
+
+type ScreenshotRecord = RpaRunRecord['screenshots'][number];
+
+export function contextOf(deps: WorkerDependencies): WorkerContext {
+  const ctx: WorkerContext = {
+    ...deps,
+    now: deps.now ?? (() => new Date()),
+    timeoutMs: deps.timeoutMs ?? 30_000,
+    lookupsPerInvocation: deps.lookupsPerInvocation ?? LOOKUPS_PER_INVOCATION,
+    pauseMs: deps.pauseBetweenLookupsMs ?? PAUSE_BETWEEN_LOOKUPS_MS,
+    finish: finisherOf(deps),
+    // Methods, so that every step text and label is written at the call (test/unit/openapi-rpa-schemas.test.ts reads them there).
+    addStep: (ref, step, detail, change) => stepOn(ctx, ref, step, detail, change),
+    capture: (ref, session, label, n) => screenshotOf(ctx, ref, session, label, n),
+  };
+  return ctx;
+}
+
+/**
+ * A step of a run still going. A run that has ended stays as it ended: an attempt that goes on after its
+ * task timed out (the recorder failed the run meanwhile) writes nothing more on it.
+ */
+function stepOn(ctx: WorkerContext, ref: RunRef, step: string, detail?: string, change: Partial<RpaRunRecord> = {}) {
+  return changeRun(
+    ctx.runs,
+    ref,
+    (run) =>
+      isTerminal(run.status)
+        ? undefined
+        : { ...run, ...change, steps: withStep(run.steps, ctx.now().toISOString(), step, detail) },
+    ctx.now,
+  );
+}
+
+export async function finishAll(ctx: WorkerContext, refs: RunRef[], outcome: RunOutcome): Promise<void> {
+  for (const ref of refs) await ctx.finish(ref, outcome);
+}
+
+/** A run of `kind` that goes on: `running`, with its attempt counted; undefined when it ended already. */
+export async function startRun(ctx: WorkerContext, ref: RunRef, kind: RunKind) {
+  const stored = await ctx.runs.getRun(ref);
+  if (!stored || stored.kind !== kind) throw new RunNotFound();
+  if (isTerminal(stored.status)) return undefined;
+  const attempt = stored.steps.filter((step) => step.step === 'started').length + 1;
+  return ctx.addStep(ref, 'started', `attempt ${attempt}`, { status: 'running' });
+}
+
+/** The n-th screenshot of the run, stored under its key; its metadata. */
+async function screenshotOf(
+  ctx: WorkerContext,
+  ref: RunRef,
+  session: PortalSession,
+  label: string,
+  n: number,
+): Promise<ScreenshotRecord> {
+  const png = await session.screenshot(label);
+  const objectKey = keys.rpaScreenshotObject(ref.clientId, ref.runId, n);
+  await ctx.screenshots.put(objectKey, png);
+  return { objectKey, label, capturedAt: ctx.now().toISOString() };
+}
