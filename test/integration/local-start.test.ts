@@ -62,11 +62,12 @@ describe('npm start (the local stack as a user runs it)', () => {
 
   it('throttles a client without its own limits as the deployed API does: its burst, then 429 with Retry-After', async () => {
     const { baseUrl } = await start();
-    // Waves of concurrent calls until the first 429: the demo client has no limits of its own.
+    // Waves of concurrent calls until the first 429: the demo client has no limits of its own. A wave is
+    // more than the burst, so that a machine too busy to serve 50 calls a second still spends the bucket.
     const statuses: number[] = [];
     let refused: Response | undefined;
     while (!refused && statuses.length < 600) {
-      const wave = await Promise.all(Array.from({ length: 25 }, () => api(baseUrl, 'GET', '/v1.1/Schemas')));
+      const wave = await Promise.all(Array.from({ length: 150 }, () => api(baseUrl, 'GET', '/v1.1/Schemas')));
       for (const res of wave) {
         statuses.push(res.status);
         if (res.status === 429 && !refused) refused = res;
@@ -74,9 +75,12 @@ describe('npm start (the local stack as a user runs it)', () => {
       }
     }
     expect(refused, `no 429 in ${statuses.length} requests`).toBeDefined();
-    // A few hundred at most, and never before the burst is spent (the bucket starts full).
+    // A few hundred at most, and never before the burst is spent (the bucket starts full). Calls of one wave
+    // arrive in any order, so it is the count of those served that says so, not the first refusal's place.
     expect(statuses.indexOf(429)).toBeLessThan(600);
-    expect(statuses.indexOf(429)).toBeGreaterThanOrEqual(DEFAULT_CLIENT_THROTTLE.burstLimit);
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(
+      DEFAULT_CLIENT_THROTTLE.burstLimit,
+    );
     expect(new Set(statuses)).toEqual(new Set([200, 429]));
     expect(refused!.headers.get('retry-after')).toBe('1');
     expect(refused!.headers.get('content-type')).toMatch(/^application\/problem\+json/);
