@@ -15,7 +15,7 @@ export type EncryptionContext = Readonly<Record<string, string>>;
 export type KeyringKind = 'kms' | 'local';
 
 /** An Encryption SDK keyring for one seal or open. */
-export interface EncryptionSdkKeyring {
+interface EncryptionSdkKeyring {
   keyring: KeyringNode;
   /**
    * The SDK folds every failure to unwrap into one error. This is the first failure that was not a

@@ -29,7 +29,7 @@ const requestExternalId = string("The request's externalId", {
 });
 
 /** An authorization as events and history entries show it: the decision, not when it was read. */
-export const authorizationStateSchema = closed(
+const authorizationStateSchema = closed(
   'AuthorizationState',
   'An authorization: its status, number and decision date',
   {

@@ -164,5 +164,3 @@ export const recheckGroupOf = (input: unknown): RecheckGroup => {
   }
   return { ...(ids as Omit<RecheckGroup, 'requestExternalIds'>), requestExternalIds };
 };
-
-export type RechecksDispatcher = ReturnType<typeof rechecksDispatcher>;

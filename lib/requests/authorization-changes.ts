@@ -24,7 +24,7 @@ const stateOf = ({ status, number, decisionDate }: Authorization): Authorization
   decisionDate,
 });
 
-export const sameDecision = (a: Authorization, b: Authorization) =>
+const sameDecision = (a: Authorization, b: Authorization) =>
   a.status === b.status && a.number === b.number && a.decisionDate === b.decisionDate;
 
 /** The history entry and the event of a change from `request`'s authorization to `next`. */

@@ -23,7 +23,7 @@ export interface AuthorizationChange {
   updatedAt: string;
 }
 
-export interface HistoryPage {
+interface HistoryPage {
   entries: AuthorizationChange[];
   /** The last entry's position when more may follow: where the next page starts. */
   next?: string;

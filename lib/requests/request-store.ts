@@ -59,7 +59,7 @@ export interface RequestStore {
   setAuthorization(write: AuthorizationWrite): Promise<void>;
 }
 
-export interface AuthorizationWrite {
+interface AuthorizationWrite {
   clientId: string;
   externalId: string;
   authorization: Authorization;

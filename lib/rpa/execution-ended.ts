@@ -15,8 +15,8 @@ import { closeBatch } from './runs.ts';
  */
 
 /** Execution statuses Step Functions reports when an execution has ended. */
-export const ENDED_EXECUTION_STATUSES = ['TIMED_OUT', 'ABORTED', 'FAILED'] as const;
-export type EndedExecutionStatus = (typeof ENDED_EXECUTION_STATUSES)[number];
+const ENDED_EXECUTION_STATUSES = ['TIMED_OUT', 'ABORTED', 'FAILED'] as const;
+type EndedExecutionStatus = (typeof ENDED_EXECUTION_STATUSES)[number];
 
 /**
  * The outcome a run is failed with when its execution is in `status` (undefined: the execution does
@@ -120,8 +120,6 @@ export const runEnder = (deps: RecorderDependencies) => {
   return { endRun, endBatch };
 };
 
-export type RunEnder = ReturnType<typeof runEnder>;
-
 export const executionEndedRecorder = (deps: ExecutionEndedDependencies) => {
   const { endRun, endBatch } = runEnder(deps);
 
@@ -154,5 +152,3 @@ export const executionEndedRecorder = (deps: ExecutionEndedDependencies) => {
     },
   };
 };
-
-export type ExecutionEndedRecorder = ReturnType<typeof executionEndedRecorder>;

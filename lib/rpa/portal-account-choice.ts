@@ -11,7 +11,7 @@ import type { StoredRequest } from '#lib/requests/request-store';
  */
 
 /** Why no account could be chosen: a fixed code clients can branch on, and its text. */
-export const NO_ACCOUNT_REASONS = {
+const NO_ACCOUNT_REASONS = {
   named_disabled: 'The named portal account is disabled.',
   named_not_automated: 'The named portal account is on a portal the automation does not drive.',
   no_payer_match_several_accounts:

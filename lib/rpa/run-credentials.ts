@@ -161,5 +161,3 @@ export const runCredentialsIssuer = (deps: RunCredentialsDependencies) => {
     },
   };
 };
-
-export type RunCredentialsIssuer = ReturnType<typeof runCredentialsIssuer>;

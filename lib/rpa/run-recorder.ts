@@ -36,7 +36,7 @@ export class InvalidTaskInput extends Error {
   }
 }
 
-export interface RunTaskInput {
+interface RunTaskInput {
   clientId: string;
   requestExternalId: string;
   runId: string;
@@ -44,7 +44,7 @@ export interface RunTaskInput {
 }
 
 /** The Catch's error, as the state machine passes it: its name, or `{Error, Cause}`; one run or a group's. */
-export interface RecordFailureInput extends Partial<RunTaskInput> {
+interface RecordFailureInput extends Partial<RunTaskInput> {
   clientId: string;
   items?: BatchItem[];
   error?: string | { Error?: string; Cause?: string };

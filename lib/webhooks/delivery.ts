@@ -38,7 +38,7 @@ const USER_AGENT = 'service-review-webhooks/1';
 const DUE_BATCH = 25;
 
 /** Whether `webhook` receives `event`: its own test, or a type it lists of an organization it may see. */
-export const receives = (webhook: StoredWebhook, event: ServiceEvent): boolean => {
+const receives = (webhook: StoredWebhook, event: ServiceEvent): boolean => {
   if (event.type === 'webhook.test') {
     return (event as ServiceEvent<'webhook.test'>).data.webhookId === webhook.webhookId;
   }

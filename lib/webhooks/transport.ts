@@ -17,7 +17,7 @@ const https = process.getBuiltinModule('node:https');
 const dns = process.getBuiltinModule('node:dns');
 
 /** What one POST came to: a status, or why there was none that counts. */
-export interface SendResult {
+interface SendResult {
   responseStatus: number | null;
   error: DeliveryError | null;
   durationMs: number;

@@ -103,7 +103,7 @@ export interface StoredDelivery extends DeliveryRef {
   expiration: number;
 }
 
-export interface DeliveryPage {
+interface DeliveryPage {
   items: StoredDelivery[];
   /** The last delivery's id when more may follow. */
   next: string | null;

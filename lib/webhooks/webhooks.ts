@@ -20,8 +20,8 @@ import type { StoredDelivery, StoredWebhook, SubscribableEventType, WebhookStore
  */
 export const MAX_WEBHOOKS_PER_CLIENT = 20;
 /** After a rotation the previous secret keeps signing beside the new one this long (Standard Webhooks allows several signatures). */
-export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
-export const DEFAULT_DELIVERIES_PAGE = 25;
+const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_DELIVERIES_PAGE = 25;
 
 export interface WebhookInput {
   url: string;
@@ -204,5 +204,3 @@ export const webhookService = ({
     },
   };
 };
-
-export type WebhookService = ReturnType<typeof webhookService>;
