@@ -1,7 +1,8 @@
 /**
  * The route table: the single source of truth for the API. The CDK stack (infra/) creates one
  * Lambda function and one API Gateway method per row; the local gateway (local/) serves the same
- * rows with the same handlers. Adding an endpoint is one handler file plus one row here.
+ * rows with the same handlers. Adding an endpoint starts with a row here: every step is listed in
+ * docs/architecture.md, "Adding … An endpoint".
  * It is data, not code: it lives in lib/ so that functions/, infra/, local/ and lib/http (Location
  * and Deprecation headers) all depend on it, and nothing in lib/ depends on functions/.
  *
