@@ -1,11 +1,11 @@
 import { retryOnConflict } from '#lib/concurrency';
+import type { ScheduledRecheck } from '#lib/entities/recheck';
 import { newEvent } from '#lib/events/events';
 import type { AuthorizationState } from '#lib/events/service-event';
 import { uuidv7 } from '#lib/ids';
 import { intervalSeconds, scheduleChange, secondsAfter } from '#lib/rechecks/recheck-policy';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { recheckShardOf } from '#lib/rechecks/recheck-shards';
-import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
 import type { AuthorizationChange, ChangedBy } from './authorization-history-store.ts';
 import type { Authorization, RequestStore, StoredRequest } from './request-store.ts';
 

@@ -1,5 +1,5 @@
+import type { ScheduledRecheck } from '#lib/entities/recheck';
 import type { ServiceEvent } from '#lib/events/service-event';
-import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
 import type { AuthorizationChange } from './authorization-history-store.ts';
 
 /** Port: stored requests. `document` is the request exactly as the client sent it (minus externalId). */

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { CLIENT_INTERVAL_BOUNDS, isClientInterval } from '#lib/rechecks/recheck-policy';
-import { apiKeyState, generateApiKey, hashApiKey, parseExpiresIn } from './api-keys.ts';
 import type {
   AutomationQuotasRecord,
   ClientLimitsRecord,
   RecheckSettingsRecord,
   StorageQuotasRecord,
-  TenantStore,
-} from './tenant-store.ts';
+} from '#lib/entities/tenancy';
+import { CLIENT_INTERVAL_BOUNDS, isClientInterval } from '#lib/rechecks/recheck-policy';
+import { apiKeyState, generateApiKey, hashApiKey, parseExpiresIn } from './api-keys.ts';
+import type { TenantStore } from './tenant-store.ts';
 
 /**
  * Bounds of a client's own limits: API Gateway's default account-level throttle (10,000 requests per
