@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { retryOnConflict, VersionConflict } from '#lib/concurrency';
+import type { AttachmentRecord, UploadMethod } from '#lib/entities/attachment';
 import { Conflict, Invalid, LimitReached, NotFound } from '#lib/errors';
 import { keys } from '#lib/keys';
 import { log } from '#lib/observability/logger';
 import type { RequestStore } from '#lib/requests/request-store';
 import type { StorageQuotas } from '#lib/tenancy/storage-quotas';
-import { type AttachmentRecord, isSweepable, isVisible, type UploadMethod } from './attachment.ts';
+import { isSweepable, isVisible } from './attachment.ts';
 import { reconciledSlots, sweepDue } from './attachment-slots.ts';
 import type { AttachmentStore } from './attachment-store.ts';
 import {

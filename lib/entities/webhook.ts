@@ -1,5 +1,5 @@
 import type { SealedSecret } from '#lib/crypto/envelope';
-import type { EventType } from '#lib/events/service-event';
+import type { EventType } from '#lib/entities/service-event';
 import type {
   DeliveryAttempt,
   DeliveryStatus,

@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '#lib/events/service-event';
+import { EVENT_TYPES } from '#lib/entities/service-event';
 import {
   closed,
   type JsonSchema,

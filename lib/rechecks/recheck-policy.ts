@@ -1,4 +1,4 @@
-import type { AuthorizationStatus } from '#lib/requests/request-store';
+import type { AuthorizationStatus } from '#lib/entities/request';
 
 /*
  * When an undecided authorization is checked again without a client call (docs/rechecks.md): pended

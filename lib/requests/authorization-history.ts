@@ -1,6 +1,7 @@
+import type { AuthorizationChange } from '#lib/entities/authorization-history';
 import { NotFound } from '#lib/errors';
 import { type CursorScope, encodeCursor, filterHashOf, type PageRequest, pageStart } from '#lib/pagination/cursor';
-import type { AuthorizationChange, AuthorizationHistoryStore } from './authorization-history-store.ts';
+import type { AuthorizationHistoryStore } from './authorization-history-store.ts';
 import type { RequestStore } from './request-store.ts';
 
 /**

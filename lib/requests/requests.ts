@@ -5,10 +5,11 @@ import {
   retryOnConflict,
   VersionConflict,
 } from '#lib/concurrency';
+import type { Authorization, StoredRequest } from '#lib/entities/request';
 import { AlreadyExists, Invalid, NotFound } from '#lib/errors';
 import { assertValid, type CompiledValidator } from '#lib/validation/validator';
 import { applyMergePatch } from './merge-patch.ts';
-import type { Authorization, RequestStore, StoredRequest } from './request-store.ts';
+import type { RequestStore } from './request-store.ts';
 
 /**
  * Request use cases, independent of HTTP and storage. Semantics (DESIGN.md): v1 PUT upserts,

@@ -1,7 +1,8 @@
+import type { RpaBatchRecord, RunOutcome } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import type { AutomationMachine, ExecutionStatus } from './automation-starter.ts';
 import { finisherOf, InvalidTaskInput, type RecorderDependencies } from './run-recorder.ts';
-import { isTerminal, type RpaBatchRecord, type RunOutcome, type RunRef } from './run-store.ts';
+import { isTerminal, type RunRef } from './run-store.ts';
 import { closeBatch } from './runs.ts';
 
 /*

@@ -1,6 +1,6 @@
+import type { StoredRequest } from '#lib/entities/request';
 import { NotFound, Unprocessable } from '#lib/errors';
 import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
-import type { StoredRequest } from '#lib/requests/request-store';
 
 /**
  * Which portal account a run uses, chosen when the run is started (docs/rpa.md, "Choosing the portal

@@ -1,4 +1,4 @@
-import type { StoredRequest } from '#lib/requests/request-store';
+import type { StoredRequest } from '#lib/entities/request';
 
 /**
  * The prior-authorization form a driver types into a payer portal, derived from a stored request.

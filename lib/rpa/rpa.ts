@@ -1,11 +1,23 @@
 import { randomUUID } from 'node:crypto';
+import type { Authorization, StoredRequest } from '#lib/entities/request';
+import type {
+  BatchItem,
+  EnteredValues,
+  PortalAuthorizationRecord,
+  RpaBatchRecord,
+  RpaRunRecord,
+  RunKind,
+  RunOutcome,
+  RunStatus,
+  RunStep,
+} from '#lib/entities/rpa';
 import { DomainError, Invalid, NotFound, Unprocessable } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
 import { log } from '#lib/observability/logger';
 import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 import { type AuthorizationHistoryEntry, historyEntryOf } from '#lib/requests/authorization-history';
 import type { AuthorizationHistoryStore } from '#lib/requests/authorization-history-store';
-import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
+import type { RequestStore } from '#lib/requests/request-store';
 import { apiKeyState } from '#lib/tenancy/api-keys';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
@@ -14,19 +26,7 @@ import type { AutomationQuotaService } from './automation-quotas.ts';
 import type { AutomationStarter } from './automation-starter.ts';
 import { outcomeOfExecution, runEnder } from './execution-ended.ts';
 import { choosePortalAccount, NoPortalAccount } from './portal-account-choice.ts';
-import {
-  type BatchItem,
-  type EnteredValues,
-  isTerminal,
-  type PortalAuthorizationRecord,
-  type RpaBatchRecord,
-  type RpaRunRecord,
-  type RunKind,
-  type RunOutcome,
-  type RunStatus,
-  type RunStep,
-  type RunStore,
-} from './run-store.ts';
+import { isTerminal, type RunStore } from './run-store.ts';
 import { changeBatch, changeRun, withStep } from './runs.ts';
 import { InvalidScraperToken, type ScraperClaims, type ScraperTokens } from './scraper-token.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';

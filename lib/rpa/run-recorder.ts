@@ -1,16 +1,9 @@
+import type { BatchItem, RpaRunRecord, RunOutcome, RunStatus } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import { recordAutomationRun } from '#lib/observability/metrics';
 import type { AutomationQuotaService } from './automation-quotas.ts';
 import { runFinishedEvents } from './run-events.ts';
-import {
-  type BatchItem,
-  isTerminal,
-  type RpaRunRecord,
-  type RunOutcome,
-  type RunRef,
-  type RunStatus,
-  type RunStore,
-} from './run-store.ts';
+import { isTerminal, type RunRef, type RunStore } from './run-store.ts';
 import { changeRun, closeBatch, statusOfOutcome, withStep } from './runs.ts';
 
 /*

@@ -1,3 +1,5 @@
+import type { Authorization, StoredRequest } from '#lib/entities/request';
+import type { BatchItem, RpaRunRecord, RunKind, RunOutcome } from '#lib/entities/rpa';
 import { keys } from '#lib/keys';
 import { log } from '#lib/observability/logger';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
@@ -9,7 +11,7 @@ import type {
 } from '#lib/portal-accounts/portal-account-store';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
-import type { Authorization, RequestStore, StoredRequest } from '#lib/requests/request-store';
+import type { RequestStore } from '#lib/requests/request-store';
 import { type AccountLeases, LEASE_SECONDS } from './account-lease.ts';
 import type { AutomationQuotaService } from './automation-quotas.ts';
 import type { RunCredentialsRequest } from './credentials-source.ts';
@@ -34,15 +36,7 @@ import {
   runRefOf,
   type TaskResult,
 } from './run-recorder.ts';
-import {
-  type BatchItem,
-  isTerminal,
-  type RpaRunRecord,
-  type RunKind,
-  type RunOutcome,
-  type RunRef,
-  type RunStore,
-} from './run-store.ts';
+import { isTerminal, type RunRef, type RunStore } from './run-store.ts';
 import { changeRun, withStep } from './runs.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
 

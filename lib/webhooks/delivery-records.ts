@@ -1,4 +1,4 @@
-import { payloadOf, type ServiceEvent } from '#lib/events/service-event';
+import { payloadOf, type ServiceEvent } from '#lib/entities/service-event';
 import type {
   DeliveryAttempt,
   DeliveryTrigger,

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { retryOnConflict, VersionConflict } from '#lib/concurrency';
-import type { ServiceEvent } from '#lib/events/service-event';
+import type { ServiceEvent } from '#lib/entities/service-event';
 import { log } from '#lib/observability/logger';
 import { recordWebhookStatus } from '#lib/observability/metrics';
 import { afterAttempt, endedUnsent, healthAfter, heldForAttempt, isDue, newDelivery } from './delivery-records.ts';

@@ -1,5 +1,5 @@
 import type { SealedSecret } from '#lib/crypto/envelope';
-import { EVENT_TYPES, type EventType } from '#lib/events/service-event';
+import { EVENT_TYPES, type EventType } from '#lib/entities/service-event';
 
 /**
  * Webhook subscriptions and their deliveries, as stored (docs/webhooks.md, docs/data-model.md): the

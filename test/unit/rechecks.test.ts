@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ScheduledRecheck } from '#lib/entities/recheck';
+import type { AuthorizationStatus } from '#lib/entities/request';
 import {
   expired,
   intervalSeconds,
@@ -12,7 +13,6 @@ import {
 import { RECHECK_SHARDS, recheckShardOf, recheckShards } from '#lib/rechecks/recheck-shards';
 import { groupsOf, recheckGroupOf } from '#lib/rechecks/rechecks';
 import { dueRechecksDefinition } from '#lib/rechecks/state-machine';
-import type { AuthorizationStatus } from '#lib/requests/request-store';
 import { recheckTasks } from '#lib/routes';
 import { taskStatesOf } from '#lib/rpa/state-machines';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ServiceEvent } from '#lib/events/service-event';
+import type { ServiceEvent } from '#lib/entities/service-event';
 import {
   afterAttempt,
   DISABLE_AFTER_FAILING_MS,
