@@ -1,4 +1,5 @@
 import type { KeyringNode } from '@aws-crypto/material-management-node';
+import type { KeyringKind } from './sealed-secret.ts';
 
 /**
  * Port: the holder of the key-encryption key. Secrets are sealed by the AWS Encryption SDK
@@ -11,8 +12,6 @@ import type { KeyringNode } from '@aws-crypto/material-management-node';
  * key in a file under the local state directory). secrets-keyring.ts picks one from the environment.
  */
 export type EncryptionContext = Readonly<Record<string, string>>;
-
-export type KeyringKind = 'kms' | 'local';
 
 /** An Encryption SDK keyring for one seal or open. */
 interface EncryptionSdkKeyring {

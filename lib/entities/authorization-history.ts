@@ -1,6 +1,6 @@
-import type { AuthorizationState } from '#lib/entities/service-event';
 import { attr, defineEntity } from './define-entity.ts';
 import { requestEntity } from './request.ts';
+import type { AuthorizationState } from './service-event.ts';
 
 /** What changed it: an automation run, or an API call (its request id, as the audit trail names it). */
 export type ChangedBy = { kind: 'run'; runId: string } | { kind: 'api'; requestId: string };

@@ -1,5 +1,5 @@
-import type { EventType, ServiceEvent } from '#lib/entities/service-event';
 import { attr, defineEntity } from './define-entity.ts';
+import type { EventType, ServiceEvent } from './service-event.ts';
 
 /** An outbox item, as outboxEntity stores it (the port: lib/events/outbox.ts). */
 export interface OutboxItem {

@@ -7,6 +7,7 @@ import {
   VersionConflict,
 } from '#lib/concurrency';
 import { cursorSigningKeys } from '#lib/crypto/config';
+import { normalizeSearchText, type PortalAccountStatus, type StoredPortalAccount } from '#lib/entities/portal-account';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '#lib/errors';
 import { log } from '#lib/observability/logger';
 import { type CursorScope, encodeCursor, filterHashOf, type PageRequest, pageStart } from '#lib/pagination/cursor';
@@ -14,13 +15,7 @@ import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { StorageQuotas } from '#lib/tenancy/storage-quotas';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import type { CredentialSealer } from './credentials.ts';
-import {
-  normalizeSearchText,
-  type PortalAccountCriteria,
-  type PortalAccountStatus,
-  type PortalAccountStore,
-  type StoredPortalAccount,
-} from './portal-account-store.ts';
+import type { PortalAccountCriteria, PortalAccountStore } from './portal-account-store.ts';
 import { portalOf } from './portal-registry.ts';
 
 /**

@@ -1,6 +1,7 @@
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import type { StoredRequest } from '#lib/entities/request';
 import { NotFound, Unprocessable } from '#lib/errors';
-import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
 
 /**
  * Which portal account a run uses, chosen when the run is started (docs/rpa.md, "Choosing the portal

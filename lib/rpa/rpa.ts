@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import type { Authorization, StoredRequest } from '#lib/entities/request';
 import type {
   BatchItem,
@@ -14,7 +15,7 @@ import type {
 import { DomainError, Invalid, NotFound, Unprocessable } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
 import { log } from '#lib/observability/logger';
-import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
 import { type AuthorizationHistoryEntry, historyEntryOf } from '#lib/requests/authorization-history';
 import type { AuthorizationHistoryStore } from '#lib/requests/authorization-history-store';
 import type { RequestStore } from '#lib/requests/request-store';

@@ -1,14 +1,10 @@
+import type { LastLogin, PortalAccountAttention, StoredPortalAccount } from '#lib/entities/portal-account';
 import type { Authorization, StoredRequest } from '#lib/entities/request';
 import type { BatchItem, RpaRunRecord, RunKind, RunOutcome } from '#lib/entities/rpa';
 import { keys } from '#lib/keys';
 import { log } from '#lib/observability/logger';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
-import type {
-  LastLogin,
-  PortalAccountAttention,
-  PortalAccountStore,
-  StoredPortalAccount,
-} from '#lib/portal-accounts/portal-account-store';
+import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
 import type { RequestStore } from '#lib/requests/request-store';

@@ -5,7 +5,7 @@ import type {
   StoredDelivery,
   StoredWebhook,
   WebhookStatus,
-} from './webhook-store.ts';
+} from '#lib/entities/webhook';
 
 /**
  * What a delivery is and how it moves (docs/webhooks.md, "Delivery"): pure functions of records and

@@ -1,12 +1,13 @@
 import { Webhook } from 'standardwebhooks';
 import { retryOnConflict, VersionConflict } from '#lib/concurrency';
 import type { ServiceEvent } from '#lib/entities/service-event';
+import type { DeliveryRef, DeliveryStatus, StoredDelivery, StoredWebhook } from '#lib/entities/webhook';
 import { log } from '#lib/observability/logger';
 import { recordWebhookStatus } from '#lib/observability/metrics';
 import { afterAttempt, endedUnsent, healthAfter, heldForAttempt, isDue, newDelivery } from './delivery-records.ts';
 import type { SigningSecretOpener } from './signing-secrets.ts';
 import type { Transport } from './transport.ts';
-import type { DeliveryRef, DeliveryStatus, StoredDelivery, StoredWebhook, WebhookStore } from './webhook-store.ts';
+import type { WebhookStore } from './webhook-store.ts';
 
 /**
  * Delivery (docs/webhooks.md, "Delivery"): an event fans out to its client's subscriptions, one

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { SealedSecret } from '#lib/crypto/envelope';
 import type { EncryptionContext } from '#lib/crypto/keyring';
+import type { SealedSecret } from '#lib/crypto/sealed-secret';
 
 /**
  * Webhook signing secrets: made here, sealed with the project's envelope encryption (lib/crypto,

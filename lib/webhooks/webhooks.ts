@@ -1,4 +1,5 @@
 import { retryOnConflict, VersionConflict } from '#lib/concurrency';
+import type { StoredDelivery, StoredWebhook, SubscribableEventType } from '#lib/entities/webhook';
 import { Conflict, NotFound } from '#lib/errors';
 import { newEvent } from '#lib/events/events';
 import { uuidv7 } from '#lib/ids';
@@ -7,7 +8,7 @@ import type { Scope } from '#lib/tenancy/scope';
 import { newDelivery, redelivered } from './delivery-records.ts';
 import { newSigningSecret, type SigningSecretSealer } from './signing-secrets.ts';
 import { checkWebhookUrl, type UrlPolicy } from './target-address.ts';
-import type { StoredDelivery, StoredWebhook, SubscribableEventType, WebhookStore } from './webhook-store.ts';
+import type { WebhookStore } from './webhook-store.ts';
 
 /**
  * Webhook subscriptions, independent of HTTP and storage (docs/webhooks.md):

@@ -1,4 +1,4 @@
-import { SUBSCRIBABLE_EVENT_TYPES } from '#lib/webhooks/webhook-store';
+import { SUBSCRIBABLE_EVENT_TYPES } from '#lib/entities/webhook';
 import { DRAFT, text } from './common.ts';
 
 /** Webhook subscriptions (docs/webhooks.md): bodies and queries of ours, not the spec's, so compiled but not served. */
