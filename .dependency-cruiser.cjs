@@ -38,6 +38,13 @@ module.exports = {
       to: { path: ['^lib/aws/', '^node_modules/@aws-sdk/'] },
     },
     {
+      name: 'functions-through-services',
+      severity: 'error',
+      comment: "A handler calls its domain's ready service (service.ts), never an adapter of a port.",
+      from: { path: '^functions/' },
+      to: { path: `${DOMAINS}(dynamo|s3|sfn|lambda)-` },
+    },
+    {
       name: 'functions-not-each-other',
       severity: 'error',
       comment: 'A handler does not import another handler.',
