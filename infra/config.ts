@@ -39,7 +39,7 @@ export interface ServiceConfig {
   usageKeysRequired: boolean;
 }
 
-export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 type LogLevelName = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_CONFIG: ServiceConfig = {
@@ -53,7 +53,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
 };
 
 const PRODUCTION_STAGES = ['prod', 'production'];
-export const isProduction = (config: ServiceConfig) => PRODUCTION_STAGES.includes(config.stage);
+const isProduction = (config: ServiceConfig) => PRODUCTION_STAGES.includes(config.stage);
 
 const invalid = (key: string, value: unknown, expected: string) =>
   new Error(`CDK context ${key}=${JSON.stringify(value)}: expected ${expected}.`);

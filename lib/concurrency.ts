@@ -56,7 +56,7 @@ export interface RetryOptions {
   clock?: () => number;
 }
 
-export const DEFAULT_BACKOFF_MS = 5;
+const DEFAULT_BACKOFF_MS = 5;
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

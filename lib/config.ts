@@ -24,7 +24,7 @@ export const runCredentialsFunctionName = () => required('RUN_CREDENTIALS_FUNCTI
  * Storage quotas (docs/security.md, "Quotas"): what one client may keep, unless the admin CLI gave it
  * its own (`set-storage-quotas`). Generous on purpose: they stop a runaway integration, not normal use.
  */
-export const STORAGE_QUOTA_DEFAULTS = {
+const STORAGE_QUOTA_DEFAULTS = {
   /** Sum of the declared sizes of a client's attachment records: 100 GiB. */
   attachmentBytes: 100 * 1024 ** 3,
   /** Portal accounts in one organization of a client. */
@@ -63,7 +63,7 @@ export const storageQuotaDefaults = () => ({
 });
 
 /** A client's automation quotas unless it has its own (lib/rpa/automation-quotas.ts, docs/rpa.md). */
-export const AUTOMATION_QUOTA_DEFAULTS = { runsPerHour: 200, runsPerDay: 1000, runsInFlight: 50 } as const;
+const AUTOMATION_QUOTA_DEFAULTS = { runsPerHour: 200, runsPerDay: 1000, runsInFlight: 50 } as const;
 
 /** The automation quotas of a client without its own: AUTOMATION_RUNS_PER_HOUR, _PER_DAY, _IN_FLIGHT or the defaults. */
 export const automationQuotaDefaults = () => ({
@@ -95,5 +95,5 @@ export const webhookUrlPolicy = (): 'public-https' | 'local' => {
  * client without its own, RECHECK_EVERY_SECONDS (3600 by default). Locally the same value is the
  * re-check timer's period, so a demo with RECHECK_EVERY_SECONDS=5 sees a re-check within seconds.
  */
-export const RECHECK_EVERY_SECONDS_DEFAULT = 3600;
+const RECHECK_EVERY_SECONDS_DEFAULT = 3600;
 export const recheckEverySeconds = () => positiveWholeNumber('RECHECK_EVERY_SECONDS', RECHECK_EVERY_SECONDS_DEFAULT);

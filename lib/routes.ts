@@ -1,7 +1,8 @@
 /**
  * The route table: the single source of truth for the API. The CDK stack (infra/) creates one
  * Lambda function and one API Gateway method per row; the local gateway (local/) serves the same
- * rows with the same handlers. Adding an endpoint is one handler file plus one row here.
+ * rows with the same handlers. Adding an endpoint starts with a row here: every step is listed in
+ * docs/architecture.md, "Adding … An endpoint".
  * It is data, not code: it lives in lib/ so that functions/, infra/, local/ and lib/http (Location
  * and Deprecation headers) all depend on it, and nothing in lib/ depends on functions/.
  *
@@ -12,7 +13,7 @@
  */
 import type { IndexName } from '#lib/table';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * DynamoDB actions on the service table. Each row lists exactly the calls its handler's stores make
@@ -78,7 +79,7 @@ export interface RouteAccess {
 }
 
 /** What an audit record names as the thing accessed (docs/security.md, "Audit trail"). */
-export type AuditResource =
+type AuditResource =
   | 'request'
   | 'attachment'
   | 'portalAccount'
@@ -554,12 +555,12 @@ export const routes: readonly Route[] = [
 ];
 
 /** S3 ObjectCreated notifications of the attachments bucket, for keys with this prefix and suffix. */
-export interface S3ObjectCreatedTrigger {
+interface S3ObjectCreatedTrigger {
   s3ObjectCreated: { prefix?: string; suffix?: string };
 }
 
 /** How an execution of the automation's state machines may end without recording its runs. */
-export type EndedExecutionStatus = 'TIMED_OUT' | 'ABORTED' | 'FAILED';
+type EndedExecutionStatus = 'TIMED_OUT' | 'ABORTED' | 'FAILED';
 
 /**
  * Step Functions' "Execution Status Change" events (EventBridge, source `aws.states`) of the

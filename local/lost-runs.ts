@@ -1,10 +1,10 @@
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
+import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { rpaBatchEntity, rpaRunEntity } from '#lib/entities/rpa';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { outcomeOfExecution, runEnder } from '#lib/rpa/execution-ended';
-import type { RpaBatchRecord, RpaRunRecord } from '#lib/rpa/run-store';
 
 /**
  * The local Step Functions keeps its executions in memory: when the local stack starts, no execution

@@ -4,7 +4,7 @@ import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { provisioning } from '#lib/tenancy/provisioning';
 
 export const DEMO_CLIENT_ID = 'demo-client';
-export const DEMO_ORGANIZATION_ID = 'demo-organization';
+const DEMO_ORGANIZATION_ID = 'demo-organization';
 
 /**
  * Seeds the demo client, organization and client user, idempotently. A generated demo key is
@@ -42,7 +42,7 @@ export const seedDemo = async (stateDir: string, env: NodeJS.ProcessEnv = proces
  * portal accounts (one without, one with TOTP; docs/sandbox-portal.md) and the DEMO-* requests for the
  * members the portal knows. Created through the services (secrets sealed as for any client), once.
  */
-export const seedAutomationDemo = async (clientId: string, clientUserId: string) => {
+const seedAutomationDemo = async (clientId: string, clientUserId: string) => {
   const { portalAccountsWithSecrets: portalAccounts } = await import('#lib/portal-accounts/service-with-secrets');
   const { requests } = await import('#lib/requests/service');
   const { SANDBOX_DEMO_MEMBERS, SANDBOX_MEMBERS, SANDBOX_PAYER_ID, SANDBOX_SERVICE_FROM_DATE, SANDBOX_USERS } =

@@ -12,10 +12,10 @@ export interface WebhookTimer {
   close(): Promise<void>;
 }
 
-export const DEFAULT_SWEEP_SECONDS = 2;
+const DEFAULT_SWEEP_SECONDS = 2;
 
 /** WEBHOOK_SWEEP_SECONDS: a positive number of seconds (fractions allowed), else the default. */
-export const sweepIntervalMs = (raw = process.env.WEBHOOK_SWEEP_SECONDS) => {
+const sweepIntervalMs = (raw = process.env.WEBHOOK_SWEEP_SECONDS) => {
   if (raw === undefined || raw.trim() === '') return DEFAULT_SWEEP_SECONDS * 1000;
   const seconds = Number(raw);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {

@@ -1,5 +1,6 @@
 import { attachments } from '#lib/attachments/service';
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { clientIdOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { attachmentIdOf, requestExternalIdOf } from '#lib/http/path';
 import { baseHeaders } from '#lib/http/response';
 

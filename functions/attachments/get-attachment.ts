@@ -1,6 +1,7 @@
 import { representationOf } from '#lib/attachments/attachment';
 import { attachments } from '#lib/attachments/service';
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { clientIdOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { attachmentIdOf, requestExternalIdOf } from '#lib/http/path';
 import { json } from '#lib/http/response';
 

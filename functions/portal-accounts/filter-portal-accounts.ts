@@ -1,4 +1,5 @@
-import { endpoint, scopeOf } from '#lib/http/endpoint';
+import { scopeOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { json } from '#lib/http/response';
 import type { FilterRequest } from '#lib/portal-accounts/portal-accounts';
 import { portalAccounts } from '#lib/portal-accounts/service';

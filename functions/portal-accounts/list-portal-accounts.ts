@@ -1,4 +1,5 @@
-import { endpoint, scopeOf } from '#lib/http/endpoint';
+import { scopeOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { pageQueryOf } from '#lib/http/page-query';
 import { pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';

@@ -1,4 +1,5 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { clientIdOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';

@@ -1,5 +1,6 @@
+import { clientIdOf } from '#lib/http/api-event';
 import { notModified } from '#lib/http/conditional';
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { endpoint } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import { etagOf, representationOf } from '#lib/requests/requests';

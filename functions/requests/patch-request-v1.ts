@@ -1,4 +1,5 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { clientIdOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { badRequest } from '#lib/http/problem';
 import { json } from '#lib/http/response';

@@ -1,4 +1,5 @@
-import { clientIdOf, endpoint } from '#lib/http/endpoint';
+import { clientIdOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import { etagOf, type RequestDocument, representationOf } from '#lib/requests/requests';

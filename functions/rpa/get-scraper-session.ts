@@ -1,5 +1,6 @@
+import type { ApiEvent } from '#lib/http/api-event';
 import { auditSubject } from '#lib/http/audit';
-import { type ApiEvent, endpoint } from '#lib/http/endpoint';
+import { endpoint } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { HttpProblem } from '#lib/http/problem';
 import { absoluteUrl, resourceUrl } from '#lib/http/resource-url';

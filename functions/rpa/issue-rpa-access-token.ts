@@ -1,4 +1,5 @@
-import { apiKeyIdOf, endpoint, scopeOf } from '#lib/http/endpoint';
+import { apiKeyIdOf, scopeOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
 import { absoluteUrl, resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';

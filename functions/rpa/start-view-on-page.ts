@@ -1,4 +1,5 @@
-import { endpoint, scopeOf } from '#lib/http/endpoint';
+import { scopeOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
 import { pathId } from '#lib/http/path';
 import { resourceUrl } from '#lib/http/resource-url';

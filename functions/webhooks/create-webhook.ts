@@ -1,4 +1,5 @@
-import { endpoint, scopeOf } from '#lib/http/endpoint';
+import { scopeOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { webhookSubscriptionValidator } from '#lib/validation/generated/per-schema/webhook-subscription';

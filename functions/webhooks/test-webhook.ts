@@ -1,4 +1,5 @@
-import { endpoint, scopeOf } from '#lib/http/endpoint';
+import { scopeOf } from '#lib/http/api-event';
+import { endpoint } from '#lib/http/endpoint';
 import { uuidPathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import { deliveryRepresentationOf } from '#lib/webhooks/delivery-records';

@@ -187,7 +187,7 @@ export const bindBucket = (fn: ServiceFunction, attachments: AttachmentsBucket, 
 };
 
 /** IAM resource pattern of RPA screenshots, `<clientId>/rpa/<runId>/<n>.png` (docs/rpa.md). */
-export const screenshotObjectPattern = '*/rpa/*';
+const screenshotObjectPattern = '*/rpa/*';
 
 /**
  * `screenshots` access: BUCKET_NAME and the listed actions on RPA screenshot objects only (SSE-KMS

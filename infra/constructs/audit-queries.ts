@@ -27,7 +27,7 @@ const JSON_LINES = {
 };
 
 /** Every id name the route table's audits record: one string each, a list for body ids (a batch's requests). */
-export const resourceIdsType = (routes: readonly Route[]) => {
+const resourceIdsType = (routes: readonly Route[]) => {
   const single = new Set<string>();
   const lists = new Set<string>();
   for (const { audit } of routes) {
@@ -233,7 +233,7 @@ export class AuditQueries extends Construct {
  * parameters, asked for when the query runs). External ids are the client's own, so every answer
  * names the client: two clients may use the same id.
  */
-export const savedQueries = (database: string) => [
+const savedQueries = (database: string) => [
   {
     id: 'WhoTouchedRequest',
     name: 'Who touched request X',

@@ -38,7 +38,7 @@ export const AUDIT_PREFIXES = {
 } as const;
 
 /** The subscription filter's pattern: lines carrying the audit marker, nothing else (lib/audit/audit-record.ts). */
-export const auditFilterPattern = () => FilterPattern.stringValue(`$.${AUDIT_MARKER.field}`, '=', AUDIT_MARKER.value);
+const auditFilterPattern = () => FilterPattern.stringValue(`$.${AUDIT_MARKER.field}`, '=', AUDIT_MARKER.value);
 
 /** What CloudTrail records of the attachments bucket's objects (files and screenshots: PHI). */
 export const OBJECT_EVENTS = ['GetObject', 'PutObject', 'DeleteObject'] as const;

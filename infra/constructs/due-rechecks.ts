@@ -17,7 +17,7 @@ import { bindRouteAccess } from './route-access.ts';
 import { ServiceFunction, ServiceRole } from './service-function.ts';
 
 /** How often EventBridge Scheduler starts DueRechecks: a re-check comes at most this long after it is due. */
-export const RECHECK_SCHEDULE_MINUTES = 15;
+const RECHECK_SCHEDULE_MINUTES = 15;
 
 export interface DueRechecksProps {
   data: DataStack;

@@ -20,7 +20,7 @@ const packageDirOf = (fromDir: string, name: string, root: string): string | und
 };
 
 /** The installed directories (relative to the project) of the packages and everything they depend on. */
-export const installedModuleDirs = (projectRoot: string, names: readonly string[]): string[] => {
+const installedModuleDirs = (projectRoot: string, names: readonly string[]): string[] => {
   const found = new Set<string>();
   const visit = (fromDir: string, name: string, optional: boolean) => {
     const dir = packageDirOf(fromDir, name, projectRoot);

@@ -323,7 +323,7 @@ export class Monitoring extends Construct {
 }
 
 /** A request metric of lib/observability/metrics.ts: Powertools adds the `service` dimension. */
-export const requestMetric = (metricName: string, route: string, statistic: string, label?: string) =>
+const requestMetric = (metricName: string, route: string, statistic: string, label?: string) =>
   new Metric({
     namespace: METRICS_NAMESPACE,
     metricName,
@@ -335,7 +335,7 @@ export const requestMetric = (metricName: string, route: string, statistic: stri
   });
 
 /** How many webhook subscriptions became `status` (lib/observability/metrics.ts recordWebhookStatus). */
-export const webhookStatusMetric = (status: 'failing' | 'disabled' | 'active', label?: string) =>
+const webhookStatusMetric = (status: 'failing' | 'disabled' | 'active', label?: string) =>
   new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: METRIC.webhookStatusChanges,

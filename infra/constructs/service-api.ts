@@ -53,7 +53,7 @@ const WAF_REDACTED_FIELDS = [
  * own), and the stage carries ten default clients at once. Without them no per-client limit applies on AWS,
  * so the stage keeps a client's figures: no single client can take more than one could.
  */
-export const stageThrottle = (usageKeysRequired: boolean) =>
+const stageThrottle = (usageKeysRequired: boolean) =>
   usageKeysRequired ? { rateLimit: 500, burstLimit: 1000 } : { ...DEFAULT_CLIENT_THROTTLE };
 
 /**

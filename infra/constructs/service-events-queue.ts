@@ -4,8 +4,8 @@ import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { EVENT_TYPES } from '#lib/entities/service-event';
 import { EVENT_SOURCE } from '#lib/events/bus-event';
-import { EVENT_TYPES } from '#lib/events/service-event';
 
 /**
  * Receives of a message before it moves to the dead-letter queue. A message fails only when its event

@@ -96,7 +96,7 @@ export interface UnscopedActions {
 }
 
 /** Active tracing: X-Ray's PutTraceSegments and PutTelemetryRecords have no resource-level permissions. */
-export const TRACING: UnscopedActions = {
+const TRACING: UnscopedActions = {
   actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
   reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions.',
 };

@@ -1,7 +1,7 @@
 import { VersionConflict } from '#lib/concurrency';
+import type { AttachmentRecord } from '#lib/entities/attachment';
 import { LimitReached } from '#lib/errors';
 import { log } from '#lib/observability/logger';
-import type { AttachmentRecord } from './attachment.ts';
 import { type AttachmentContext, idsOf } from './attachment-context.ts';
 import { MAX_ATTACHMENTS_PER_REQUEST } from './attachment-limits.ts';
 import { releaseSlot, sweep } from './attachment-removal.ts';

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { AttachmentRecord } from '#lib/entities/attachment';
 import { NotFound } from '#lib/errors';
 import type { RequestStore } from '#lib/requests/request-store';
 import type { StorageQuotas } from '#lib/tenancy/storage-quotas';
-import { type AttachmentRecord, isVisible } from './attachment.ts';
+import { isVisible } from './attachment.ts';
 import type { AttachmentStore } from './attachment-store.ts';
 import type { ObjectStorage } from './object-storage.ts';
 

@@ -1,5 +1,6 @@
+import type { AttachmentRecord } from '#lib/entities/attachment';
 import { log } from '#lib/observability/logger';
-import { type AttachmentRecord, isSweepable } from './attachment.ts';
+import { isSweepable } from './attachment.ts';
 import { type AttachmentContext, idsOf } from './attachment-context.ts';
 
 /*

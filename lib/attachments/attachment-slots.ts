@@ -1,6 +1,6 @@
-import type { AttachmentRecord } from './attachment.ts';
+import type { AttachmentRecord, AttachmentSlots } from '#lib/entities/attachment';
 
-/**
+/*
  * The bound on a request's attachments, held atomically without transactions: one item in the
  * request's item collection holds a slot per attachment record, keyed by attachment id. An upload
  * takes its slot with one conditional write (refused once every slot is taken) before it writes its
@@ -12,17 +12,6 @@ import type { AttachmentRecord } from './attachment.ts';
  * records can tell a slot held by an upload in flight from one leaked by a function that died
  * between its two writes.
  */
-export interface AttachmentSlots {
-  clientId: string;
-  externalId: string;
-  /** Attachment id → when its slot was taken (ISO 8601). */
-  slots: Record<string, string>;
-  /** When an upload last swept the request's left-overs (SWEEP_INTERVAL_SECONDS); absent before the first sweep. */
-  sweptAt?: string;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /**
  * A slot without a record this long after it was taken is leaked: an upload writes its record just

@@ -1,5 +1,5 @@
-import type { AttachmentRecord } from './attachment.ts';
-import type { AttachmentSlots, SlotReservation } from './attachment-slots.ts';
+import type { AttachmentRecord, AttachmentSlots } from '#lib/entities/attachment';
+import type { SlotReservation } from './attachment-slots.ts';
 
 /** Port: attachment metadata, in the item collection of its request. Every write is single-item and conditional. */
 export interface AttachmentStore {

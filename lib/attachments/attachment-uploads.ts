@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { VersionConflict } from '#lib/concurrency';
+import type { AttachmentRecord, UploadMethod } from '#lib/entities/attachment';
 import { Invalid } from '#lib/errors';
 import { keys } from '#lib/keys';
 import { log } from '#lib/observability/logger';
-import type { AttachmentRecord, UploadMethod } from './attachment.ts';
 import { admitAndCreate } from './attachment-admission.ts';
 import { type AttachmentContext, idsOf, requireRequest, transition } from './attachment-context.ts';
 import { DIRECT_UPLOAD_DEADLINE_SECONDS, UPLOAD_GRACE_SECONDS, UPLOAD_URL_SECONDS } from './attachment-limits.ts';

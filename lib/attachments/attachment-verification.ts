@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { retryOnConflict } from '#lib/concurrency';
+import type { AttachmentRecord } from '#lib/entities/attachment';
 import { keys } from '#lib/keys';
 import { log } from '#lib/observability/logger';
-import { type AttachmentRecord, isSweepable } from './attachment.ts';
+import { isSweepable } from './attachment.ts';
 import { type AttachmentContext, transition } from './attachment-context.ts';
 import { MAX_ATTEMPTS } from './attachment-limits.ts';
 import { deleteRecord } from './attachment-removal.ts';

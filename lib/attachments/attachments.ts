@@ -1,7 +1,8 @@
 import { retryOnConflict } from '#lib/concurrency';
+import type { AttachmentRecord } from '#lib/entities/attachment';
 import { Conflict, NotFound } from '#lib/errors';
 import { log } from '#lib/observability/logger';
-import { type AttachmentRecord, isVisible } from './attachment.ts';
+import { isVisible } from './attachment.ts';
 import {
   type AttachmentContext,
   type AttachmentServiceDependencies,

@@ -21,7 +21,7 @@ export const MAX_PRESIGNED_FILE_BYTES = 1024 * 1024 * 1024;
 
 export const MAX_FILE_NAME_LENGTH = 200;
 /** A file name longer than this is refused rather than shortened: it is not a name but a mistake. */
-export const MAX_RAW_FILE_NAME_LENGTH = 1024;
+const MAX_RAW_FILE_NAME_LENGTH = 1024;
 export const MAX_DOCUMENT_TYPE_LENGTH = 64;
 export const MAX_DESCRIPTION_LENGTH = 1000;
 /** Bytes from the start of a file that the content checks look at. */
@@ -111,7 +111,7 @@ export const ALLOWED_TYPES: readonly AllowedType[] = [
   },
 ];
 
-export const ALLOWED_MEDIA_TYPES = ALLOWED_TYPES.map((type) => type.mediaType);
+const ALLOWED_MEDIA_TYPES = ALLOWED_TYPES.map((type) => type.mediaType);
 
 /** Spellings clients send for an allowed type. */
 const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'application/x-pdf': 'application/pdf' };
@@ -121,7 +121,7 @@ const UNKNOWN_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-str
 const typeOf = (mediaType: string) => ALLOWED_TYPES.find((type) => type.mediaType === mediaType);
 const extensionOf = (fileName: string) => /\.([A-Za-z0-9]{1,10})$/.exec(fileName)?.[1]?.toLowerCase();
 
-export const unsupportedType = (detail: string) =>
+const unsupportedType = (detail: string) =>
   new UnsupportedContent(detail, { accepted: ALLOWED_MEDIA_TYPES, reason: 'content-type' });
 
 /**
@@ -154,7 +154,7 @@ export const assertContentMatches = (type: AllowedType, head: Uint8Array) => {
   if (!type.matches(head.subarray(0, SNIFF_BYTES))) throw contentMismatch(type);
 };
 
-export const contentMismatch = (type: AllowedType) =>
+const contentMismatch = (type: AllowedType) =>
   new UnsupportedContent(`The file's content is not a ${type.label}, as its content type ${type.mediaType} says.`, {
     accepted: ALLOWED_MEDIA_TYPES,
     reason: 'content',
@@ -223,7 +223,7 @@ export const fileNameFor = (cleanName: string, type: AllowedType): string => {
   return `${base}${suffix}`;
 };
 
-export const badFileName = (detail: string) => invalid(detail, { reason: 'file-name' });
+const badFileName = (detail: string) => invalid(detail, { reason: 'file-name' });
 
 /** Optional descriptive text: trimmed, bounded, no control characters (line breaks allowed in descriptions). */
 export const descriptiveText = (

@@ -3,8 +3,8 @@ import { conditionalPut, conditionalUpdate } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config';
+import type { AttachmentRecord } from '#lib/entities/attachment';
 import { attachmentEntity, attachmentSlotsEntity } from '#lib/entities/attachment';
-import type { AttachmentRecord } from './attachment.ts';
 import type { SlotReservation } from './attachment-slots.ts';
 import type { AttachmentStore } from './attachment-store.ts';
 

@@ -23,7 +23,7 @@ export interface PresignedUploadRequest extends Descriptive {
 }
 
 /** The JSON declaration as the PresignedUpload schema (lib/validation/schemas/attachment.ts) admits it. */
-export interface PresignedUploadDeclaration {
+interface PresignedUploadDeclaration {
   fileName: string;
   contentType: string;
   size: number;

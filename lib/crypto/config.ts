@@ -47,7 +47,7 @@ export interface SigningKeySource {
   label: string;
 }
 
-export const CURSOR_SIGNING_KEYS: SigningKeySource = {
+const CURSOR_SIGNING_KEYS: SigningKeySource = {
   keyVariable: 'CURSOR_SIGNING_KEY',
   secretArnVariable: 'CURSOR_SIGNING_SECRET_ARN',
   fileVariable: 'LOCAL_CURSOR_KEY_FILE',

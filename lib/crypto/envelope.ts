@@ -1,5 +1,4 @@
 import { AlgorithmSuiteIdentifier, CommitmentPolicy } from '@aws-crypto/material-management-node';
-import type { KeyringKind } from './keyring.ts';
 
 /**
  * Envelope encryption of one secret by the AWS Encryption SDK (docs/security.md, "Encryption of
@@ -17,30 +16,6 @@ import type { KeyringKind } from './keyring.ts';
  * open.ts (openSecret, the SDK's decrypt), so that a function that only seals never bundles decrypt
  * and one that only opens never bundles encrypt.
  */
-export interface SealedSecretV2 {
-  v: 2;
-  keyring: KeyringKind;
-  /** The Encryption SDK message, base64: header (context, wrapped data key), body, signature. */
-  message: string;
-}
-
-/** Sealed before the Encryption SDK: AES-256-GCM under a data key wrapped by the keyring. */
-export interface SealedSecretV1 {
-  v: 1;
-  alg: 'AES-256-GCM';
-  keyring: KeyringKind;
-  /** The key-encryption key (KMS key ARN or local key fingerprint). */
-  keyId: string;
-  /** Wrapped data key, base64. */
-  edk: string;
-  iv: string;
-  /** Ciphertext, base64. */
-  ct: string;
-  tag: string;
-}
-
-export type SealedSecret = SealedSecretV2 | SealedSecretV1;
-
 /** The version sealSecret writes; anything older is re-sealed by the migration. */
 export const CURRENT_ENVELOPE_VERSION = 2;
 

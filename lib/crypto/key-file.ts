@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
  * (written under a temporary name, then hard-linked into place, which fails if it already exists).
  * Local development and tests only: on AWS keys live in KMS or in the function's configuration.
  */
-export const KEY_BYTES = 32;
+const KEY_BYTES = 32;
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
 

@@ -1,4 +1,5 @@
 import type { KeyringNode } from '@aws-crypto/material-management-node';
+import type { KeyringKind } from './sealed-secret.ts';
 
 /**
  * Port: the holder of the key-encryption key. Secrets are sealed by the AWS Encryption SDK
@@ -12,10 +13,8 @@ import type { KeyringNode } from '@aws-crypto/material-management-node';
  */
 export type EncryptionContext = Readonly<Record<string, string>>;
 
-export type KeyringKind = 'kms' | 'local';
-
 /** An Encryption SDK keyring for one seal or open. */
-export interface EncryptionSdkKeyring {
+interface EncryptionSdkKeyring {
   keyring: KeyringNode;
   /**
    * The SDK folds every failure to unwrap into one error. This is the first failure that was not a

@@ -1,7 +1,8 @@
 import { createDecipheriv } from 'node:crypto';
 import { buildDecrypt } from '@aws-crypto/decrypt-node';
-import { CLIENT_OPTIONS, type SealedSecret, type SealedSecretV1, type SealedSecretV2, SUITE } from './envelope.ts';
+import { CLIENT_OPTIONS, SUITE } from './envelope.ts';
 import { canonicalContext, type EncryptionContext, type Keyring, SecretDecryptionError } from './keyring.ts';
+import type { SealedSecret, SealedSecretV1, SealedSecretV2 } from './sealed-secret.ts';
 
 /** The opening side of envelope.ts: the function that reads secrets (the run credentials function). */
 const { decrypt } = buildDecrypt(CLIENT_OPTIONS);

@@ -1,6 +1,7 @@
 import { buildEncrypt } from '@aws-crypto/encrypt-node';
-import { CLIENT_OPTIONS, type SealedSecretV2, SUITE } from './envelope.ts';
+import { CLIENT_OPTIONS, SUITE } from './envelope.ts';
 import type { EncryptionContext, Keyring } from './keyring.ts';
+import type { SealedSecretV2 } from './sealed-secret.ts';
 
 /** The sealing side of envelope.ts: the functions that write secrets (create and replace portal account). */
 const { encrypt } = buildEncrypt(CLIENT_OPTIONS);

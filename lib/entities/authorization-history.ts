@@ -1,7 +1,23 @@
-import type { AuthorizationState } from '#lib/events/service-event';
-import type { AuthorizationChange, ChangedBy } from '#lib/requests/authorization-history-store';
 import { attr, defineEntity } from './define-entity.ts';
 import { requestEntity } from './request.ts';
+import type { AuthorizationState } from './service-event.ts';
+
+/** What changed it: an automation run, or an API call (its request id, as the audit trail names it). */
+export type ChangedBy = { kind: 'run'; runId: string } | { kind: 'api'; requestId: string };
+
+export interface AuthorizationChange {
+  clientId: string;
+  externalId: string;
+  /** A UUIDv7: with changedAt, the entry's place in the history. */
+  changeId: string;
+  changedAt: string;
+  previous: AuthorizationState;
+  current: AuthorizationState;
+  changedBy: ChangedBy;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
 
 /**
  * One change of a request's authorization, in the request's item collection: ISO timestamps sort as

@@ -76,7 +76,7 @@ export const attr = {
 /** The key attributes of the table and of each index (names from lib/table.ts). */
 type PrimaryKeyField = (typeof TABLE_KEY)['partition' | 'sort'];
 type IndexKeyField = (typeof tableIndexes)[number]['partition' | 'sort'];
-export type KeyField = PrimaryKeyField | IndexKeyField;
+type KeyField = PrimaryKeyField | IndexKeyField;
 
 /** The primary key of one item: what GetItem, DeleteItem and UpdateItem take. */
 export type TableKey = Record<PrimaryKeyField, string>;
@@ -120,7 +120,7 @@ type StoredName<Field, A> = A extends { readonly storedAs: infer Name extends st
 type StoredValue<A> = A extends { readonly write: (value: never) => infer Stored } ? Stored : never;
 
 /** The item an entity writes: its keys, `entity`, its attributes under their stored names, the derived ones. */
-export type ItemOf<N extends string, K extends KeyTemplates, A, D extends string> = {
+type ItemOf<N extends string, K extends KeyTemplates, A, D extends string> = {
   readonly [F in keyof K]: string;
 } & { readonly entity: N } & { readonly [F in keyof A as StoredName<F, A[F]>]: StoredValue<A[F]> } & {
   readonly [F in D]: unknown;

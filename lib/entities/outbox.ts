@@ -1,6 +1,22 @@
-import type { OutboxItem } from '#lib/events/outbox';
-import type { EventType, ServiceEvent } from '#lib/events/service-event';
 import { attr, defineEntity } from './define-entity.ts';
+import type { EventType, ServiceEvent } from './service-event.ts';
+
+/** An outbox item, as outboxEntity stores it (the port: lib/events/outbox.ts). */
+export interface OutboxItem {
+  clientId: string;
+  eventId: string;
+  type: EventType;
+  occurredAt: string;
+  /** The event as written: ids, codes and statuses only. */
+  event: ServiceEvent;
+  /** Epoch seconds: DynamoDB's TTL deletes the item some time after (OUTBOX_RETENTION_SECONDS). */
+  expiration: number;
+  /** When the local relay handed it to delivery; pending until then. */
+  relayedAt?: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
 
 /**
  * An outbox item (docs/events.md): the event a change of the same transaction tells of, keyed under its

@@ -1,12 +1,56 @@
-import type { SealedSecret } from '#lib/crypto/envelope';
-import {
-  type LastLogin,
-  normalizeSearchText,
-  type PortalAccountAttention,
-  type PortalAccountStatus,
-  type StoredPortalAccount,
-} from '#lib/portal-accounts/portal-account-store';
+import type { SealedSecret } from '#lib/crypto/sealed-secret';
 import { attr, defineEntity } from './define-entity.ts';
+
+/** A portal account's record, as portalAccountEntity stores it (the port: lib/portal-accounts/portal-account-store.ts). */
+export type PortalAccountStatus = 'active' | 'disabled';
+
+/** Written by the RPA worker after each portal login; null until the first one. */
+export const LAST_LOGIN_RESULTS = ['succeeded', 'failed', 'locked', 'mfa_required'] as const;
+
+export interface LastLogin {
+  result: (typeof LAST_LOGIN_RESULTS)[number];
+  at: string;
+}
+
+/**
+ * Set by the RPA worker when the portal refused the account's credentials: no automation logs in
+ * with it again until a client puts new credentials or sets its status to `active` (docs/rpa.md,
+ * "No lockouts"). Another login would lock the customer's real account.
+ */
+export const ATTENTION_REASONS = ['wrong_password', 'account_locked', 'mfa_required'] as const;
+
+export interface PortalAccountAttention {
+  reason: (typeof ATTENTION_REASONS)[number];
+  since: string;
+  /** The run whose login was refused. */
+  runId: string;
+}
+
+export interface StoredPortalAccount {
+  clientId: string;
+  organizationId: string;
+  externalId: string;
+  /** The client user that last wrote the account (it selects the organization). */
+  clientUserId: string;
+  portalId: string;
+  payerIds: string[];
+  displayName: string;
+  username: string;
+  status: PortalAccountStatus;
+  lastLogin: LastLogin | null;
+  attention: PortalAccountAttention | null;
+  password: SealedSecret;
+  passwordChangedAt: string;
+  totpSecret: SealedSecret | null;
+  /** When the TOTP secret was last set or removed; null if it never was. */
+  totpSecretChangedAt: string | null;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Lower case, Unicode-normalized: what search matches against. */
+export const normalizeSearchText = (text: string) => text.normalize('NFKC').toLowerCase();
 
 /**
  * A portal account, keyed by its own id (a read needs no organization) and indexed by organization

@@ -1,5 +1,24 @@
-import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
 import { attr, defineEntity } from './define-entity.ts';
+
+/** A scheduled re-check, the record recheckEntity stores (the port: lib/rechecks/recheck-store.ts). */
+export interface ScheduledRecheck {
+  clientId: string;
+  externalId: string;
+  /** Which of the due index's partitions holds it (recheckShardOf): no one hot partition. */
+  shard: string;
+  /** When the authorization became undecided: re-checks stop 30 days after. */
+  since: string;
+  /** Re-checks started so far: the back-off's exponent. */
+  checksDone: number;
+  dueAt: string;
+  /** On whose behalf the automation checks: the client user, organization and account of the run that read it. */
+  clientUserId: string;
+  organizationId: string;
+  portalAccountId: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
 
 /**
  * A request's scheduled re-check (docs/rechecks.md), in the request's item collection; it exists while

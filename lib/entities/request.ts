@@ -1,5 +1,36 @@
-import type { Authorization, StoredRequest } from '#lib/requests/request-store';
 import { attr, defineEntity } from './define-entity.ts';
+
+/** A request's authorization statuses; a stored request's record follows (the port: lib/requests/request-store.ts). */
+export const AUTHORIZATION_STATUSES = [
+  'not_submitted',
+  'pending',
+  'approved',
+  'partially_approved',
+  'denied',
+  'cancelled',
+  /** The payer's portal has never seen the request (written by the automation's status check). */
+  'not_found',
+] as const;
+
+export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
+
+export interface Authorization {
+  status: AuthorizationStatus;
+  number: string | null;
+  decisionDate: string | null;
+  lastCheckedAt: string | null;
+}
+
+/** `document` is the request exactly as the client sent it (minus externalId). */
+export interface StoredRequest {
+  clientId: string;
+  externalId: string;
+  document: Record<string, unknown>;
+  authorization: Authorization;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
 
 /** A request, keyed by the client's id for it; its attachments share its partition (one item collection). */
 export const requestEntity = defineEntity<StoredRequest>()({

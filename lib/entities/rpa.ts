@@ -1,20 +1,157 @@
-import type { PortalAccountLease } from '#lib/rpa/account-lease';
-import { enteredValuesFromStored } from '#lib/rpa/portal-answers';
-import type {
-  BatchItem,
-  BatchStatus,
-  EnteredValues,
-  PortalAuthorizationRecord,
-  RpaBatchRecord,
-  RpaRunRecord,
-  RunKind,
-  RunOutcome,
-  RunScreenshot,
-  RunStatus,
-  RunStep,
-} from '#lib/rpa/run-store';
 import { attr, defineEntity } from './define-entity.ts';
 import { requestEntity } from './request.ts';
+
+/**
+ * A stored `enteredValues` as the domain reads it. Runs recorded before read-back was checked hold
+ * `{field: "what the page held"}`: each such string reads as `{value, readBack: null}`. Anything else
+ * that is not `{value: string, readBack: boolean | null}` is left out.
+ */
+export const enteredValuesFromStored = (stored: unknown): EnteredValues => {
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return {};
+  const values: [string, EnteredValue][] = [];
+  for (const [field, entry] of Object.entries(stored)) {
+    if (typeof entry === 'string') {
+      values.push([field, { value: entry, readBack: null }]);
+      continue;
+    }
+    const { value, readBack } = (entry ?? {}) as { value?: unknown; readBack?: unknown };
+    if (typeof value === 'string' && (typeof readBack === 'boolean' || readBack === null)) {
+      values.push([field, { value, readBack }]);
+    }
+  }
+  // fromEntries defines each field as a property of its own, even one named __proto__.
+  return Object.fromEntries(values);
+};
+
+/** A portal account's lease, as portalAccountLeaseEntity stores it (the port: lib/rpa/account-lease.ts). */
+export interface PortalAccountLease {
+  clientId: string;
+  portalAccountId: string;
+  /** Who holds it: the run (view-on-page) or the batch's group of runs. */
+  holder: string;
+  expiresAt: string;
+  /** Epoch seconds, for DynamoDB's TTL. */
+  expiration: number;
+  /** Every take is a new lease: version 1, created when taken. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The records of automation runs and check-auth-status batches (the port: lib/rpa/run-store.ts). */
+export type RunKind = 'view-on-page' | 'check-auth-status';
+
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** The named outcomes of docs/rpa.md; each says why a run ended as it did. */
+export const RUN_OUTCOMES = [
+  'form_filled',
+  'status_read',
+  'not_found_on_portal',
+  'wrong_password',
+  'account_locked',
+  'mfa_required',
+  'no_portal_account',
+  'account_needs_attention',
+  'portal_account_busy',
+  'portal_timeout',
+  'request_not_found',
+  'browser_failed',
+  'portal_error',
+  'browser_busy',
+  'execution_timed_out',
+  'execution_aborted',
+  'execution_lost',
+  'credentials_refused',
+  'unexpected_origin',
+] as const;
+
+export type RunOutcome = (typeof RUN_OUTCOMES)[number];
+
+export interface RunStep {
+  at: string;
+  /** A short fixed text of ours (never a portal's or an error's message: they can quote PHI or secrets). */
+  step: string;
+  detail?: string;
+}
+
+export interface RunScreenshot {
+  /** `<clientId>/rpa/<runId>/<n>.png` (lib/keys.ts). */
+  objectKey: string;
+  label: string;
+  capturedAt: string;
+}
+
+/**
+ * One field of a portal's form after filling (docs/rpa.md, "Data"): the value we typed or selected
+ * (the request's, never the page's text), and whether the page's field held exactly that afterwards.
+ */
+export interface EnteredValue {
+  value: string;
+  /** null: a run recorded before read-back was checked; its value is what the page held. */
+  readBack: boolean | null;
+}
+
+/** By the portal's field names, in the form's order. */
+export type EnteredValues = Record<string, EnteredValue>;
+
+/** What the portal said about the authorization. */
+export interface PortalAuthorizationRecord {
+  status: 'approved' | 'partially_approved' | 'denied' | 'pended' | 'not_found';
+  number: string | null;
+  decisionDate: string | null;
+}
+
+/** One automation run on one request, in the request's item collection. */
+export interface RpaRunRecord {
+  clientId: string;
+  /** The request's externalId. */
+  externalId: string;
+  /** A UUIDv7: runs sort by creation time within their request. */
+  runId: string;
+  kind: RunKind;
+  batchId?: string;
+  clientUserId: string;
+  organizationId: string;
+  portalAccountId?: string;
+  portalId?: string;
+  status: RunStatus;
+  outcome?: RunOutcome;
+  /** At most MAX_RUN_STEPS. */
+  steps: RunStep[];
+  /** What was typed into the portal's form, field by field (PHI). */
+  enteredValues: EnteredValues;
+  screenshots: RunScreenshot[];
+  authorization?: PortalAuthorizationRecord;
+  /** A view-on-page run's execution; a batch's runs share the batch's (on the batch). */
+  executionArn?: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type BatchStatus = 'running' | 'done';
+
+export interface BatchItem {
+  requestExternalId: string;
+  runId: string;
+}
+
+/** A check-auth-status batch: which run checks which request. */
+export interface RpaBatchRecord {
+  clientId: string;
+  batchId: string;
+  clientUserId: string;
+  organizationId: string;
+  /** In the order the client sent them; at most MAX_BATCH_ITEMS. */
+  items: BatchItem[];
+  status: BatchStatus;
+  executionArn?: string;
+  finishedAt?: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
 
 /**
  * An automation run, in its request's item collection: the scraper session lists a request's latest

@@ -1,7 +1,50 @@
-import type { AutomationFlight, AutomationRunsUsage } from '#lib/rpa/automation-quotas';
-import type { AttachmentBytesUsage, PortalAccountsUsage } from '#lib/tenancy/storage-usage';
 import { attr, defineEntity } from './define-entity.ts';
 import { clientEntity } from './tenancy.ts';
+
+/** What a client stores, counted (the port: lib/tenancy/storage-usage.ts). */
+export interface AttachmentBytesUsage {
+  clientId: string;
+  /** Sum of the declared sizes of the client's attachment records (uploads in flight included). */
+  attachmentBytes: number;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PortalAccountsUsage {
+  clientId: string;
+  organizationId: string;
+  /** Portal accounts of the organization. */
+  portalAccounts: number;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The automation quotas' counters (the port: lib/rpa/automation-quotas.ts). */
+export interface AutomationRunsUsage {
+  clientId: string;
+  /** `H#<yyyy-mm-ddThh>` or `D#<yyyy-mm-dd>`, UTC. */
+  window: string;
+  runs: number;
+  /** Epoch seconds (TTL): a day after the window ends. */
+  expiration: number;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AutomationFlight {
+  clientId: string;
+  executionName: string;
+  runs: number;
+  /** Its execution's timeout: past it, nothing of it runs. */
+  until: string;
+  expiration: number;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
 
 /*
  * Counters behind the storage quotas (lib/tenancy/storage-quotas.ts): created by their first

@@ -1,5 +1,92 @@
-import type { ApiKeyRecord, ClientRecord, ClientUserRecord, OrganizationRecord } from '#lib/tenancy/tenant-store';
 import { attr, defineEntity } from './define-entity.ts';
+
+/** The tenants' records the declarations below store (the port: lib/tenancy/tenant-store.ts). */
+export interface ApiKeyRecord {
+  keyHash: string;
+  keyId: string;
+  clientId: string;
+  createdAt: string;
+  revokedAt?: string;
+  /** Refused by the authorizer from this instant on; no expiry when absent. */
+  expiresAt?: string;
+  /** When the authorizer last accepted it, to within LAST_USED_RESOLUTION_MS (api-keys.ts). */
+  lastUsedAt?: string;
+  /** Restricts the key to this organization of its client (scope.ts); the whole client when absent. */
+  organizationId?: string;
+}
+
+/** A client's own throttle and quota (docs/security.md, "Throttling and quotas"); the defaults apply when absent. */
+export interface ClientLimitsRecord {
+  /** Steady requests per second. */
+  rateLimit?: number;
+  /** Requests allowed at once above the steady rate. */
+  burstLimit?: number;
+  /** Requests per UTC day (usage plan quota on AWS). */
+  quotaPerDay?: number;
+}
+
+/**
+ * A client's own storage quotas (docs/security.md, "Quotas"); STORAGE_QUOTA_DEFAULTS (lib/config.ts)
+ * apply when absent.
+ */
+export interface StorageQuotasRecord {
+  /** Most bytes of attachments (declared sizes) the client may keep. */
+  attachmentBytesQuota?: number;
+  /** Most portal accounts in any one organization of the client. */
+  portalAccountsQuota?: number;
+}
+
+/**
+ * A client's own automation quotas (lib/rpa/automation-quotas.ts, docs/rpa.md "Bounded automation");
+ * the defaults apply when absent.
+ */
+export interface AutomationQuotasRecord {
+  automationRunsPerHour?: number;
+  automationRunsPerDay?: number;
+  automationRunsInFlight?: number;
+}
+
+/** A client's scheduled re-checks (docs/rechecks.md); on, with the default first interval, when absent. */
+export interface RecheckSettingsRecord {
+  rechecks?: 'off';
+  /** The first back-off step, in seconds (lib/rechecks/recheck-policy.ts bounds it). */
+  recheckIntervalSeconds?: number;
+}
+
+export interface ClientRecord
+  extends ClientLimitsRecord,
+    StorageQuotasRecord,
+    AutomationQuotasRecord,
+    RecheckSettingsRecord {
+  clientId: string;
+  name: string;
+  createdAt: string;
+  /**
+   * The value of the client's API Gateway API key, which the authorizer returns as usageIdentifierKey so
+   * that the usage plan meters the client. An identifier for metering, not a credential: API Gateway
+   * takes keys from the authorizer only (apiKeySourceType AUTHORIZER), never from a request.
+   */
+  usageIdentifierKey?: string;
+  /**
+   * When the client was offboarded (`delete-client`): its keys are revoked and no new ones are made.
+   * Its data stays (docs/security.md, "Offboarding a client").
+   */
+  deletedAt?: string;
+}
+
+export interface OrganizationRecord {
+  clientId: string;
+  organizationId: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface ClientUserRecord {
+  clientId: string;
+  clientUserId: string;
+  organizationId: string;
+  createdAt: string;
+}
 
 /*
  * Tenants: written whole by operators (a put is a creation, or a client user's move), so each item's

@@ -1,9 +1,9 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { outboxEntity } from '#lib/entities/outbox';
+import { EVENT_TYPES, type EventType, type ServiceEvent } from '#lib/entities/service-event';
 import { TABLE_KEY } from '#lib/table';
 import { EVENT_ID_PATTERN } from './events.ts';
-import { EVENT_TYPES, type EventType, type ServiceEvent } from './service-event.ts';
 
 /*
  * The events on the AWS event bus (docs/events.md, "On AWS"): the table's stream carries each new outbox

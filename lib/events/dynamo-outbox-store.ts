@@ -4,9 +4,9 @@ import { dynamo } from '#lib/aws/dynamodb';
 import type { TransactItem } from '#lib/aws/transactions';
 import { tableName } from '#lib/config';
 import { outboxEntity } from '#lib/entities/outbox';
+import type { ServiceEvent } from '#lib/entities/service-event';
 import { GSI1 } from '#lib/table';
 import { type OutboxStore, outboxItemOf } from './outbox.ts';
-import type { ServiceEvent } from './service-event.ts';
 
 /**
  * The outbox on the table (docs/events.md, docs/data-model.md patterns 29–30). Stores that make a change

@@ -1,4 +1,4 @@
-import type { ServiceEvent } from './service-event.ts';
+import type { ServiceEvent } from '#lib/entities/service-event';
 
 /**
  * The seam between the outbox and whoever delivers events (docs/events.md): the local relay hands

@@ -1,15 +1,15 @@
-import { closed, type JsonSchema, type Members, nullable, ref, string, uuid } from '#lib/openapi/schema-builders';
-import { AUTHORIZATION_STATUSES } from '#lib/requests/request-store';
-import { RUN_OUTCOMES, type RunKind } from '#lib/rpa/run-store';
-import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
-import { EVENT_ID_PATTERN } from './events.ts';
+import { AUTHORIZATION_STATUSES } from '#lib/entities/request';
+import { RUN_OUTCOMES, type RunKind } from '#lib/entities/rpa';
 import {
   type AuthorizationState,
   EVENT_TYPES,
   type EventData,
   type EventType,
   type payloadOf,
-} from './service-event.ts';
+} from '#lib/entities/service-event';
+import { closed, type JsonSchema, type Members, nullable, ref, string, uuid } from '#lib/openapi/schema-builders';
+import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
+import { EVENT_ID_PATTERN } from './events.ts';
 
 /**
  * Each event's payload, as a webhook's body delivers it (payloadOf), as an exact, closed JSON Schema
@@ -29,7 +29,7 @@ const requestExternalId = string("The request's externalId", {
 });
 
 /** An authorization as events and history entries show it: the decision, not when it was read. */
-export const authorizationStateSchema = closed(
+const authorizationStateSchema = closed(
   'AuthorizationState',
   'An authorization: its status, number and decision date',
   {

@@ -1,5 +1,5 @@
+import type { EventData, EventType, ServiceEvent } from '#lib/entities/service-event';
 import { uuidv7 } from '#lib/ids';
-import type { EventData, EventType, ServiceEvent } from './service-event.ts';
 
 /** An event id: `evt_` and a UUIDv7 (sorts by creation; the webhook-id of its deliveries). */
 export const EVENT_ID_PATTERN = '^evt_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$';

@@ -1,4 +1,5 @@
-import type { EventType, ServiceEvent } from './service-event.ts';
+import type { OutboxItem } from '#lib/entities/outbox';
+import type { ServiceEvent } from '#lib/entities/service-event';
 
 /**
  * Port: the transactional outbox (docs/events.md). An event is written as an outbox item by the very
@@ -6,21 +7,6 @@ import type { EventType, ServiceEvent } from './service-event.ts';
  * so a change is never without its event, nor an event without its change. On AWS the table's stream
  * carries new outbox items to EventBridge; locally the relay (relay.ts) reads the pending ones here.
  */
-export interface OutboxItem {
-  clientId: string;
-  eventId: string;
-  type: EventType;
-  occurredAt: string;
-  /** The event as written: ids, codes and statuses only. */
-  event: ServiceEvent;
-  /** Epoch seconds: DynamoDB's TTL deletes the item some time after (OUTBOX_RETENTION_SECONDS). */
-  expiration: number;
-  /** When the local relay handed it to delivery; pending until then. */
-  relayedAt?: string;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** Outbox items are kept 7 days: long enough to look into a delivery, short enough to carry no history. */
 export const OUTBOX_RETENTION_SECONDS = 7 * 24 * 60 * 60;

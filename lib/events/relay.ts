@@ -24,7 +24,7 @@ export interface OutboxRelay {
   close(): Promise<void>;
 }
 
-export const DEFAULT_RELAY_INTERVAL_MS = 250;
+const DEFAULT_RELAY_INTERVAL_MS = 250;
 const DEFAULT_BATCH_SIZE = 25;
 
 export const startOutboxRelay = ({

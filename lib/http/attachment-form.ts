@@ -9,7 +9,7 @@ import { badRequest } from './problem.ts';
  * domain's DirectUpload.
  */
 
-export const FILE_FIELD = 'file';
+const FILE_FIELD = 'file';
 const DIRECT_FIELDS = ['documentType', 'description', 'sha256'];
 
 /** multipart/form-data: one file part named `file`, optional documentType, description and sha256 fields. */

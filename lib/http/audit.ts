@@ -90,7 +90,7 @@ const clientUserIdOf = (audit: RouteAudit, event: AuditedEvent, subject: AuditSu
 
 const stringOrNull = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
 
-export const auditRecordOf = (
+const auditRecordOf = (
   phase: AuditPhase,
   route: Route & { audit: RouteAudit },
   request: Pick<Request<AuditedEvent, ApiResult>, 'event' | 'context' | 'response'>,

@@ -2,7 +2,7 @@ import { DomainError, type DomainErrorKind, RateLimited } from '#lib/errors';
 import { HttpProblem } from './problem.ts';
 
 /** The one place domain failures get their HTTP status. A new kind fails typecheck until it has one. */
-export const STATUS_OF_KIND: Readonly<Record<DomainErrorKind, number>> = {
+const STATUS_OF_KIND: Readonly<Record<DomainErrorKind, number>> = {
   invalid: 400,
   'not-found': 404,
   'already-exists': 409,

@@ -5,8 +5,8 @@ import { ValidationFailed } from '#lib/errors';
 import { JsonBodyRefused, parseJsonBody } from '#lib/json/safe-json';
 import { observeRequests } from '#lib/observability/invocation';
 import { log } from '#lib/observability/logger';
-import type { Scope } from '#lib/tenancy/scope';
 import { assertValid, type CompiledValidator } from '#lib/validation/validator';
+import type { ApiEvent } from './api-event.ts';
 import { auditTrail, routeOf } from './audit.ts';
 import { deprecationHeaders } from './deprecation.ts';
 import { asProblem } from './domain-errors.ts';
@@ -17,19 +17,16 @@ import {
   payloadTooLarge,
   problemOfHttpError,
   UNEXPECTED_ERROR,
-  unauthorized,
   unsupportedMediaType,
 } from './problem.ts';
 import { bodyBytesOf, mediaTypeOf } from './request-body.ts';
 import { type ApiResult, json, problemJson } from './response.ts';
 
-/** The event a handler sees: API Gateway's REST event with the body already parsed. */
-export type ApiEvent<TBody = undefined> = Omit<APIGatewayProxyEvent, 'body'> & { body: TBody };
 export type ApiHandler<TBody> = (event: ApiEvent<TBody>, context: Context) => Promise<ApiResult>;
 
 /** JSON bodies above this are refused with 413 before parsing (a request item must fit DynamoDB's 400 KB). */
 export const MAX_JSON_BODY_BYTES = 256 * 1024;
-export const JSON_MEDIA_TYPES = ['application/json'];
+const JSON_MEDIA_TYPES = ['application/json'];
 
 export interface JsonBodyOptions {
   /** The body's schema, compiled: its module under lib/validation/generated/per-schema/. */
@@ -93,30 +90,6 @@ export const endpoint = <TBody = undefined>(
   // Last: the audit trail's intent, written right before the handler runs (audit.ts).
   stack.use(audit.intent);
   return stack.handler(handler);
-};
-
-/** The tenant, as resolved by the authorizer. Never taken from the body or path. */
-export const clientIdOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>): string => {
-  const clientId = event.requestContext.authorizer?.clientId;
-  if (typeof clientId !== 'string' || clientId === '') throw unauthorized();
-  return clientId;
-};
-
-/**
- * What the caller may reach (#lib/tenancy/scope): its client and, for a key restricted to one, its
- * organization, both as resolved by the authorizer.
- */
-export const scopeOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>): Scope => {
-  const clientId = clientIdOf(event);
-  const organizationId = event.requestContext.authorizer?.organizationId;
-  return typeof organizationId === 'string' && organizationId !== '' ? { clientId, organizationId } : { clientId };
-};
-
-/** The id of the API key the authorizer accepted (not the key, nor its hash). */
-export const apiKeyIdOf = (event: Pick<APIGatewayProxyEvent, 'requestContext'>): string => {
-  const keyId = event.requestContext.authorizer?.keyId;
-  if (typeof keyId !== 'string' || keyId === '') throw unauthorized();
-  return keyId;
 };
 
 /**

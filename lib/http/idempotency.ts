@@ -8,7 +8,7 @@ import { tableName } from '#lib/config';
 import { log } from '#lib/observability/logger';
 import { TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
 import type { Scope } from '#lib/tenancy/scope';
-import { type ApiEvent, scopeOf } from './endpoint.ts';
+import { type ApiEvent, scopeOf } from './api-event.ts';
 import { badRequest } from './problem.ts';
 import { fingerprintKeys, fingerprintsOf } from './request-fingerprint.ts';
 import type { ApiResult } from './response.ts';
@@ -32,8 +32,8 @@ import type { ApiResult } from './response.ts';
  */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-export const DEFAULT_IDEMPOTENCY_EXPIRY_SECONDS = 24 * 60 * 60;
+const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+const DEFAULT_IDEMPOTENCY_EXPIRY_SECONDS = 24 * 60 * 60;
 
 export interface IdempotencyOptions {
   /** How long a key's response is kept and replayed; after that the key runs afresh. */

@@ -55,7 +55,7 @@ export class MultipartForm {
 
 const malformed = () => badRequest('The multipart/form-data body is malformed.');
 
-export const fileTooLarge = (field: string, limitBytes: number) =>
+const fileTooLarge = (field: string, limitBytes: number) =>
   new HttpProblem(413, `The file in form field "${field}" exceeds the limit of ${limitBytes} bytes.`, { limitBytes });
 
 /** Longest part header block; a longer one is refused (busboy would read it cut short). */

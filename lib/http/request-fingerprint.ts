@@ -17,7 +17,7 @@ import { type Env, type SigningKeySource, signingKeysFromEnvironment, signingKey
  *                                    → a local 256-bit key (0600)
  *   else                             → configuration error
  */
-export const REQUEST_FINGERPRINT_KEYS: SigningKeySource = {
+const REQUEST_FINGERPRINT_KEYS: SigningKeySource = {
   keyVariable: 'IDEMPOTENCY_FINGERPRINT_KEY',
   secretArnVariable: 'IDEMPOTENCY_FINGERPRINT_SECRET_ARN',
   fileVariable: 'LOCAL_IDEMPOTENCY_FINGERPRINT_KEY_FILE',

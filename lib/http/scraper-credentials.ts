@@ -1,5 +1,5 @@
 import { parseCookie, stringifySetCookie } from 'cookie';
-import type { ApiEvent } from './endpoint.ts';
+import type { ApiEvent } from './api-event.ts';
 import { header } from './path.ts';
 
 /*

@@ -85,7 +85,7 @@ const inexactNumber = (position: number) =>
   );
 
 /** Throws JsonBodyRefused at the first place the (valid) JSON text nests too deep or has an inexact number. */
-export const checkJsonLimits = (text: string): void => {
+const checkJsonLimits = (text: string): void => {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

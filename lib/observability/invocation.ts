@@ -1,6 +1,5 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { functionNameOf, type Route } from '#lib/routes';
 import { log, logger } from './logger.ts';
 import { recordRequest } from './metrics.ts';
@@ -13,8 +12,16 @@ import { recordRequest } from './metrics.ts';
  * keys are reset when the invocation ends, so nothing of one invocation leaks into the next.
  */
 
-type ApiRequest = Request<Pick<APIGatewayProxyEvent, 'httpMethod' | 'resource' | 'requestContext'>, unknown>;
-type RouteOf = (event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'resource'>) => Route | undefined;
+// The fields of an API Gateway event read here, and Lambda's context as Middy hands it on: this
+// layer sits below the edge (lib/http) and names no event type of its own (docs/architecture.md).
+interface RoutedEvent {
+  httpMethod: string;
+  resource: string;
+  requestContext?: { requestId?: string; authorizer?: Record<string, unknown> | null };
+}
+type Context = Request['context'];
+type ApiRequest = Request<RoutedEvent, unknown>;
+type RouteOf = (event: Pick<RoutedEvent, 'httpMethod' | 'resource'>) => Route | undefined;
 
 const startedAt = new WeakMap<object, number>();
 const stringOr = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);

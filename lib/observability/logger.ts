@@ -12,7 +12,7 @@ import { SERVICE_NAME } from './names.ts';
  */
 
 /** Every field a log line may carry besides the formatter's own (docs/observability.md). */
-export const LOG_FIELDS = [
+const LOG_FIELDS = [
   // Per invocation (lib/observability/invocation.ts)
   'requestId',
   'clientId',
@@ -64,8 +64,8 @@ export const LOG_FIELDS = [
   'errorName',
   'stack',
 ] as const;
-export type LogField = (typeof LOG_FIELDS)[number];
-export type LogFields = Partial<Record<LogField, string | number | boolean | undefined>>;
+type LogField = (typeof LOG_FIELDS)[number];
+type LogFields = Partial<Record<LogField, string | number | boolean | undefined>>;
 
 const allowed: ReadonlySet<string> = new Set(LOG_FIELDS);
 const isScalar = (value: unknown) => ['string', 'number', 'boolean'].includes(typeof value);
@@ -74,7 +74,7 @@ const isScalar = (value: unknown) => ['string', 'number', 'boolean'].includes(ty
  * Lambda's own fields (function name, its request id, cold start, X-Ray trace) plus the allowed
  * ones. `level` comes first and in lower case: the test stack's output filter reads it there.
  */
-export class AllowListFormatter extends LogFormatter {
+class AllowListFormatter extends LogFormatter {
   override formatAttributes(attributes: UnformattedAttributes, additional: LogAttributes): LogItem {
     const line: LogAttributes = {
       level: attributes.logLevel.toLowerCase(),

@@ -1,5 +1,5 @@
+import { ATTENTION_REASONS, LAST_LOGIN_RESULTS } from '#lib/entities/portal-account';
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
-import { ATTENTION_REASONS, LAST_LOGIN_RESULTS } from '#lib/portal-accounts/portal-account-store';
 import { MAX_ERROR_TEXTS } from '#lib/validation/error-text';
 import { type JsonSchema, nullable, timestamp } from './schema-builders.ts';
 

@@ -7,7 +7,7 @@ import type { Tag } from './tags.ts';
  * handlers validate with (test/unit/openapi.test.ts reads them from the handlers); everything else
  * (paths, methods, parameters, security, deprecation) comes from the route table itself.
  */
-export type Header = 'ETag' | 'Location' | 'Set-Cookie';
+type Header = 'ETag' | 'Location' | 'Set-Cookie';
 
 export interface Outcome {
   description: string;

@@ -1,3 +1,13 @@
+import { AUTHORIZATION_STATUSES, type Authorization } from '#lib/entities/request';
+import {
+  type BatchStatus,
+  type EnteredValue,
+  type PortalAuthorizationRecord,
+  RUN_OUTCOMES,
+  type RunKind,
+  type RunStatus,
+  type RunStep,
+} from '#lib/entities/rpa';
 import {
   closed,
   identifier,
@@ -10,19 +20,9 @@ import {
   uuid,
 } from '#lib/openapi/schema-builders';
 import { PORTAL_IDS } from '#lib/portal-accounts/portal-registry';
-import { AUTHORIZATION_STATUSES, type Authorization } from '#lib/requests/request-store';
 import { MAX_BATCH_ITEMS, SCREENSHOT_URL_SECONDS, SESSION_HISTORY, SESSION_RUNS } from '#lib/rpa/rpa-limits';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
 import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
-import {
-  type BatchStatus,
-  type EnteredValue,
-  type PortalAuthorizationRecord,
-  RUN_OUTCOMES,
-  type RunKind,
-  type RunStatus,
-  type RunStep,
-} from '#lib/rpa/run-store';
 import type { BatchProgress, RunView, ScraperSession } from '#lib/rpa/run-views';
 import { MAX_RUN_STEPS } from '#lib/rpa/runs';
 import { SCRAPER_TOKEN_TTL_SECONDS } from '#lib/rpa/scraper-token';

@@ -3,7 +3,7 @@
  * reference pages read them (group names, order, descriptions); Redocly's lint requires every
  * operation's tag to be one of them, with a description (redocly.yaml).
  */
-export const TAG_DESCRIPTIONS = {
+const TAG_DESCRIPTIONS = {
   Requests:
     'Prior-authorization requests ("service reviews"): create, replace, change and read them, with their authorization status.',
   Attachments:

@@ -1,4 +1,11 @@
-import { EVENT_TYPES } from '#lib/events/service-event';
+import { EVENT_TYPES } from '#lib/entities/service-event';
+import {
+  DELIVERY_ERRORS,
+  DELIVERY_STATUSES,
+  type DeliveryAttempt,
+  SUBSCRIBABLE_EVENT_TYPES,
+  WEBHOOK_STATUSES,
+} from '#lib/entities/webhook';
 import {
   closed,
   type JsonSchema,
@@ -10,13 +17,6 @@ import {
   uuid,
 } from '#lib/openapi/schema-builders';
 import { type DeliveryRepresentation, MAX_RECENT_ATTEMPTS } from '#lib/webhooks/delivery-records';
-import {
-  DELIVERY_ERRORS,
-  DELIVERY_STATUSES,
-  type DeliveryAttempt,
-  SUBSCRIBABLE_EVENT_TYPES,
-  WEBHOOK_STATUSES,
-} from '#lib/webhooks/webhook-store';
 import type { webhookRepresentationOf } from '#lib/webhooks/webhooks';
 
 /**

@@ -1,5 +1,5 @@
+import { EVENT_TYPES } from '#lib/entities/service-event';
 import { EVENT_DOCS } from '#lib/events/event-schemas';
-import { EVENT_TYPES } from '#lib/events/service-event';
 
 /**
  * The document's `webhooks` (OpenAPI 3.1): what the service POSTs to a client's subscribed URL, one

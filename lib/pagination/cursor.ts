@@ -24,7 +24,7 @@ export interface CursorState {
   pageSize: number;
 }
 
-export const MAX_CURSOR_LENGTH = 1024;
+const MAX_CURSOR_LENGTH = 1024;
 
 /** A short, stable digest of the criteria (undefined fields ignored, order independent). */
 export const filterHashOf = (criteria: object): string => {

@@ -1,5 +1,5 @@
-import type { SealedSecret } from '#lib/crypto/envelope';
 import type { EncryptionContext } from '#lib/crypto/keyring';
+import type { SealedSecret } from '#lib/crypto/sealed-secret';
 
 /**
  * Portal-account secrets and their encryption context. The context names the tenant and the

@@ -1,8 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { portalAccountEntity } from '#lib/entities/portal-account';
-import type { StoredPortalAccount } from './portal-account-store.ts';
 
 /**
  * For the one-off migration of sealed secrets (the admin CLI's reencrypt-portal-secrets, never an

@@ -14,15 +14,14 @@ import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config';
-import { portalAccountEntity, portalAccountPayerEntity } from '#lib/entities/portal-account';
-import { GSI1, GSI2, GSI3, GSI4, TABLE_KEY } from '#lib/table';
 import {
   normalizeSearchText,
-  type Page,
-  type PageQuery,
-  type PortalAccountStore,
+  portalAccountEntity,
+  portalAccountPayerEntity,
   type StoredPortalAccount,
-} from './portal-account-store.ts';
+} from '#lib/entities/portal-account';
+import { GSI1, GSI2, GSI3, GSI4, TABLE_KEY } from '#lib/table';
+import type { Page, PageQuery, PortalAccountStore } from './portal-account-store.ts';
 
 /*
  * Items and keys are declared in lib/entities/portal-account.ts. Every index pages accounts in the

@@ -1,9 +1,9 @@
-import type { SealedSecret } from '#lib/crypto/envelope';
 import type { Keyring } from '#lib/crypto/keyring';
 import { openSecret } from '#lib/crypto/open';
+import type { SealedSecret } from '#lib/crypto/sealed-secret';
 import { secretsKeyring } from '#lib/crypto/secrets-keyring';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { encryptionContextOf, type PortalCredentials, type SecretField } from './credentials.ts';
-import type { StoredPortalAccount } from './portal-account-store.ts';
 
 /**
  * For the run credentials function only (the one function granted kms:Decrypt; lib/rpa/run-credentials.ts):

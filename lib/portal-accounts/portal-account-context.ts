@@ -1,10 +1,11 @@
 import { cursorSigningKeys } from '#lib/crypto/config';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { NotFound } from '#lib/errors';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import type { StorageQuotas } from '#lib/tenancy/storage-quotas';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import type { CredentialSealer } from './credentials.ts';
-import type { PortalAccountStore, StoredPortalAccount } from './portal-account-store.ts';
+import type { PortalAccountStore } from './portal-account-store.ts';
 
 /**
  * Items one page request may read before answering with a short, `partial` page: what a payer or

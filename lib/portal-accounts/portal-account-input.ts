@@ -1,5 +1,5 @@
+import type { PortalAccountStatus } from '#lib/entities/portal-account';
 import type { PageRequest } from '#lib/pagination/cursor';
-import type { PortalAccountStatus } from './portal-account-store.ts';
 
 /** What a client writes: the body of a create (POST) or a replace (PUT), secrets in clear. */
 export interface PortalAccountInput {

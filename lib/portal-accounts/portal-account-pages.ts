@@ -1,14 +1,15 @@
+import { normalizeSearchText } from '#lib/entities/portal-account';
 import { type CursorScope, encodeCursor, filterHashOf, type PageRequest, pageStart } from '#lib/pagination/cursor';
 import type { Scope } from '#lib/tenancy/scope';
 import { organizationOf, type PortalAccountContext } from './portal-account-context.ts';
 import type { FilterRequest } from './portal-account-input.ts';
 import { representationOf } from './portal-account-representation.ts';
-import { normalizeSearchText, type PortalAccountCriteria } from './portal-account-store.ts';
+import type { PortalAccountCriteria } from './portal-account-store.ts';
 
 /** Listing and filtering an organization's accounts, a signed-cursor page at a time. */
 
-export const DEFAULT_PAGE_SIZE = 25;
-export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 25;
+const MAX_PAGE_SIZE = 100;
 const PAGE_BOUNDS = { defaultPageSize: DEFAULT_PAGE_SIZE, maxPageSize: MAX_PAGE_SIZE };
 /** What the cursors of these lists are signed for (docs/portal-accounts.md, "Listing, filtering and cursors"). */
 const CURSOR_PURPOSE = 'portal-accounts-cursor/v1';

@@ -1,4 +1,4 @@
-import type { StoredPortalAccount } from './portal-account-store.ts';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { portalOf } from './portal-registry.ts';
 
 /** What clients read: never a secret, only whether it is set and when it changed. */
@@ -22,7 +22,5 @@ export const representationOf = (account: StoredPortalAccount) => ({
   updatedAt: account.updatedAt,
   version: account.version,
 });
-
-export type PortalAccountRepresentation = ReturnType<typeof representationOf>;
 
 export const etagOf = (account: Pick<StoredPortalAccount, 'version'>) => `"${account.version}"`;

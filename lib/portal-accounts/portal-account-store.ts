@@ -1,52 +1,9 @@
-import type { SealedSecret } from '#lib/crypto/envelope';
-
-/** Port: stored portal accounts. Secrets arrive here already sealed (lib/crypto/envelope.ts). */
-export type PortalAccountStatus = 'active' | 'disabled';
-
-/** Written by the RPA worker after each portal login; null until the first one. */
-export const LAST_LOGIN_RESULTS = ['succeeded', 'failed', 'locked', 'mfa_required'] as const;
-
-export interface LastLogin {
-  result: (typeof LAST_LOGIN_RESULTS)[number];
-  at: string;
-}
-
-/**
- * Set by the RPA worker when the portal refused the account's credentials: no automation logs in
- * with it again until a client puts new credentials or sets its status to `active` (docs/rpa.md,
- * "No lockouts"). Another login would lock the customer's real account.
- */
-export const ATTENTION_REASONS = ['wrong_password', 'account_locked', 'mfa_required'] as const;
-
-export interface PortalAccountAttention {
-  reason: (typeof ATTENTION_REASONS)[number];
-  since: string;
-  /** The run whose login was refused. */
-  runId: string;
-}
-
-export interface StoredPortalAccount {
-  clientId: string;
-  organizationId: string;
-  externalId: string;
-  /** The client user that last wrote the account (it selects the organization). */
-  clientUserId: string;
-  portalId: string;
-  payerIds: string[];
-  displayName: string;
-  username: string;
-  status: PortalAccountStatus;
-  lastLogin: LastLogin | null;
-  attention: PortalAccountAttention | null;
-  password: SealedSecret;
-  passwordChangedAt: string;
-  totpSecret: SealedSecret | null;
-  /** When the TOTP secret was last set or removed; null if it never was. */
-  totpSecretChangedAt: string | null;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
+import type {
+  LastLogin,
+  PortalAccountAttention,
+  PortalAccountStatus,
+  StoredPortalAccount,
+} from '#lib/entities/portal-account';
 
 /** Criteria applied while paging an organization's accounts. Text is already normalized. */
 export interface PortalAccountCriteria {
@@ -80,9 +37,7 @@ export interface Page {
   partial: boolean;
 }
 
-/** Lower case, Unicode-normalized: what search matches against. */
-export const normalizeSearchText = (text: string) => text.normalize('NFKC').toLowerCase();
-
+/** Port: stored portal accounts. Secrets arrive here already sealed (lib/crypto/envelope.ts). */
 export interface PortalAccountStore {
   get(clientId: string, externalId: string): Promise<StoredPortalAccount | undefined>;
   /** Throws VersionConflict (lib/concurrency.ts) when the externalId is taken within the client. */

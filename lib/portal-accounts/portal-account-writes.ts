@@ -6,13 +6,13 @@ import {
   staleVersion,
   VersionConflict,
 } from '#lib/concurrency';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { AlreadyExists, Conflict, Invalid } from '#lib/errors';
 import { log } from '#lib/observability/logger';
 import type { Scope } from '#lib/tenancy/scope';
 import { load, organizationOf, type PortalAccountContext } from './portal-account-context.ts';
 import type { NewPortalAccount, PortalAccountInput } from './portal-account-input.ts';
 import { etagOf } from './portal-account-representation.ts';
-import type { StoredPortalAccount } from './portal-account-store.ts';
 import { portalOf } from './portal-registry.ts';
 
 /*

@@ -9,7 +9,7 @@ export interface Portal {
   name: string;
 }
 
-export const PORTALS = [
+const PORTALS = [
   { id: 'sandbox', name: 'Sandbox payer portal (shipped with this project)' },
   { id: 'availity', name: 'Availity Essentials' },
   { id: 'navinet', name: 'NaviNet Open' },

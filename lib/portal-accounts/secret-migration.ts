@@ -1,10 +1,12 @@
 import { VersionConflict } from '#lib/concurrency';
-import { CURRENT_ENVELOPE_VERSION, type SealedSecret } from '#lib/crypto/envelope';
+import { CURRENT_ENVELOPE_VERSION } from '#lib/crypto/envelope';
 import type { Keyring } from '#lib/crypto/keyring';
 import { openSecret } from '#lib/crypto/open';
+import type { SealedSecret } from '#lib/crypto/sealed-secret';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { log } from '#lib/observability/logger';
 import { encryptionContextOf, type SecretField } from './credentials.ts';
-import type { PortalAccountStore, StoredPortalAccount } from './portal-account-store.ts';
+import type { PortalAccountStore } from './portal-account-store.ts';
 import { sealCredential } from './seal-credentials.ts';
 
 export interface ResealCounts {

@@ -3,9 +3,10 @@ import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import type { TransactItem } from '#lib/aws/transactions';
 import { tableName } from '#lib/config';
+import type { ScheduledRecheck } from '#lib/entities/recheck';
 import { recheckEntity } from '#lib/entities/recheck';
 import { GSI1 } from '#lib/table';
-import type { RecheckStore, ScheduledRecheck } from './recheck-store.ts';
+import type { RecheckStore } from './recheck-store.ts';
 
 /** The transaction item that starts a request's re-checks (with the change that made it undecided). */
 export const recheckPutOf = (recheck: ScheduledRecheck): TransactItem => ({

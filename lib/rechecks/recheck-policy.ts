@@ -1,4 +1,4 @@
-import type { AuthorizationStatus } from '#lib/requests/request-store';
+import type { AuthorizationStatus } from '#lib/entities/request';
 
 /*
  * When an undecided authorization is checked again without a client call (docs/rechecks.md): pended
@@ -8,7 +8,7 @@ import type { AuthorizationStatus } from '#lib/requests/request-store';
  */
 
 /** The statuses worth asking the portal about again: nobody has decided yet. */
-export const UNDECIDED_STATUSES: readonly AuthorizationStatus[] = ['pending', 'not_found'];
+const UNDECIDED_STATUSES: readonly AuthorizationStatus[] = ['pending', 'not_found'];
 
 /** The longest pause between two re-checks. */
 export const MAX_RECHECK_INTERVAL_SECONDS = 24 * 60 * 60;

@@ -1,3 +1,4 @@
+import type { ScheduledRecheck } from '#lib/entities/recheck';
 import { DomainError } from '#lib/errors';
 import { log } from '#lib/observability/logger';
 import type { RequestStore } from '#lib/requests/request-store';
@@ -12,7 +13,7 @@ import {
   secondsAfter,
 } from './recheck-policy.ts';
 import { recheckShards } from './recheck-shards.ts';
-import type { RecheckStore, ScheduledRecheck } from './recheck-store.ts';
+import type { RecheckStore } from './recheck-store.ts';
 
 /*
  * The re-check dispatcher (docs/rechecks.md): the state machine's two tasks, and the local timer's.
@@ -164,5 +165,3 @@ export const recheckGroupOf = (input: unknown): RecheckGroup => {
   }
   return { ...(ids as Omit<RecheckGroup, 'requestExternalIds'>), requestExternalIds };
 };
-
-export type RechecksDispatcher = ReturnType<typeof rechecksDispatcher>;

@@ -1,13 +1,14 @@
 import { retryOnConflict } from '#lib/concurrency';
+import type { AuthorizationChange, ChangedBy } from '#lib/entities/authorization-history';
+import type { ScheduledRecheck } from '#lib/entities/recheck';
+import type { Authorization, StoredRequest } from '#lib/entities/request';
+import type { AuthorizationState } from '#lib/entities/service-event';
 import { newEvent } from '#lib/events/events';
-import type { AuthorizationState } from '#lib/events/service-event';
 import { uuidv7 } from '#lib/ids';
 import { intervalSeconds, scheduleChange, secondsAfter } from '#lib/rechecks/recheck-policy';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { recheckShardOf } from '#lib/rechecks/recheck-shards';
-import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
-import type { AuthorizationChange, ChangedBy } from './authorization-history-store.ts';
-import type { Authorization, RequestStore, StoredRequest } from './request-store.ts';
+import type { RequestStore } from './request-store.ts';
 
 /*
  * How a request's authorization changes (docs/events.md): every write of one that differs in status,
@@ -24,7 +25,7 @@ const stateOf = ({ status, number, decisionDate }: Authorization): Authorization
   decisionDate,
 });
 
-export const sameDecision = (a: Authorization, b: Authorization) =>
+const sameDecision = (a: Authorization, b: Authorization) =>
   a.status === b.status && a.number === b.number && a.decisionDate === b.decisionDate;
 
 /** The history entry and the event of a change from `request`'s authorization to `next`. */

@@ -1,4 +1,4 @@
-import type { AuthorizationState } from '#lib/events/service-event';
+import type { AuthorizationChange } from '#lib/entities/authorization-history';
 
 /**
  * Port: a request's authorization history (docs/data-model.md, AuthorizationChange): one entry per
@@ -6,24 +6,7 @@ import type { AuthorizationState } from '#lib/events/service-event';
  * are written with the change itself (RequestStore.setAuthorization), never on their own.
  */
 
-/** What changed it: an automation run, or an API call (its request id, as the audit trail names it). */
-export type ChangedBy = { kind: 'run'; runId: string } | { kind: 'api'; requestId: string };
-
-export interface AuthorizationChange {
-  clientId: string;
-  externalId: string;
-  /** A UUIDv7: with changedAt, the entry's place in the history. */
-  changeId: string;
-  changedAt: string;
-  previous: AuthorizationState;
-  current: AuthorizationState;
-  changedBy: ChangedBy;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface HistoryPage {
+interface HistoryPage {
   entries: AuthorizationChange[];
   /** The last entry's position when more may follow: where the next page starts. */
   next?: string;

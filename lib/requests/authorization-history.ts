@@ -1,6 +1,7 @@
+import type { AuthorizationChange } from '#lib/entities/authorization-history';
 import { NotFound } from '#lib/errors';
 import { type CursorScope, encodeCursor, filterHashOf, type PageRequest, pageStart } from '#lib/pagination/cursor';
-import type { AuthorizationChange, AuthorizationHistoryStore } from './authorization-history-store.ts';
+import type { AuthorizationHistoryStore } from './authorization-history-store.ts';
 import type { RequestStore } from './request-store.ts';
 
 /**
@@ -8,7 +9,7 @@ import type { RequestStore } from './request-store.ts';
  * of its status, number or decision date, newest first, in pages of `pageSize` (1–100, default 25)
  * with signed cursors (lib/pagination/cursor.ts). Another client's request is not found.
  */
-export const DEFAULT_HISTORY_PAGE_SIZE = 25;
+const DEFAULT_HISTORY_PAGE_SIZE = 25;
 export const MAX_HISTORY_PAGE_SIZE = 100;
 const BOUNDS = { defaultPageSize: DEFAULT_HISTORY_PAGE_SIZE, maxPageSize: MAX_HISTORY_PAGE_SIZE };
 /** A history has no filter: every cursor carries the same hash. */

@@ -1,37 +1,9 @@
-import type { ServiceEvent } from '#lib/events/service-event';
-import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
-import type { AuthorizationChange } from './authorization-history-store.ts';
+import type { AuthorizationChange } from '#lib/entities/authorization-history';
+import type { ScheduledRecheck } from '#lib/entities/recheck';
+import type { Authorization, StoredRequest } from '#lib/entities/request';
+import type { ServiceEvent } from '#lib/entities/service-event';
 
-/** Port: stored requests. `document` is the request exactly as the client sent it (minus externalId). */
-export const AUTHORIZATION_STATUSES = [
-  'not_submitted',
-  'pending',
-  'approved',
-  'partially_approved',
-  'denied',
-  'cancelled',
-  /** The payer's portal has never seen the request (written by the automation's status check). */
-  'not_found',
-] as const;
-export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
-
-export interface Authorization {
-  status: AuthorizationStatus;
-  number: string | null;
-  decisionDate: string | null;
-  lastCheckedAt: string | null;
-}
-
-export interface StoredRequest {
-  clientId: string;
-  externalId: string;
-  document: Record<string, unknown>;
-  authorization: Authorization;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
+/** Port: stored requests. */
 export interface RequestStore {
   get(clientId: string, externalId: string): Promise<StoredRequest | undefined>;
   /** Writes version 1; throws VersionConflict when the request exists. */
@@ -59,7 +31,7 @@ export interface RequestStore {
   setAuthorization(write: AuthorizationWrite): Promise<void>;
 }
 
-export interface AuthorizationWrite {
+interface AuthorizationWrite {
   clientId: string;
   externalId: string;
   authorization: Authorization;

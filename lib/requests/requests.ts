@@ -5,10 +5,11 @@ import {
   retryOnConflict,
   VersionConflict,
 } from '#lib/concurrency';
+import type { Authorization, StoredRequest } from '#lib/entities/request';
 import { AlreadyExists, Invalid, NotFound } from '#lib/errors';
 import { assertValid, type CompiledValidator } from '#lib/validation/validator';
 import { applyMergePatch } from './merge-patch.ts';
-import type { Authorization, RequestStore, StoredRequest } from './request-store.ts';
+import type { RequestStore } from './request-store.ts';
 
 /**
  * Request use cases, independent of HTTP and storage. Semantics (DESIGN.md): v1 PUT upserts,
@@ -17,7 +18,7 @@ import type { Authorization, RequestStore, StoredRequest } from './request-store
  */
 export type RequestDocument = Record<string, unknown> & { externalId?: string };
 
-export const initialAuthorization = (): Authorization => ({
+const initialAuthorization = (): Authorization => ({
   status: 'not_submitted',
   number: null,
   decisionDate: null,
@@ -53,7 +54,7 @@ const withoutExternalId = (externalId: string, body: RequestDocument): Record<st
  * one after another, with pauses that spread the writers out (growing with attempts, capped), and
  * within a budget far under the 29 s an API function may run. docs/data-model.md, "Concurrent writes".
  */
-export const UNGUARDED_WRITE_RETRIES = { attempts: 20, backoffMs: 50, maxBackoffMs: 1_000, budgetMs: 10_000 } as const;
+const UNGUARDED_WRITE_RETRIES = { attempts: 20, backoffMs: 50, maxBackoffMs: 1_000, budgetMs: 10_000 } as const;
 
 export const requestService = (store: RequestStore) => {
   const write = (

@@ -4,20 +4,6 @@
  * some refuse outright; a run that finds the lease taken waits behind it (the state machine retries
  * `PortalAccountBusy`).
  */
-export interface PortalAccountLease {
-  clientId: string;
-  portalAccountId: string;
-  /** Who holds it: the run (view-on-page) or the batch's group of runs. */
-  holder: string;
-  expiresAt: string;
-  /** Epoch seconds, for DynamoDB's TTL. */
-  expiration: number;
-  /** Every take is a new lease: version 1, created when taken. */
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
 export interface AccountLeases {
   /** Takes the lease for `seconds`, or renews it for its holder; false while another holds it. */
   acquire(clientId: string, portalAccountId: string, holder: string, seconds: number): Promise<boolean>;

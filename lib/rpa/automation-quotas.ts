@@ -15,31 +15,6 @@ export interface AutomationQuotas {
   runsInFlight: number;
 }
 
-/** The stored records behind the counters (lib/entities/storage-usage.ts declares their items). */
-export interface AutomationRunsUsage {
-  clientId: string;
-  /** `H#<yyyy-mm-ddThh>` or `D#<yyyy-mm-dd>`, UTC. */
-  window: string;
-  runs: number;
-  /** Epoch seconds (TTL): a day after the window ends. */
-  expiration: number;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface AutomationFlight {
-  clientId: string;
-  executionName: string;
-  runs: number;
-  /** Its execution's timeout: past it, nothing of it runs. */
-  until: string;
-  expiration: number;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
 /** Port: the counters behind the quotas. */
 export interface AutomationUsageStore {
   /** Counts `runs` more in a window unless that passes `limit`; false then. The count expires with the window. */

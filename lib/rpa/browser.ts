@@ -153,16 +153,3 @@ export const closeBrowser = async (browser: Browser, timeoutMs = 5_000) => {
   ]);
   clearTimeout(timer);
 };
-
-/** One browser for the duration of `work`, closed whatever happens. */
-export const withBrowser = async <T>(
-  work: (browser: Browser) => Promise<T>,
-  options: LaunchOptions = {},
-): Promise<T> => {
-  const browser = await launchBrowser(options);
-  try {
-    return await work(browser);
-  } finally {
-    await closeBrowser(browser);
-  }
-};

@@ -4,8 +4,8 @@ import { dynamo } from '#lib/aws/dynamodb';
 import { transactWrite } from '#lib/aws/transactions';
 import { tableName } from '#lib/config';
 import { rpaBatchEntity, rpaRunEntity } from '#lib/entities/rpa';
+import type { ServiceEvent } from '#lib/entities/service-event';
 import { outboxPutsOf } from '#lib/events/dynamo-outbox-store';
-import type { ServiceEvent } from '#lib/events/service-event';
 import type { RunStore } from './run-store.ts';
 
 /** BatchGetItem reads at most 100 keys per call. */

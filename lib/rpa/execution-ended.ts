@@ -1,7 +1,8 @@
+import type { RpaBatchRecord, RunOutcome } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import type { AutomationMachine, ExecutionStatus } from './automation-starter.ts';
 import { finisherOf, InvalidTaskInput, type RecorderDependencies } from './run-recorder.ts';
-import { isTerminal, type RpaBatchRecord, type RunOutcome, type RunRef } from './run-store.ts';
+import { isTerminal, type RunRef } from './run-store.ts';
 import { closeBatch } from './runs.ts';
 
 /*
@@ -15,8 +16,8 @@ import { closeBatch } from './runs.ts';
  */
 
 /** Execution statuses Step Functions reports when an execution has ended. */
-export const ENDED_EXECUTION_STATUSES = ['TIMED_OUT', 'ABORTED', 'FAILED'] as const;
-export type EndedExecutionStatus = (typeof ENDED_EXECUTION_STATUSES)[number];
+const ENDED_EXECUTION_STATUSES = ['TIMED_OUT', 'ABORTED', 'FAILED'] as const;
+type EndedExecutionStatus = (typeof ENDED_EXECUTION_STATUSES)[number];
 
 /**
  * The outcome a run is failed with when its execution is in `status` (undefined: the execution does
@@ -120,8 +121,6 @@ export const runEnder = (deps: RecorderDependencies) => {
   return { endRun, endBatch };
 };
 
-export type RunEnder = ReturnType<typeof runEnder>;
-
 export const executionEndedRecorder = (deps: ExecutionEndedDependencies) => {
   const { endRun, endBatch } = runEnder(deps);
 
@@ -154,5 +153,3 @@ export const executionEndedRecorder = (deps: ExecutionEndedDependencies) => {
     },
   };
 };
-
-export type ExecutionEndedRecorder = ReturnType<typeof executionEndedRecorder>;

@@ -5,7 +5,7 @@ import { type CredentialsSource, REFUSAL_REASONS, type RefusalReason } from './c
 import { PortalFailure } from './drivers/driver.ts';
 
 /** The function could not be asked, or failed otherwise than by refusing: the run ends `portal_error`. */
-export class CredentialsUnavailable extends Error {
+class CredentialsUnavailable extends Error {
   constructor(what: string) {
     super(`The run credentials function ${what}`);
     this.name = 'CredentialsUnavailable';

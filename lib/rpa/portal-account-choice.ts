@@ -1,6 +1,7 @@
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
+import type { StoredRequest } from '#lib/entities/request';
 import { NotFound, Unprocessable } from '#lib/errors';
-import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
-import type { StoredRequest } from '#lib/requests/request-store';
+import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
 
 /**
  * Which portal account a run uses, chosen when the run is started (docs/rpa.md, "Choosing the portal
@@ -11,7 +12,7 @@ import type { StoredRequest } from '#lib/requests/request-store';
  */
 
 /** Why no account could be chosen: a fixed code clients can branch on, and its text. */
-export const NO_ACCOUNT_REASONS = {
+const NO_ACCOUNT_REASONS = {
   named_disabled: 'The named portal account is disabled.',
   named_not_automated: 'The named portal account is on a portal the automation does not drive.',
   no_payer_match_several_accounts:

@@ -1,5 +1,5 @@
+import type { EnteredValues, PortalAuthorizationRecord } from '#lib/entities/rpa';
 import type { FilledForm } from './drivers/driver.ts';
-import type { EnteredValue, EnteredValues, PortalAuthorizationRecord } from './run-store.ts';
 
 /*
  * What the worker keeps of a portal's answers (docs/rpa.md, "Data"): only values of ours, or values
@@ -30,28 +30,6 @@ export const enteredValuesOf = (filled: FilledForm): EnteredValues =>
         },
       ]),
   );
-
-/**
- * A stored `enteredValues` as the domain reads it. Runs recorded before read-back was checked hold
- * `{field: "what the page held"}`: each such string reads as `{value, readBack: null}`. Anything else
- * that is not `{value: string, readBack: boolean | null}` is left out.
- */
-export const enteredValuesFromStored = (stored: unknown): EnteredValues => {
-  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return {};
-  const values: [string, EnteredValue][] = [];
-  for (const [field, entry] of Object.entries(stored)) {
-    if (typeof entry === 'string') {
-      values.push([field, { value: entry, readBack: null }]);
-      continue;
-    }
-    const { value, readBack } = (entry ?? {}) as { value?: unknown; readBack?: unknown };
-    if (typeof value === 'string' && (typeof readBack === 'boolean' || readBack === null)) {
-      values.push([field, { value, readBack }]);
-    }
-  }
-  // fromEntries defines each field as a property of its own, even one named __proto__.
-  return Object.fromEntries(values);
-};
 
 const STATUSES: ReadonlySet<string> = new Set(['approved', 'partially_approved', 'denied', 'pended', 'not_found']);
 /** What payers' authorization numbers look like: letters, digits and hyphens, 1 to 50 of them. */

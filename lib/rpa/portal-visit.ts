@@ -1,7 +1,8 @@
-import type { LastLogin, PortalAccountAttention, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import type { LastLogin, PortalAccountAttention, StoredPortalAccount } from '#lib/entities/portal-account';
+import type { RpaRunRecord, RunOutcome } from '#lib/entities/rpa';
 import { LEASE_SECONDS } from './account-lease.ts';
 import { isPortalFailure, type PortalFailureOutcome, type PortalSession } from './drivers/driver.ts';
-import { isTerminal, type RpaRunRecord, type RunOutcome, type RunRef } from './run-store.ts';
+import { isTerminal, type RunRef } from './run-store.ts';
 import { changeRun, withStep } from './runs.ts';
 import {
   type Browser,

@@ -1,5 +1,6 @@
+import type { Authorization, StoredRequest } from '#lib/entities/request';
+import type { RpaRunRecord } from '#lib/entities/rpa';
 import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
-import type { Authorization, StoredRequest } from '#lib/requests/request-store';
 import {
   isPortalFailure,
   type PortalAuthorization,
@@ -9,7 +10,7 @@ import {
 } from './drivers/driver.ts';
 import { checkPortalAuthorization, enteredValuesOf } from './portal-answers.ts';
 import type { TaskResult } from './run-recorder.ts';
-import { isTerminal, type RpaRunRecord, type RunRef } from './run-store.ts';
+import { isTerminal, type RunRef } from './run-store.ts';
 import { PortalUnavailable, type WorkerContext } from './worker-context.ts';
 
 /*

@@ -1,4 +1,4 @@
-import type { StoredRequest } from '#lib/requests/request-store';
+import type { StoredRequest } from '#lib/entities/request';
 
 /**
  * The prior-authorization form a driver types into a payer portal, derived from a stored request.
@@ -6,7 +6,7 @@ import type { StoredRequest } from '#lib/requests/request-store';
  * The request document was validated when it was stored, except procedures (stored as sent since
  * 2025-04-07), so those are read defensively.
  */
-export interface FormProvider {
+interface FormProvider {
   npi: string;
   firstName: string;
   lastName: string;
@@ -14,12 +14,12 @@ export interface FormProvider {
   roleCode: string;
 }
 
-export interface FormDiagnosis {
+interface FormDiagnosis {
   qualifierCode: string;
   code: string;
 }
 
-export interface FormProcedure {
+interface FormProcedure {
   qualifierCode: string;
   code: string;
   quantity: string;

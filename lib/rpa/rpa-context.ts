@@ -1,7 +1,8 @@
+import type { StoredRequest } from '#lib/entities/request';
 import { NotFound } from '#lib/errors';
 import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
 import type { AuthorizationHistoryStore } from '#lib/requests/authorization-history-store';
-import type { RequestStore, StoredRequest } from '#lib/requests/request-store';
+import type { RequestStore } from '#lib/requests/request-store';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import type { AutomationQuotaService } from './automation-quotas.ts';
 import type { AutomationStarter } from './automation-starter.ts';

@@ -1,9 +1,11 @@
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
+import type { RpaRunRecord, RunKind } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
-import type { PortalAccountStore, StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
 import { CredentialsRefused, type RefusalReason, type RunCredentialsRequest } from './credentials-source.ts';
 import type { ExecutionReader } from './execution-reader.ts';
-import { isTerminal, type RpaRunRecord, type RunKind, type RunStore } from './run-store.ts';
+import { isTerminal, type RunStore } from './run-store.ts';
 import { changeRun, withStep } from './runs.ts';
 
 /*
@@ -161,5 +163,3 @@ export const runCredentialsIssuer = (deps: RunCredentialsDependencies) => {
     },
   };
 };
-
-export type RunCredentialsIssuer = ReturnType<typeof runCredentialsIssuer>;

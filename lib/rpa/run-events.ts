@@ -1,6 +1,6 @@
+import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
+import type { ServiceEvent } from '#lib/entities/service-event';
 import { newEvent } from '#lib/events/events';
-import type { ServiceEvent } from '#lib/events/service-event';
-import type { RpaBatchRecord, RpaRunRecord } from './run-store.ts';
 
 /*
  * What finishing a run or a batch tells the client (docs/events.md): ids, kind, outcome and counts,

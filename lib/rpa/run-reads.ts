@@ -1,3 +1,4 @@
+import type { RunOutcome } from '#lib/entities/rpa';
 import { NotFound } from '#lib/errors';
 import { log } from '#lib/observability/logger';
 import { reaches, type Scope } from '#lib/tenancy/scope';
@@ -5,7 +6,7 @@ import type { AutomationStarter } from './automation-starter.ts';
 import { outcomeOfExecution } from './execution-ended.ts';
 import type { RpaContext } from './rpa-context.ts';
 import { LOST_AFTER_MS } from './rpa-limits.ts';
-import { isTerminal, type RunOutcome } from './run-store.ts';
+import { isTerminal } from './run-store.ts';
 import { type BatchProgress, type RunView, runViewOf } from './run-views.ts';
 
 /*

@@ -1,16 +1,9 @@
+import type { BatchItem, RpaRunRecord, RunOutcome, RunStatus } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import { recordAutomationRun } from '#lib/observability/metrics';
 import type { AutomationQuotaService } from './automation-quotas.ts';
 import { runFinishedEvents } from './run-events.ts';
-import {
-  type BatchItem,
-  isTerminal,
-  type RpaRunRecord,
-  type RunOutcome,
-  type RunRef,
-  type RunStatus,
-  type RunStore,
-} from './run-store.ts';
+import { isTerminal, type RunRef, type RunStore } from './run-store.ts';
 import { changeRun, closeBatch, statusOfOutcome, withStep } from './runs.ts';
 
 /*
@@ -36,7 +29,7 @@ export class InvalidTaskInput extends Error {
   }
 }
 
-export interface RunTaskInput {
+interface RunTaskInput {
   clientId: string;
   requestExternalId: string;
   runId: string;
@@ -44,7 +37,7 @@ export interface RunTaskInput {
 }
 
 /** The Catch's error, as the state machine passes it: its name, or `{Error, Cause}`; one run or a group's. */
-export interface RecordFailureInput extends Partial<RunTaskInput> {
+interface RecordFailureInput extends Partial<RunTaskInput> {
   clientId: string;
   items?: BatchItem[];
   error?: string | { Error?: string; Cause?: string };

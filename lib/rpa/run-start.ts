@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
+import type { StoredRequest } from '#lib/entities/request';
+import type { BatchItem, RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { DomainError, Invalid, Unprocessable } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
-import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
-import type { StoredRequest } from '#lib/requests/request-store';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
 import { choosePortalAccount, NoPortalAccount } from './portal-account-choice.ts';
 import { existingRequest, type RpaContext } from './rpa-context.ts';
 import { MAX_BATCH_ITEMS } from './rpa-limits.ts';
-import { type BatchItem, isTerminal, type RpaBatchRecord, type RpaRunRecord } from './run-store.ts';
+import { isTerminal } from './run-store.ts';
 import { changeBatch, changeRun, withStep } from './runs.ts';
 import { TIMEOUTS } from './state-machines.ts';
 
@@ -47,7 +48,7 @@ type RunBase = Pick<RpaRunRecord, 'clientId' | 'externalId' | 'kind' | 'clientUs
 };
 
 /** A batch's runs by portal account, in the order the accounts first appear: one session per group. */
-export const groupsByAccount = (queued: readonly RpaRunRecord[]) => {
+const groupsByAccount = (queued: readonly RpaRunRecord[]) => {
   const groups = new Map<string, BatchItem[]>();
   for (const run of queued) {
     const account = run.portalAccountId ?? '';

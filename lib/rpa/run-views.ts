@@ -1,5 +1,4 @@
-import type { AuthorizationHistoryEntry } from '#lib/requests/authorization-history';
-import type { Authorization } from '#lib/requests/request-store';
+import type { Authorization } from '#lib/entities/request';
 import type {
   EnteredValues,
   PortalAuthorizationRecord,
@@ -8,7 +7,8 @@ import type {
   RunOutcome,
   RunStatus,
   RunStep,
-} from './run-store.ts';
+} from '#lib/entities/rpa';
+import type { AuthorizationHistoryEntry } from '#lib/requests/authorization-history';
 
 /** A run as the client (and a token holder) reads it. */
 export interface RunView {

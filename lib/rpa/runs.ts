@@ -1,16 +1,8 @@
 import { retryOnConflict } from '#lib/concurrency';
-import type { ServiceEvent } from '#lib/events/service-event';
+import type { RpaBatchRecord, RpaRunRecord, RunOutcome, RunStatus, RunStep } from '#lib/entities/rpa';
+import type { ServiceEvent } from '#lib/entities/service-event';
 import { batchFinishedEvent } from './run-events.ts';
-import {
-  type RpaBatchRecord,
-  type RpaRunRecord,
-  type RunOutcome,
-  type RunRef,
-  type RunStatus,
-  type RunStep,
-  type RunStore,
-  SUCCESSFUL_OUTCOMES,
-} from './run-store.ts';
+import { type RunRef, type RunStore, SUCCESSFUL_OUTCOMES } from './run-store.ts';
 
 /** Steps a run keeps: the first ones, and always the latest (which says how it ended). */
 export const MAX_RUN_STEPS = 50;

@@ -1,9 +1,9 @@
+import type { RpaRunRecord } from '#lib/entities/rpa';
 import { historyEntryOf } from '#lib/requests/authorization-history';
 import { apiKeyState } from '#lib/tenancy/api-keys';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import { existingRequest, type RpaContext } from './rpa-context.ts';
 import { SCREENSHOT_URL_SECONDS, SESSION_HISTORY, SESSION_RUNS } from './rpa-limits.ts';
-import type { RpaRunRecord } from './run-store.ts';
 import { runViewOf, type ScraperSession } from './run-views.ts';
 import { InvalidScraperToken, type ScraperClaims } from './scraper-token.ts';
 

@@ -39,7 +39,7 @@ export interface ScraperClaims {
 }
 
 /** Who asks for a token, and for what. */
-export interface ScraperGrant {
+interface ScraperGrant {
   clientId: string;
   organizationId?: string;
   keyId: string;
@@ -55,7 +55,7 @@ export class InvalidScraperToken extends Error {
   }
 }
 
-export const RPA_TOKEN_KEYS: SigningKeySource = {
+const RPA_TOKEN_KEYS: SigningKeySource = {
   keyVariable: 'RPA_TOKEN_KEY',
   secretArnVariable: 'RPA_TOKEN_SECRET_ARN',
   fileVariable: 'LOCAL_RPA_TOKEN_KEY_FILE',

@@ -1,5 +1,5 @@
 /** Port: the automation's screenshots (PNG), addressed by keys from lib/keys.ts. */
-export interface PresignedImage {
+interface PresignedImage {
   url: string;
   expiresAt: string;
 }

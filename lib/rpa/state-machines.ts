@@ -32,9 +32,9 @@ export const TIMEOUTS = {
 export const BROWSER_CONCURRENCY = 10;
 
 /** The error name a worker throws when the portal cannot be reached at all (retried with backoff). */
-export const PORTAL_UNAVAILABLE = 'PortalUnavailable';
+const PORTAL_UNAVAILABLE = 'PortalUnavailable';
 /** The error name a worker throws when the run's portal account is in another session (waits behind it). */
-export const PORTAL_ACCOUNT_BUSY = 'PortalAccountBusy';
+const PORTAL_ACCOUNT_BUSY = 'PortalAccountBusy';
 
 /** Shorter timeouts, for tests only (whole seconds, at least 1: the ASL minimum). */
 export interface DefinitionOptions {

@@ -1,3 +1,4 @@
+import type { RunKind } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import { type AccountGroupInput, checkPortalStatus, fillPortalForm, type GroupResult } from './portal-tasks.ts';
 import {
@@ -9,7 +10,7 @@ import {
   runRefOf,
   type TaskResult,
 } from './run-recorder.ts';
-import type { RunKind, RunRef } from './run-store.ts';
+import type { RunRef } from './run-store.ts';
 import {
   contextOf,
   finishAll,

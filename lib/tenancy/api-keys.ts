@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /** API keys are 256 random bits, shown once; only their SHA-256 is stored. */
-export const API_KEY_PREFIX = 'srk_';
+const API_KEY_PREFIX = 'srk_';
 
 export const generateApiKey = (): string => `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
 

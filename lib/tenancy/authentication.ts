@@ -1,6 +1,7 @@
+import type { ApiKeyRecord } from '#lib/entities/tenancy';
 import { log } from '#lib/observability/logger';
 import { apiKeyState, hashApiKey, LAST_USED_RESOLUTION_MS, looksLikeApiKey } from './api-keys.ts';
-import type { ApiKeyRecord, TenantStore } from './tenant-store.ts';
+import type { TenantStore } from './tenant-store.ts';
 
 /**
  * Records a use of `key` when its lastUsedAt is older than the resolution, never failing the

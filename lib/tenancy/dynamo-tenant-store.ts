@@ -3,9 +3,10 @@ import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import type { TableKey } from '#lib/entities/define-entity';
+import type { ApiKeyRecord } from '#lib/entities/tenancy';
 import { apiKeyEntity, clientEntity, clientUserEntity, organizationEntity } from '#lib/entities/tenancy';
 import { GSI1 } from '#lib/table';
-import type { ApiKeyRecord, TenantStore } from './tenant-store.ts';
+import type { TenantStore } from './tenant-store.ts';
 
 /** The record of `entity` that `values` name, if it exists. */
 const get = async <R, V>(

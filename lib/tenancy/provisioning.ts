@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { CLIENT_INTERVAL_BOUNDS, isClientInterval } from '#lib/rechecks/recheck-policy';
-import { apiKeyState, generateApiKey, hashApiKey, parseExpiresIn } from './api-keys.ts';
 import type {
   AutomationQuotasRecord,
   ClientLimitsRecord,
   RecheckSettingsRecord,
   StorageQuotasRecord,
-  TenantStore,
-} from './tenant-store.ts';
+} from '#lib/entities/tenancy';
+import { CLIENT_INTERVAL_BOUNDS, isClientInterval } from '#lib/rechecks/recheck-policy';
+import { apiKeyState, generateApiKey, hashApiKey, parseExpiresIn } from './api-keys.ts';
+import type { TenantStore } from './tenant-store.ts';
 
 /**
  * Bounds of a client's own limits: API Gateway's default account-level throttle (10,000 requests per
  * second, burst 5,000) caps what one client could get anyway; the quota bound is a typo guard.
  */
-export const CLIENT_LIMIT_BOUNDS = {
+const CLIENT_LIMIT_BOUNDS = {
   rateLimit: { min: 1, max: 10_000 },
   burstLimit: { min: 1, max: 5_000 },
   quotaPerDay: { min: 1, max: 100_000_000 },
@@ -23,7 +23,7 @@ export const CLIENT_LIMIT_BOUNDS = {
  * A client's limits, checked: whole numbers within CLIENT_LIMIT_BOUNDS, rate and burst together (one
  * alone would pair with a default that may not fit it). Throws a message fit for an operator.
  */
-export const clientLimits = (limits: ClientLimitsRecord): ClientLimitsRecord => {
+const clientLimits = (limits: ClientLimitsRecord): ClientLimitsRecord => {
   if ((limits.rateLimit === undefined) !== (limits.burstLimit === undefined)) {
     throw new Error('A rate limit and a burst limit go together: give both.');
   }
@@ -41,13 +41,13 @@ export const clientLimits = (limits: ClientLimitsRecord): ClientLimitsRecord => 
 };
 
 /** Bounds of a client's own storage quotas: typo guards (a petabyte of attachments, a million accounts). */
-export const STORAGE_QUOTA_BOUNDS = {
+const STORAGE_QUOTA_BOUNDS = {
   attachmentBytesQuota: { min: 1, max: 1_000_000_000_000_000 },
   portalAccountsQuota: { min: 1, max: 1_000_000 },
 } as const;
 
 /** A client's storage quotas, checked: whole numbers within STORAGE_QUOTA_BOUNDS, either or both. */
-export const storageQuotas = (quotas: StorageQuotasRecord): StorageQuotasRecord => {
+const storageQuotas = (quotas: StorageQuotasRecord): StorageQuotasRecord => {
   for (const field of ['attachmentBytesQuota', 'portalAccountsQuota'] as const) {
     const value = quotas[field];
     const { min, max } = STORAGE_QUOTA_BOUNDS[field];
@@ -62,7 +62,7 @@ export const storageQuotas = (quotas: StorageQuotasRecord): StorageQuotasRecord 
 const AUTOMATION_QUOTA_MAX = 1_000_000;
 
 /** The quotas given, checked: whole numbers from 0 to AUTOMATION_QUOTA_MAX; absent ones left out. */
-export const automationQuotas = (quotas: AutomationQuotasRecord): AutomationQuotasRecord => {
+const automationQuotas = (quotas: AutomationQuotasRecord): AutomationQuotasRecord => {
   for (const [field, value] of Object.entries(quotas)) {
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0 && value <= AUTOMATION_QUOTA_MAX)) {
       throw new Error(`${field} must be a whole number from 0 to ${AUTOMATION_QUOTA_MAX}.`);

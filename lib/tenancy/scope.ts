@@ -1,5 +1,6 @@
+import type { ClientUserRecord } from '#lib/entities/tenancy';
 import { NotFound } from '#lib/errors';
-import type { ClientUserRecord, TenantStore } from './tenant-store.ts';
+import type { TenantStore } from './tenant-store.ts';
 
 /**
  * What a caller may reach: its client and, when its API key is restricted to one, a single

@@ -1,28 +1,11 @@
+import type { AttachmentBytesUsage, PortalAccountsUsage } from '#lib/entities/storage-usage';
+
 /**
  * Port: what a client stores, counted, so that storage quotas hold under concurrency without
  * transactions (docs/security.md, "Quotas"). Each count is one item changed by one conditional
  * UpdateItem: the check against the quota and the change are the same write, as with a request's
  * attachment slots (lib/attachments/attachment-slots.ts).
  */
-export interface AttachmentBytesUsage {
-  clientId: string;
-  /** Sum of the declared sizes of the client's attachment records (uploads in flight included). */
-  attachmentBytes: number;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface PortalAccountsUsage {
-  clientId: string;
-  organizationId: string;
-  /** Portal accounts of the organization. */
-  portalAccounts: number;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
 export interface StorageUsageStore {
   getAttachmentBytes(clientId: string): Promise<AttachmentBytesUsage | undefined>;
   /** Adds `bytes` if the sum stays within `quota` (one conditional write); false when it would not. */

@@ -40,7 +40,7 @@ export const createUsagePlanKey = async (
 };
 
 /** The name of a client's own usage plan: how the admin CLI finds it again. */
-export const clientUsagePlanName = (clientId: string) => `client-${clientId}`;
+const clientUsagePlanName = (clientId: string) => `client-${clientId}`;
 
 type Sender = Pick<APIGatewayClient, 'send'>;
 

@@ -9,7 +9,7 @@ export const PUBLIC_SCHEMAS = [
   'ViewOnPageRequest',
   'CheckAuthStatusBatch',
 ] as const;
-export const INTERNAL_SCHEMAS = [
+const INTERNAL_SCHEMAS = [
   'RequestAddressedByPath',
   'PortalAccountReplacement',
   'PortalAccountFilter',

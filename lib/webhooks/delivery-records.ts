@@ -1,11 +1,11 @@
-import { payloadOf, type ServiceEvent } from '#lib/events/service-event';
+import { payloadOf, type ServiceEvent } from '#lib/entities/service-event';
 import type {
   DeliveryAttempt,
   DeliveryTrigger,
   StoredDelivery,
   StoredWebhook,
   WebhookStatus,
-} from './webhook-store.ts';
+} from '#lib/entities/webhook';
 
 /**
  * What a delivery is and how it moves (docs/webhooks.md, "Delivery"): pure functions of records and
@@ -24,9 +24,9 @@ export const JITTER = 0.2;
 /** Attempts a delivery keeps for the deliveries list. */
 export const MAX_RECENT_ATTEMPTS = 10;
 /** Deliveries are kept this long (DynamoDB's TTL), then removed. */
-export const DELIVERY_RETENTION_DAYS = 30;
+const DELIVERY_RETENTION_DAYS = 30;
 /** An attempt in progress holds its delivery this long (more than the timeout): one that crashed is retried after. */
-export const ATTEMPT_HOLD_MS = 60_000;
+const ATTEMPT_HOLD_MS = 60_000;
 /** A subscription failing this long when another delivery uses up its retries is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 60 * 60 * 1000;
 

@@ -1,12 +1,13 @@
 import { Webhook } from 'standardwebhooks';
 import { retryOnConflict, VersionConflict } from '#lib/concurrency';
-import type { ServiceEvent } from '#lib/events/service-event';
+import type { ServiceEvent } from '#lib/entities/service-event';
+import type { DeliveryRef, DeliveryStatus, StoredDelivery, StoredWebhook } from '#lib/entities/webhook';
 import { log } from '#lib/observability/logger';
 import { recordWebhookStatus } from '#lib/observability/metrics';
 import { afterAttempt, endedUnsent, healthAfter, heldForAttempt, isDue, newDelivery } from './delivery-records.ts';
 import type { SigningSecretOpener } from './signing-secrets.ts';
 import type { Transport } from './transport.ts';
-import type { DeliveryRef, DeliveryStatus, StoredDelivery, StoredWebhook, WebhookStore } from './webhook-store.ts';
+import type { WebhookStore } from './webhook-store.ts';
 
 /**
  * Delivery (docs/webhooks.md, "Delivery"): an event fans out to its client's subscriptions, one
@@ -38,7 +39,7 @@ const USER_AGENT = 'service-review-webhooks/1';
 const DUE_BATCH = 25;
 
 /** Whether `webhook` receives `event`: its own test, or a type it lists of an organization it may see. */
-export const receives = (webhook: StoredWebhook, event: ServiceEvent): boolean => {
+const receives = (webhook: StoredWebhook, event: ServiceEvent): boolean => {
   if (event.type === 'webhook.test') {
     return (event as ServiceEvent<'webhook.test'>).data.webhookId === webhook.webhookId;
   }

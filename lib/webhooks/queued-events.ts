@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { ServiceEvent } from '#lib/entities/service-event';
 import { MalformedBusEvent, serviceEventOf } from '#lib/events/bus-event';
-import type { ServiceEvent } from '#lib/events/service-event';
 import { log } from '#lib/observability/logger';
 
 /*

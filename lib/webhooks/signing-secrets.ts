@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { SealedSecret } from '#lib/crypto/envelope';
 import type { EncryptionContext } from '#lib/crypto/keyring';
+import type { SealedSecret } from '#lib/crypto/sealed-secret';
 
 /**
  * Webhook signing secrets: made here, sealed with the project's envelope encryption (lib/crypto,
@@ -9,7 +9,7 @@ import type { EncryptionContext } from '#lib/crypto/keyring';
  * sealed there (seal-signing-secret.ts), opened only where a delivery is signed (open-signing-secret.ts):
  * each side bundles only its half of the Encryption SDK. Never logged.
  */
-export const SIGNING_SECRET_PREFIX = 'whsec_';
+const SIGNING_SECRET_PREFIX = 'whsec_';
 /** Standard Webhooks asks for 24 to 64 random bytes. */
 const SECRET_BYTES = 32;
 

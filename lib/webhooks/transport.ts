@@ -1,5 +1,6 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import type { DeliveryError } from '#lib/entities/webhook';
 import { DELIVERY_TIMEOUT_MS } from './delivery-records.ts';
 import {
   checkWebhookUrl,
@@ -9,7 +10,6 @@ import {
   TargetRefused,
   type UrlPolicy,
 } from './target-address.ts';
-import type { DeliveryError } from './webhook-store.ts';
 
 // Not `import … from 'node:http'`: Node would build that module's ESM facade, loading undici (docs/performance.md).
 const http = process.getBuiltinModule('node:http');
@@ -17,7 +17,7 @@ const https = process.getBuiltinModule('node:https');
 const dns = process.getBuiltinModule('node:dns');
 
 /** What one POST came to: a status, or why there was none that counts. */
-export interface SendResult {
+interface SendResult {
   responseStatus: number | null;
   error: DeliveryError | null;
   durationMs: number;

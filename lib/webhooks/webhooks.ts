@@ -1,4 +1,5 @@
 import { retryOnConflict, VersionConflict } from '#lib/concurrency';
+import type { StoredDelivery, StoredWebhook, SubscribableEventType } from '#lib/entities/webhook';
 import { Conflict, NotFound } from '#lib/errors';
 import { newEvent } from '#lib/events/events';
 import { uuidv7 } from '#lib/ids';
@@ -7,7 +8,7 @@ import type { Scope } from '#lib/tenancy/scope';
 import { newDelivery, redelivered } from './delivery-records.ts';
 import { newSigningSecret, type SigningSecretSealer } from './signing-secrets.ts';
 import { checkWebhookUrl, type UrlPolicy } from './target-address.ts';
-import type { StoredDelivery, StoredWebhook, SubscribableEventType, WebhookStore } from './webhook-store.ts';
+import type { WebhookStore } from './webhook-store.ts';
 
 /**
  * Webhook subscriptions, independent of HTTP and storage (docs/webhooks.md):
@@ -20,8 +21,8 @@ import type { StoredDelivery, StoredWebhook, SubscribableEventType, WebhookStore
  */
 export const MAX_WEBHOOKS_PER_CLIENT = 20;
 /** After a rotation the previous secret keeps signing beside the new one this long (Standard Webhooks allows several signatures). */
-export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
-export const DEFAULT_DELIVERIES_PAGE = 25;
+const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_DELIVERIES_PAGE = 25;
 
 export interface WebhookInput {
   url: string;
@@ -204,5 +205,3 @@ export const webhookService = ({
     },
   };
 };
-
-export type WebhookService = ReturnType<typeof webhookService>;

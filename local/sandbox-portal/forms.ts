@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
 /** What the portal's pages and the operator's both read: a cookie, a form post, a refusal with its status. */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 /** A refusal the server answers with `status` and `message` on an error page. */
 export class BadRequest extends Error {

@@ -12,7 +12,7 @@ export class Html {
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => ENTITIES[character]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => ENTITIES[character]!);
 
 const render = (value: unknown): string => {
   if (value instanceof Html) return value.value;

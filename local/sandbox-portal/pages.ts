@@ -174,7 +174,7 @@ interface RowGroupOf {
 }
 
 /** Repeatable rows: `Add …` buttons clone the row template (assets/portal.js); posted rows come back as rows. */
-export const ROW_GROUPS: RowGroupOf[] = [
+const ROW_GROUPS: RowGroupOf[] = [
   {
     group: 'renderingProviders',
     title: 'Rendering providers',
@@ -260,7 +260,7 @@ const rowTemplate = (group: RowGroupOf) =>
 ${group.fields.map((field) => renderField(rowField(field, '__INDEX__', '__NUMBER__'), ''))}
 </fieldset></template>`;
 
-export const rowCountOf = (group: RowGroup, values: Record<string, string>) => {
+const rowCountOf = (group: RowGroup, values: Record<string, string>) => {
   const prefix = `${group}.`;
   let count = 1;
   for (const name of Object.keys(values)) {

@@ -10,7 +10,7 @@ export const stateMachineArnOf = (name: string) => `arn:aws:states:${REGION}:${A
 export const executionArnOf = (machine: string, name: string) =>
   `arn:aws:states:${REGION}:${ACCOUNT}:execution:${machine}:${name}`;
 
-export type Status = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+type Status = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
 export interface HistoryEvent {
   timestamp: number;

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AttachmentRecord } from '#lib/attachments/attachment';
 import { ABANDONED_SLOT_SECONDS } from '#lib/attachments/attachment-slots';
 import { MAX_ATTACHMENTS_PER_REQUEST } from '#lib/attachments/attachments';
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
 import { attachments } from '#lib/attachments/service';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
+import type { AttachmentRecord } from '#lib/entities/attachment';
 import { attachmentSlotsEntity } from '#lib/entities/attachment';
 import { keys } from '#lib/keys';
 import { call, newTenant } from '#test/support/api';

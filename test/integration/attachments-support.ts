@@ -9,7 +9,7 @@ import { type ApiResponse, baseUrl, call, expectConforming, uniqueId } from '#te
 import { minimalRequest } from '#test/support/fixtures';
 
 /** Helpers shared by the attachment tests: requests to attach to, multipart bodies, raw storage checks. */
-export const v11 = '/api/external/v1.1';
+const v11 = '/api/external/v1.1';
 export const attachmentsOf = (externalId: string) => `${v11}/Requests/${encodeURIComponent(externalId)}/Attachments`;
 
 export const newRequest = async (apiKey: string) => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { Authorization } from '#lib/entities/request';
 import { uuidv7 } from '#lib/ids';
 import { setAuthorization } from '#lib/requests/authorization-changes';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import type { Authorization } from '#lib/requests/request-store';
 import { SANDBOX_DEMO_MEMBERS, SANDBOX_MEMBERS, SANDBOX_PAYER_ID, SANDBOX_USERS } from '#local/sandbox-portal/seed';
 import { call, newTenant } from '#test/support/api';
 import { type AnyEvent, outboxEventsOf, outboxItem, webhookBodyErrors } from './events-support.ts';

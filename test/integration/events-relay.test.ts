@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { transactWrite } from '#lib/aws/transactions';
+import type { ServiceEvent } from '#lib/entities/service-event';
 import { dynamoOutboxStore, outboxPutsOf } from '#lib/events/dynamo-outbox-store';
 import type { EventDelivery } from '#lib/events/event-delivery';
 import { newEvent } from '#lib/events/events';
 import { type OutboxRelay, startOutboxRelay } from '#lib/events/relay';
-import type { ServiceEvent } from '#lib/events/service-event';
 import { dropTable, ensureTable } from '#local/stack';
 import { outboxItem } from './events-support.ts';
 

@@ -3,7 +3,7 @@ import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { authorizationChangeEntity } from '#lib/entities/authorization-history';
 import { outboxEntity } from '#lib/entities/outbox';
-import type { EventType, ServiceEvent } from '#lib/events/service-event';
+import type { EventType, ServiceEvent } from '#lib/entities/service-event';
 
 /** Helpers of the outbox and history tests: the raw items the writes left, read straight from the table. */
 

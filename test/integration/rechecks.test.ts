@@ -3,10 +3,10 @@ import type { Context } from 'aws-lambda';
 import { describe, expect, inject, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
+import type { ScheduledRecheck } from '#lib/entities/recheck';
 import { recheckEntity } from '#lib/entities/recheck';
 import { dynamoRecheckStore } from '#lib/rechecks/dynamo-recheck-store';
 import { MAX_RECHECK_INTERVAL_SECONDS, secondsAfter } from '#lib/rechecks/recheck-policy';
-import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
 import { startRecheckTimer } from '#local/rechecks';
 import {
   SANDBOX_DEMO_MEMBERS,

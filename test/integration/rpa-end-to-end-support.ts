@@ -103,7 +103,7 @@ export interface Member {
  * diagnoses and two procedures, so the portal's form has rows to add. Its first date of service is the
  * sandbox's (a status lookup names it).
  */
-export const automatedRequestBody = (externalId: string, member: Member, payerId: string) => ({
+const automatedRequestBody = (externalId: string, member: Member, payerId: string) => ({
   externalId,
   requestTypeCode: 'HS',
   certificationTypeCode: 'I',
@@ -334,7 +334,7 @@ export const rawItems = async (clientIds: string[]) => {
 };
 
 /** What S3 says of each screenshot object: its metadata and headers. */
-export const screenshotHeads = (objectKeys: string[]) =>
+const screenshotHeads = (objectKeys: string[]) =>
   Promise.all(
     objectKeys.map(async (Key) => {
       const { $metadata: _, ...head } = await s3.send(new HeadObjectCommand({ Bucket: bucketName(), Key }));

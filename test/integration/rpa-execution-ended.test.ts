@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '#functions/rpa/record-execution-ended';
 import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config';
+import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { LOST_AFTER_MS } from '#lib/rpa/rpa';
 import { InvalidTaskInput } from '#lib/rpa/run-recorder';
-import type { RpaBatchRecord, RpaRunRecord } from '#lib/rpa/run-store';
 import { call, newTenant } from '#test/support/api';
 import { batchPath, newRequest, rpaOf, storedRun } from './rpa-support.ts';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RpaRunRecord } from '#lib/rpa/run-store';
+import type { RpaRunRecord } from '#lib/entities/rpa';
 import { dropTable, type LocalStack, startLocalStack } from '#local/stack';
 import { rpaOf } from './rpa-support.ts';
 

@@ -3,12 +3,13 @@ import { InvokeCommand, type InvokeCommandOutput, ResourceNotFoundException } fr
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lambda } from '#lib/aws/lambda';
 import { runCredentialsFunctionName } from '#lib/config';
+import type { RpaRunRecord, RunStep } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
 import type { RunCredentialsRequest } from '#lib/rpa/credentials-source';
 import { PortalFailure } from '#lib/rpa/drivers/driver';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { lambdaCredentialsSource } from '#lib/rpa/lambda-credentials-source';
-import type { RpaRunRecord, RunRef, RunStep } from '#lib/rpa/run-store';
+import type { RunRef } from '#lib/rpa/run-store';
 import { changeRun, withStep } from '#lib/rpa/runs';
 import { SANDBOX_HANG_MEMBER_ID, SANDBOX_MEMBERS, SANDBOX_USERS } from '#local/sandbox-portal/seed';
 import { call, newTenant, uniqueId } from '#test/support/api';

@@ -28,10 +28,10 @@ import { runCredentialsIssuer } from '#lib/rpa/run-credentials';
 
 type Browser = Parameters<PortalDriver['logIn']>[0];
 
+import type { RpaBatchRecord, RpaRunRecord, RunKind } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
 import { type PriorAuthorizationForm, priorAuthorizationFormOf } from '#lib/rpa/prior-authorization-form';
 import { InvalidTaskInput, RunNotFound } from '#lib/rpa/run-recorder';
-import type { RpaBatchRecord, RpaRunRecord, RunKind } from '#lib/rpa/run-store';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
 import { PortalAccountBusy, PortalUnavailable, rpaWorker, type WorkerDependencies } from '#lib/rpa/worker';
 import { call, newTenant, uniqueId } from '#test/support/api';

@@ -1,9 +1,9 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Authorization } from '#lib/entities/request';
 import { uuidv7 } from '#lib/ids';
 import { setAuthorization } from '#lib/requests/authorization-changes';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import type { Authorization } from '#lib/requests/request-store';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { scraperTokenKeys, scraperTokens } from '#lib/rpa/scraper-token';
 import { baseUrl, call, newTenant, uniqueId } from '#test/support/api';

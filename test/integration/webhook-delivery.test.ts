@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceEvent } from '#lib/events/service-event';
+import type { ServiceEvent } from '#lib/entities/service-event';
 import { uuidv7 } from '#lib/ids';
 import { webhookDelivery } from '#lib/webhooks/delivery';
 import { DISABLE_AFTER_FAILING_MS, RETRY_DELAYS_SECONDS } from '#lib/webhooks/delivery-records';

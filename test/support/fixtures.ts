@@ -1,5 +1,5 @@
 import type { AuditRecord } from '#lib/audit/audit-record';
-import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 
 /** A complete, valid request body (fictional patient; NPI 1234567893 has a valid check digit). */
 export const validRequest = (externalId: string) => ({

@@ -1,8 +1,8 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
-import type { SealedSecretV1 } from '#lib/crypto/envelope';
 import { loadOrCreateKeyFile } from '#lib/crypto/key-file';
 import { canonicalContext, type EncryptionContext } from '#lib/crypto/keyring';
 import { localKeyIdOf } from '#lib/crypto/local-keyring';
+import type { SealedSecretV1 } from '#lib/crypto/sealed-secret';
 
 /**
  * A v1 envelope as the local keyring sealed secrets before the Encryption SDK: a random data key

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { payloadOf, type ServiceEvent } from '#lib/events/service-event';
+import { payloadOf, type ServiceEvent } from '#lib/entities/service-event';
 
 /** The built OpenAPI document's webhook body schema of each event type (lib/openapi/webhooks.ts). */
 const webhookValidators = (() => {

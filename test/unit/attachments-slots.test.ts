@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord } from '#lib/attachments/attachment';
-import { ABANDONED_SLOT_SECONDS, type AttachmentSlots, reconciledSlots } from '#lib/attachments/attachment-slots';
-import { attachmentSlotsEntity } from '#lib/entities/attachment';
+import { ABANDONED_SLOT_SECONDS, reconciledSlots } from '#lib/attachments/attachment-slots';
+import type { AttachmentRecord } from '#lib/entities/attachment';
+import { type AttachmentSlots, attachmentSlotsEntity } from '#lib/entities/attachment';
 
 const now = new Date('2026-03-01T12:00:00.000Z');
 const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000).toISOString();

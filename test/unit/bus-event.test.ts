@@ -1,10 +1,10 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { outboxEntity } from '#lib/entities/outbox';
+import type { ServiceEvent } from '#lib/entities/service-event';
 import { EVENT_SOURCE, MalformedBusEvent, outboxStreamFilter, pipeTarget, serviceEventOf } from '#lib/events/bus-event';
 import { newEvent } from '#lib/events/events';
 import { outboxItemOf } from '#lib/events/outbox';
-import type { ServiceEvent } from '#lib/events/service-event';
 import { deliverAllDue } from '#lib/webhooks/sweep';
 
 /*

@@ -8,17 +8,17 @@ import { AlgorithmSuiteIdentifier, CommitmentPolicy } from '@aws-crypto/material
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cursorKeysFromEnvironment, KeyConfigurationError } from '#lib/crypto/config';
-import type { SealedSecretV1, SealedSecretV2 } from '#lib/crypto/envelope';
 import { loadOrCreateKeyFile } from '#lib/crypto/key-file';
 import { canonicalContext, type Keyring, SecretDecryptionError } from '#lib/crypto/keyring';
 import { kmsKeyring } from '#lib/crypto/kms-keyring';
 import { localKeyring } from '#lib/crypto/local-keyring';
 import { openSecret } from '#lib/crypto/open';
 import { sealSecret } from '#lib/crypto/seal';
+import type { SealedSecretV1, SealedSecretV2 } from '#lib/crypto/sealed-secret';
 import { keyringFromEnvironment } from '#lib/crypto/secrets-keyring';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { encryptionContextOf } from '#lib/portal-accounts/credentials';
 import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
-import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 import { sealCredential } from '#lib/portal-accounts/seal-credentials';
 import { sealV1WithLocalKey } from '#test/support/legacy-envelope';
 

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord } from '#lib/attachments/attachment';
-import type { SealedSecret } from '#lib/crypto/envelope';
+import type { SealedSecret } from '#lib/crypto/sealed-secret';
+import type { AttachmentRecord } from '#lib/entities/attachment';
 import { attachmentEntity } from '#lib/entities/attachment';
 import { attr, defineEntity } from '#lib/entities/define-entity';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { portalAccountEntity } from '#lib/entities/portal-account';
+import type { StoredRequest } from '#lib/entities/request';
 import { requestEntity } from '#lib/entities/request';
+import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { rpaBatchEntity, rpaRunEntity } from '#lib/entities/rpa';
 import { apiKeyEntity, clientEntity, clientUserEntity, organizationEntity } from '#lib/entities/tenancy';
-import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
-import type { StoredRequest } from '#lib/requests/request-store';
-import type { RpaBatchRecord, RpaRunRecord } from '#lib/rpa/run-store';
 
 /*
  * The items the declarations write, attribute for attribute: these shapes are what the table

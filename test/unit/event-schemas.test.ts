@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES, type EventData, type EventType, payloadOf } from '#lib/entities/service-event';
 import { EVENT_DOCS } from '#lib/events/event-schemas';
 import { newEvent } from '#lib/events/events';
-import { EVENT_TYPES, type EventData, type EventType, payloadOf } from '#lib/events/service-event';
 import { bodyErrors } from '#test/support/webhook-bodies';
 
 /*

@@ -12,8 +12,9 @@ import {
   TooLarge,
   UnsupportedContent,
 } from '#lib/errors';
+import type { ApiEvent } from '#lib/http/api-event';
 import { asProblem, problemOf } from '#lib/http/domain-errors';
-import { type ApiEvent, endpoint } from '#lib/http/endpoint';
+import { endpoint } from '#lib/http/endpoint';
 import { HttpProblem } from '#lib/http/problem';
 
 const context = { awsRequestId: 'req-1' } as Context;

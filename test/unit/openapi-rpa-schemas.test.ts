@@ -3,15 +3,15 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { enteredValuesFromStored, type RpaRunRecord, RUN_OUTCOMES, type RunOutcome } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
 import { readRouteAsset } from '#lib/openapi/route-assets';
 import { RUN_STEP_TEXTS, rpaSchemas, SCREENSHOT_LABELS } from '#lib/openapi/rpa-schemas';
 import { OPENAPI_DOCUMENT } from '#lib/routes';
-import { checkPortalAuthorization, enteredValuesFromStored, enteredValuesOf } from '#lib/rpa/portal-answers';
+import { checkPortalAuthorization, enteredValuesOf } from '#lib/rpa/portal-answers';
 import { type BatchProgress, runViewOf, type ScraperSession, SESSION_HISTORY } from '#lib/rpa/rpa';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
 import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
-import { type RpaRunRecord, RUN_OUTCOMES, type RunOutcome } from '#lib/rpa/run-store';
 import { statusOfOutcome, withStep } from '#lib/rpa/runs';
 
 /*

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ScheduledRecheck } from '#lib/entities/recheck';
+import type { AuthorizationStatus } from '#lib/entities/request';
 import {
   expired,
   intervalSeconds,
@@ -9,10 +11,8 @@ import {
   secondsAfter,
 } from '#lib/rechecks/recheck-policy';
 import { RECHECK_SHARDS, recheckShardOf, recheckShards } from '#lib/rechecks/recheck-shards';
-import type { ScheduledRecheck } from '#lib/rechecks/recheck-store';
 import { groupsOf, recheckGroupOf } from '#lib/rechecks/rechecks';
 import { dueRechecksDefinition } from '#lib/rechecks/state-machine';
-import type { AuthorizationStatus } from '#lib/requests/request-store';
 import { recheckTasks } from '#lib/routes';
 import { taskStatesOf } from '#lib/rpa/state-machines';
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkPortalAuthorization, enteredValuesFromStored, enteredValuesOf } from '#lib/rpa/portal-answers';
+import { enteredValuesFromStored } from '#lib/entities/rpa';
+import { checkPortalAuthorization, enteredValuesOf } from '#lib/rpa/portal-answers';
 
 /** Strings a hostile or broken portal could show where a number or a date belongs. */
 const HOSTILE = [

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { RpaRunRecord } from '#lib/entities/rpa';
 import { prefersHtml, scraperSessionPage } from '#lib/http/scraper-session-page';
 import { uuidv7 } from '#lib/ids';
 import { outcomeOfExecution } from '#lib/rpa/execution-ended';
 import type { ScraperSession } from '#lib/rpa/rpa';
-import type { RpaRunRecord } from '#lib/rpa/run-store';
 import { MAX_RUN_STEPS, statusOfOutcome, withStep } from '#lib/rpa/runs';
 
 const run: RpaRunRecord = {

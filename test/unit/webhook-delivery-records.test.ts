@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ServiceEvent } from '#lib/events/service-event';
+import type { ServiceEvent } from '#lib/entities/service-event';
+import type { StoredWebhook } from '#lib/entities/webhook';
 import {
   afterAttempt,
   DISABLE_AFTER_FAILING_MS,
@@ -12,7 +13,6 @@ import {
   redelivered,
   retryDelayMs,
 } from '#lib/webhooks/delivery-records';
-import type { StoredWebhook } from '#lib/webhooks/webhook-store';
 
 /** The retry schedule and a subscription's health (lib/webhooks/delivery-records.ts), as docs/webhooks.md states them. */
 const event: ServiceEvent<'webhook.test'> = {

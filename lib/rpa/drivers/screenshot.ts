@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 
 /** Inputs whose values are secrets: passwords, and one-time codes (valid for a minute, still a credential). */
-export const SECRET_INPUTS = 'input[type="password"], input[autocomplete="one-time-code"]';
+const SECRET_INPUTS = 'input[type="password"], input[autocomplete="one-time-code"]';
 
 /**
  * A full-page PNG with every secret input emptied first and masked in the image as well: the

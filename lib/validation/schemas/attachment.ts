@@ -2,7 +2,7 @@ import {
   MAX_DESCRIPTION_LENGTH,
   MAX_DOCUMENT_TYPE_LENGTH,
   MAX_PRESIGNED_FILE_BYTES,
-} from '../../attachments/content-policy.ts';
+} from '#lib/attachments/content-policy';
 import { DRAFT } from './common.ts';
 
 /**

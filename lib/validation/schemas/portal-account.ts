@@ -1,4 +1,4 @@
-import { PORTAL_IDS } from '../../portal-accounts/portal-registry.ts';
+import { PORTAL_IDS } from '#lib/portal-accounts/portal-registry';
 import { DRAFT, identifier, paging, text } from './common.ts';
 
 /**

@@ -1,9 +1,9 @@
-import { SUBSCRIBABLE_EVENT_TYPES } from '#lib/webhooks/webhook-store';
+import { SUBSCRIBABLE_EVENT_TYPES } from '#lib/entities/webhook';
 import { DRAFT, text } from './common.ts';
 
 /** Webhook subscriptions (docs/webhooks.md): bodies and queries of ours, not the spec's, so compiled but not served. */
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
-export const MAX_DELIVERIES_PAGE = 100;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_DELIVERIES_PAGE = 100;
 
 /** Body of POST …/Webhooks. The URL's scheme, user info and addresses are checked by the service (lib/webhooks/target-address.ts). */
 export const webhookSubscriptionSchema = {

@@ -1,5 +1,5 @@
-import type { AuthorizationStatus } from '#lib/requests/request-store';
-import type { RunKind, RunOutcome } from '#lib/rpa/run-store';
+import type { AuthorizationStatus } from './request.ts';
+import type { RunKind, RunOutcome } from './rpa.ts';
 
 /**
  * The events the service tells clients about (issue 18): what a webhook delivers and what the outbox
