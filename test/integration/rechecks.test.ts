@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import type { ScheduledRecheck } from '#lib/entities/recheck';
@@ -13,16 +13,15 @@ import {
   SANDBOX_MEMBERS,
   SANDBOX_PAYER_ID,
   SANDBOX_SERVICE_FROM_DATE,
-  SANDBOX_USERS,
 } from '#local/sandbox-portal/seed';
-import { call, newTenant, uniqueId } from '#test/support/api';
+import { call, uniqueId } from '#test/support/api';
 import {
-  createPortalAccount,
+  automationTenant,
   createRequest,
   getRequest,
   locationOf,
   pollUntil,
-  portalUrl,
+  sandboxOperator,
   settledBatch,
   startBatch,
   type Tenant,
@@ -36,8 +35,6 @@ import { startReceiver } from './webhook-receiver-support.ts';
  * own requests due by moving their schedule into the past: everyone else's stays an hour out, untouched.
  */
 const HOUR = 3600;
-const operatorToken = inject('stackEnv').SANDBOX_OPERATOR_TOKEN!;
-const [plainUser] = SANDBOX_USERS;
 const memberOf = (memberId: string) => SANDBOX_MEMBERS.find((member) => member.memberId === memberId)!;
 
 const loadHandler = async (module: string) => {
@@ -45,17 +42,6 @@ const loadHandler = async (module: string) => {
   return (await import(/* @vite-ignore */ url)).handler as (event: unknown, context: Context) => Promise<unknown>;
 };
 const rechecks = startRecheckTimer(loadHandler, 24 * HOUR * 1000);
-
-const automationTenant = async (label: string) => {
-  const tenant = await newTenant(label);
-  await createPortalAccount(tenant, {
-    externalId: 'sandbox-front-desk',
-    payerIds: [SANDBOX_PAYER_ID],
-    username: plainUser.username,
-    password: plainUser.password,
-  });
-  return tenant;
-};
 
 const scheduleOf = async (tenant: Tenant, externalId: string) => {
   const { Item } = await dynamo.send(
@@ -190,13 +176,7 @@ describe('scheduled re-checks', () => {
       expect(subscribed.status, subscribed.text).toBe(201);
       // A pended authorization of this test's own on the shared portal (the operator's, docs/sandbox-portal.md).
       const externalId = uniqueId('RECHECK-DECIDED');
-      const operator = (path: string, form: Record<string, string>) =>
-        fetch(`${portalUrl}${path}`, {
-          method: 'POST',
-          redirect: 'manual',
-          headers: { authorization: `Bearer ${operatorToken}` },
-          body: new URLSearchParams(form),
-        });
+      const operator = sandboxOperator;
       const member = memberOf('SBX-10003');
       const pended = await operator('/operator/authorizations', {
         memberId: member.memberId,

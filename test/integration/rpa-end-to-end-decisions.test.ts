@@ -1,19 +1,14 @@
-import { describe, expect, inject, it } from 'vitest';
-import {
-  SANDBOX_MEMBERS,
-  SANDBOX_PAYER_ID,
-  SANDBOX_SERVICE_FROM_DATE,
-  SANDBOX_USERS,
-} from '#local/sandbox-portal/seed';
-import { call, newTenant, uniqueId } from '#test/support/api';
+import { describe, expect, it } from 'vitest';
+import { SANDBOX_MEMBERS, SANDBOX_PAYER_ID, SANDBOX_SERVICE_FROM_DATE } from '#local/sandbox-portal/seed';
+import { call, uniqueId } from '#test/support/api';
 import { type AnyEvent, outboxEventsOf } from './events-support.ts';
 import {
-  createPortalAccount,
+  automationTenant,
   createRequest,
   getRequest,
   locationOf,
   openSession,
-  portalUrl,
+  sandboxOperator,
   scraperAccess,
   settledBatch,
   startBatch,
@@ -27,17 +22,9 @@ import {
  * as pending, the operator decides it, and the next batch reads the decision into the request, its history and
  * its outbox, which the scraper session shows. The portal is every test file's: this test decides only the authorization it created.
  */
-const operatorToken = inject('stackEnv').SANDBOX_OPERATOR_TOKEN!;
-const [plainUser] = SANDBOX_USERS;
 const member = SANDBOX_MEMBERS.find((candidate) => candidate.memberId === 'SBX-10003')!;
 
-const operator = (path: string, form: Record<string, string>) =>
-  fetch(`${portalUrl}${path}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { authorization: `Bearer ${operatorToken}` },
-    body: new URLSearchParams(form),
-  });
+const operator = sandboxOperator;
 
 const historyOf = (tenant: Tenant, externalId: string) =>
   call('GET', `/api/external/v1.1/Requests/${encodeURIComponent(externalId)}/authorization/history`, {
@@ -58,18 +45,6 @@ const checkedAll = async (tenant: Tenant, externalIds: string[]): Promise<Item[]
   return batch.items;
 };
 const checked = async (tenant: Tenant, externalId: string) => (await checkedAll(tenant, [externalId]))[0]!;
-
-/** A tenant whose organization signs in to the portal as its plain user. */
-const automationTenant = async (label: string) => {
-  const tenant = await newTenant(label);
-  await createPortalAccount(tenant, {
-    externalId: 'sandbox-front-desk',
-    payerIds: [SANDBOX_PAYER_ID],
-    username: plainUser.username,
-    password: plainUser.password,
-  });
-  return tenant;
-};
 
 /** A request of the tenant's whose authorization the operator created, pended, on the portal. */
 const pendedRequest = async (tenant: Tenant, prefix: string) => {

@@ -13,8 +13,8 @@ import { expect, inject } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { s3 } from '#lib/aws/s3';
 import { bucketName, tableName } from '#lib/config';
-import { SANDBOX_SERVICE_FROM_DATE } from '#local/sandbox-portal/seed';
-import { baseUrl, call, type newTenant } from '#test/support/api';
+import { SANDBOX_PAYER_ID, SANDBOX_SERVICE_FROM_DATE, SANDBOX_USERS } from '#local/sandbox-portal/seed';
+import { baseUrl, call, newTenant } from '#test/support/api';
 import { batchPath, rpaOf } from './rpa-support.ts';
 
 /*
@@ -26,7 +26,7 @@ import { batchPath, rpaOf } from './rpa-support.ts';
 export type Tenant = Awaited<ReturnType<typeof newTenant>>;
 
 const stackEnv = inject('stackEnv');
-export const portalUrl = stackEnv.SANDBOX_PORTAL_URL!;
+const portalUrl = stackEnv.SANDBOX_PORTAL_URL!;
 export const taskTimeoutSeconds = inject('taskTimeoutSeconds');
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -419,3 +419,24 @@ export const expectNoSecretsAnywhere = async (
 };
 
 export { baseUrl };
+
+/** A new tenant whose organization has the sandbox portal's plain user as its account for the SANDBOX payer. */
+export const automationTenant = async (label: string) => {
+  const tenant = await newTenant(label);
+  await createPortalAccount(tenant, {
+    externalId: 'sandbox-front-desk',
+    payerIds: [SANDBOX_PAYER_ID],
+    username: SANDBOX_USERS[0]!.username,
+    password: SANDBOX_USERS[0]!.password,
+  });
+  return tenant;
+};
+
+/** The sandbox portal's operator (docs/sandbox-portal.md, "The operator"): a form POST with its token. */
+export const sandboxOperator = (path: string, form: Record<string, string>) =>
+  fetch(`${portalUrl}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { authorization: `Bearer ${stackEnv.SANDBOX_OPERATOR_TOKEN!}` },
+    body: new URLSearchParams(form),
+  });

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { describe, expect, inject, it } from 'vitest';
 import { SANDBOX_DEMO_MEMBERS, SANDBOX_MEMBERS, SANDBOX_PAYER_ID, SANDBOX_USERS } from '#local/sandbox-portal/seed';
-import { call, newTenant, uniqueId } from '#test/support/api';
+import { call, uniqueId } from '#test/support/api';
 import {
   allExecutions,
+  automationTenant,
   baseUrl,
   createPortalAccount,
   createRequest,
@@ -46,18 +47,6 @@ const UNSERVED_PAYER = 'E2E-UNSERVED';
 /** What every test left behind, for the secrets scan at the end. */
 const finished: FinishedRun[] = [];
 const executionArns: string[] = [];
-
-/** A new tenant whose organization has the sandbox portal's plain user as its account for the SANDBOX payer. */
-const automationTenant = async (label: string) => {
-  const tenant = await newTenant(label);
-  await createPortalAccount(tenant, {
-    externalId: 'sandbox-front-desk',
-    payerIds: [SANDBOX_PAYER_ID],
-    username: plainUser.username,
-    password: plainUser.password,
-  });
-  return tenant;
-};
 
 const remember = (tenant: Tenant, runs: Array<{ requestExternalId: string; runId: string }>, executionArn: string) => {
   for (const run of runs) finished.push({ tenant, externalId: run.requestExternalId, runId: run.runId });
