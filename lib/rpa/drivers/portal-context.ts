@@ -73,12 +73,14 @@ const originOf = (url: string) => {
 
 /** Every address a form could be submitted to: its action and its submit buttons' formaction. */
 const submitTargets = (page: Page, formSelector: string) =>
+  // Stryker disable all: the function runs in the page, which has none of the mutation switches it would call.
   page.locator(formSelector).evaluate((form) => {
     type Submitter = { hasAttribute(name: string): boolean; formAction: string };
     const { action, elements } = form as unknown as { action: string; elements: ArrayLike<Submitter> };
     const overrides = Array.from(elements).filter((element) => element.hasAttribute('formaction'));
     return [action, ...overrides.map((element) => element.formAction)];
   });
+// Stryker restore all
 
 const bounded = (work: Promise<unknown>) =>
   Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CLOSE_MS).unref())]);
