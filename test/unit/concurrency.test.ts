@@ -43,6 +43,16 @@ describe('checkIfMatch (RFC 9110 If-Match)', () => {
     expect(check('"1", "2" ,W/"3"')).toBe('passed');
   });
 
+  it('ignores the blanks around each element of the list', () => {
+    expect(check('"1", "3"')).toBe('passed');
+    expect(check('"1",\t"3" ')).toBe('passed');
+    expect(check(' W/"3" , "4"')).toBe('passed');
+  });
+
+  it('drops `W/` only as a prefix, never from inside an ETag', () => {
+    expect(check('"W/3"')).toBe('The request has changed: its current ETag is "3".');
+  });
+
   it('refuses other ETags with the current one in the message', () => {
     expect(check('"2"')).toBe('The request has changed: its current ETag is "3".');
     expect(check('"1", W/"2"')).toBe('The request has changed: its current ETag is "3".');
@@ -54,6 +64,13 @@ describe('checkIfMatch (RFC 9110 If-Match)', () => {
 });
 
 describe('the failures of a conditional write', () => {
+  it('are VersionConflict for the stores, named so in logs', () => {
+    const conflict = new VersionConflict();
+    expect(conflict).toBeInstanceOf(Error);
+    expect(conflict.name).toBe('VersionConflict');
+    expect(conflict.message).toBe('The stored version changed');
+  });
+
   it('name their subject, as clients read them', () => {
     expect(changedByAnotherWrite('request')).toEqual(new Stale('The request was changed by another write.'));
     expect(changedByAnotherWrite('request')).toBeInstanceOf(Stale);
@@ -158,7 +175,8 @@ describe('retryOnConflict', () => {
   });
 
   it('retries no more once its time budget would be exceeded, whatever attempts remain', async () => {
-    let time = 0;
+    // The clock reads any time at all (performance.now() counts from the process's start): only differences count.
+    let time = 5_000;
     const pauses: number[] = [];
     const sleep = async (ms: number) => {
       pauses.push(ms);
@@ -186,19 +204,61 @@ describe('retryOnConflict', () => {
     // Pauses 50, then 100 (capped); attempts start at 0, 80, 210, …, 990: one more would start at 1120.
     expect(pauses).toEqual([50, 100, 100, 100, 100, 100, 100, 100]);
     expect(calls).toBe(9);
-    expect(time).toBe(1020);
+    expect(time).toBe(6_020);
   });
 
-  it('pauses for real by default, briefly', async () => {
+  it('still retries when the retry would start exactly at the end of its budget', async () => {
+    let time = 700;
+    let calls = 0;
+    const result = await retryOnConflict(
+      async () => {
+        time += 30;
+        if (++calls === 1) throw new VersionConflict();
+        return 'written';
+      },
+      {
+        attempts: 2,
+        backoffMs: 100,
+        budgetMs: 80, // 30 ms for the attempt and a 50 ms pause: the retry starts at 80 ms
+        sleep: async (ms) => {
+          time += ms;
+        },
+        random: () => 0.5,
+        clock: () => time,
+      },
+    );
+    expect(result).toBe('written');
+    expect(calls).toBe(2);
+  });
+
+  it('keeps to its budget on the real clock by default', async () => {
+    let calls = 0;
+    const error = await retryOnConflict(
+      async () => {
+        calls++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new VersionConflict();
+      },
+      { attempts: 50, budgetMs: 50, sleep: async () => undefined, onExhausted: () => new Conflict('gave up') },
+    ).catch((e: unknown) => e);
+    expect(error).toEqual(new Conflict('gave up'));
+    // Attempts of 20 ms or more each: the third ends past the budget (without one, all 50 would run).
+    expect(calls).toBeLessThanOrEqual(3);
+  });
+
+  it('pauses for real by default, for the drawn delay', async () => {
     const started = performance.now();
     let calls = 0;
     await retryOnConflict(
       async () => {
         if (++calls === 1) throw new VersionConflict();
       },
-      { attempts: 2 },
+      { attempts: 2, backoffMs: 60, random: () => 0.9 },
     );
     expect(calls).toBe(2);
-    expect(performance.now() - started).toBeLessThan(1000);
+    // A 54 ms pause: timers may fire a millisecond early, never much later than asked on an idle loop.
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(50);
+    expect(elapsed).toBeLessThan(1000);
   });
 });
