@@ -39,12 +39,19 @@ const requiredOnlyBranches = (branches: unknown): string[] | undefined => {
   if (!Array.isArray(branches)) return undefined;
   const names: string[] = [];
   for (const branch of branches) {
-    const keys = branch && typeof branch === 'object' ? Object.keys(branch) : [];
+    // A branch is an object or a boolean (Object.keys(true) is []); null is no schema, but costs nothing to refuse.
+    const keys = Object.keys(branch ?? {});
     if (keys.length !== 1 || keys[0] !== 'required') return undefined;
     names.push(...(branch as { required: string[] }).required);
   }
   return names;
 };
+
+/**
+ * Whether a oneOf failed because no branch matched. One that matched several (ajv lists them) is not
+ * missing names: its own text says what is wrong.
+ */
+const matchedNoBranch = (error: ErrorObject) => !(error.params as { passingSchemas?: unknown }).passingSchemas;
 
 /**
  * Errors that name properties of an object are reported once per object, listing every name: missing
@@ -118,7 +125,9 @@ export const toErrorTexts = (errors: ErrorObject[] | null | undefined, uncollect
       continue;
     }
     const oneOfNames =
-      error.keyword === 'anyOf' || error.keyword === 'oneOf' ? requiredOnlyBranches(error.schema) : undefined;
+      error.keyword === 'anyOf' || (error.keyword === 'oneOf' && matchedNoBranch(error))
+        ? requiredOnlyBranches(error.schema)
+        : undefined;
     entries.push(
       oneOfNames
         ? format(path, 'Required', `must have at least one of the properties ${quoteNames(oneOfNames)}`)

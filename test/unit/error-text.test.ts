@@ -1,6 +1,12 @@
-import type { ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { MAX_ERROR_TEXTS, toErrorTexts, VALUE_IN_ERROR_MAX_CHARS } from '#lib/validation/error-text';
+
+/** The texts of what ajv, configured as scripts/compile-schemas.ts does, finds wrong with `data`. */
+const textsOf = (schema: object, data: unknown) => {
+  const validate = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false }).compile(schema);
+  return validate(data) ? [] : toErrorTexts(validate.errors);
+};
 
 const error = (overrides: Partial<ErrorObject>): ErrorObject =>
   ({
@@ -38,6 +44,26 @@ describe('toErrorTexts', () => {
       '/: Type error. must be string.',
       '/: Type error. must be string.',
       '/: Type error. must be string.',
+    ]);
+  });
+
+  it('never quotes the value of a writeOnly property', () => {
+    const secret = (writeOnly: boolean) =>
+      error({
+        keyword: 'minLength',
+        message: 'must NOT have fewer than 12 characters',
+        data: 'hunter2',
+        parentSchema: { type: 'string', writeOnly },
+      });
+    expect(toErrorTexts([secret(true), secret(false)])).toEqual([
+      '/: MinLength error. must NOT have fewer than 12 characters.',
+      '/: MinLength error for value "hunter2". Message: must NOT have fewer than 12 characters.',
+    ]);
+  });
+
+  it('says the value is invalid when the validator gives no message', () => {
+    expect(toErrorTexts([error({ keyword: 'format', message: undefined, data: 'x' })])).toEqual([
+      '/: Format error for value "x". Message: is invalid.',
     ]);
   });
 
@@ -105,5 +131,58 @@ describe('toErrorTexts', () => {
     expect(texts).toHaveLength(MAX_ERROR_TEXTS + 1);
     expect(texts[0]).toBe('/p/0: AnyOf error. must match a schema in anyOf.');
     expect(texts.at(-1)).toBe('/: MaxErrors error. 79900 more errors were left out.');
+  });
+
+  it('reads an anyOf or oneOf of required-only branches as "at least one of these names", without its branches', () => {
+    const oneOfNames = (keyword: 'anyOf' | 'oneOf') => ({
+      type: 'object',
+      properties: { p: { type: 'object', [keyword]: [{ required: ['a'] }, { required: ['b', 'c'] }] } },
+    });
+    for (const keyword of ['anyOf', 'oneOf'] as const) {
+      expect(textsOf(oneOfNames(keyword), { p: {} })).toEqual([
+        "/p: Required error. must have at least one of the properties 'a', 'b', 'c'.",
+      ]);
+    }
+  });
+
+  it('says a oneOf matched more than one branch as the validator does, even of required-only branches', () => {
+    const schema = { type: 'object', oneOf: [{ required: ['a'] }, { required: ['b'] }] };
+    expect(textsOf(schema, { a: 1, b: 2 })).toEqual(['/: OneOf error. must match exactly one schema in oneOf.']);
+  });
+
+  it('reports any other anyOf or oneOf by its own text, without its branches', () => {
+    const schemas = [
+      { anyOf: [{ required: ['a'] }, { required: ['b'], properties: { b: { type: 'string' } } }] },
+      { anyOf: [{ required: ['a'] }, { minProperties: 2 }] },
+      { anyOf: [{ required: ['a'] }, false] },
+      { oneOf: [{ properties: { a: { const: 1 } } }, { properties: { a: { const: 2 } } }] },
+    ];
+    expect(schemas.flatMap((schema) => textsOf({ type: 'object', ...schema }, { c: 3 }))).toEqual([
+      '/: AnyOf error. must match a schema in anyOf.',
+      '/: AnyOf error. must match a schema in anyOf.',
+      '/: AnyOf error. must match a schema in anyOf.',
+      '/: OneOf error. must match exactly one schema in oneOf.',
+    ]);
+    expect(textsOf({ type: 'object', ...schemas[0] }, { b: 1 })).toEqual([
+      '/: AnyOf error. must match a schema in anyOf.',
+    ]);
+  });
+
+  it('folds every branch into its combinator, the eleventh as the first', () => {
+    const schema = { anyOf: Array.from({ length: 11 }, (_, i) => ({ const: i })) };
+    expect(textsOf(schema, 99)).toEqual(['/: AnyOf error for value "99". Message: must match a schema in anyOf.']);
+  });
+
+  it('reads names into no other keyword, whatever its schema looks like', () => {
+    expect(textsOf({ enum: [{ required: ['a'] }] }, {})).toEqual([
+      '/: Enum error. must be equal to one of the allowed values.',
+    ]);
+  });
+
+  it('keeps the errors under a keyword that is no combinator (propertyNames and its pattern)', () => {
+    expect(textsOf({ type: 'object', propertyNames: { pattern: '^[a-z]+$' } }, { A1: 1 })).toEqual([
+      '/: Pattern error for value "A1". Message: must match pattern "^[a-z]+$".',
+      '/: PropertyNames error. property name must be valid.',
+    ]);
   });
 });
