@@ -33,6 +33,11 @@ describe('If-None-Match (RFC 9110 §13.1.2)', () => {
     expect(ifNoneMatchHolds('W/"3"', 'W/"3"')).toBe(true);
   });
 
+  it('drops `W/` from the current ETag only as its prefix', () => {
+    expect(ifNoneMatchHolds('"ab"', '"aW/b"')).toBe(false);
+    expect(ifNoneMatchHolds('"aW/b"', '"aW/b"')).toBe(true);
+  });
+
   it('reads a list into its opaque tags, commas inside a tag included; anything else is not a list', () => {
     expect(entityTagsOf('W/"a", "b,c" ,,"" ')).toEqual(['"a"', '"b,c"', '""']);
     expect(entityTagsOf('')).toEqual([]);

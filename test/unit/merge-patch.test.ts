@@ -29,6 +29,21 @@ describe('applyMergePatch (RFC 7396)', () => {
     expect(applyMergePatch(target, patch)).toEqual(expected);
   });
 
+  it('makes ordinary members, which the caller may change or delete', () => {
+    const result = applyMergePatch({ a: 1 }, { b: { c: 2 } }) as Record<string, Record<string, unknown>>;
+    for (const [object, name] of [
+      [result, 'b'],
+      [result.b!, 'c'],
+    ] as const) {
+      expect(Object.getOwnPropertyDescriptor(object, name)).toEqual({
+        value: object[name],
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
+  });
+
   it('does not mutate the target', () => {
     const target = { a: { b: 1 } };
     applyMergePatch(target, { a: { b: 2 } });
