@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * Mutation testing of the core modules that run only inside the local stack (docs/mutation-testing.md):
- * organization scope, reached through the gateway's handlers, and origin pinning, in a real Chromium.
+ * organization scope, reached through the gateway's handlers, and origin pinning, in a real Chromium (the
+ * browser worker runs it in the stack too; its own tests drive it directly).
  * The vitest runner cannot serve them: it activates a mutant in the test files' workers, never in the
  * process where the stack's handlers run. The command runner sets the mutant in the environment of a whole
  * `vitest run` instead, so the stack (vitest.config.ts's globalSetup) starts with it: slow, one process a
@@ -13,7 +14,7 @@ export default {
   testRunner: 'command',
   commandRunner: {
     command:
-      'npx vitest run --bail 1 test/integration/organization-scope.test.ts test/integration/rpa-origin-pinning.test.ts',
+      'npx vitest run --bail 1 test/integration/organization-scope.test.ts test/integration/rpa-origin-pinning.test.ts test/integration/rpa-portal-context.test.ts',
   },
   mutate: ['lib/tenancy/scope.ts', 'lib/rpa/drivers/portal-context.ts'],
   // One stack and one Chromium at a time on a shared machine.
