@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { VersionConflict } from '#lib/concurrency';
-import type { SealedSecret } from '#lib/crypto/envelope';
+import type { SealedSecret } from '#lib/crypto/sealed-secret';
+import type { StoredPortalAccount } from '#lib/entities/portal-account';
+import type { RpaRunRecord, RunKind } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
-import type { StoredPortalAccount } from '#lib/portal-accounts/portal-account-store';
 import type { AutomationMachine, ExecutionStatus } from '#lib/rpa/automation-starter';
 import { CredentialsRefused, type RefusalReason, type RunCredentialsRequest } from '#lib/rpa/credentials-source';
 import {
@@ -11,7 +12,7 @@ import {
   type RunCredentialsDependencies,
   runCredentialsIssuer,
 } from '#lib/rpa/run-credentials';
-import type { RpaRunRecord, RunKind, RunRef } from '#lib/rpa/run-store';
+import type { RunRef } from '#lib/rpa/run-store';
 
 /*
  * The run credentials function's checks (lib/rpa/run-credentials.ts) on in-memory ports: every refusal
