@@ -5,12 +5,19 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * builds the generated validators first when a fresh clone has none (test/support/compiled-schemas.ts).
  */
 
+/**
+ * Handlers a test calls log at warn and above, or what LOG_LEVEL says: as the integration project's do
+ * (test/support/stack-env.ts), whose handlers share the stack's process.
+ */
+const logLevel = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
+
 /** Modules on their own, no local stack: seconds. Mutation testing runs it too (vitest.unit.config.ts). */
 export const unitProject = {
   test: {
     name: 'unit',
     include: ['test/unit/**/*.test.ts', 'lib/**/*.test.ts'],
     globalSetup: ['test/support/compiled-schemas.ts'],
+    env: logLevel,
   },
 } satisfies TestProjectInlineConfiguration;
 
@@ -36,6 +43,7 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           globalSetup: ['test/support/compiled-schemas.ts'],
+          env: logLevel,
         },
       },
     ],
