@@ -9,7 +9,7 @@ import { call, newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
 import { casesSent, PROPERTY_TIMEOUT_MS, SEED } from '#test/support/hostile/checks';
 import { familyProperties } from '#test/support/hostile/properties';
-import { hostileFamilies, SECRET_PASSWORD } from '#test/support/hostile/table';
+import { hostileFamilies, SECRET_PASSWORD, titleOf } from '#test/support/hostile/table';
 import { apiRoutes, casesOver, type RouteTarget, targetOf } from '#test/support/hostile/targets';
 import type { World } from '#test/support/hostile/world';
 import { download, upload } from './attachments-support.ts';
@@ -130,7 +130,7 @@ afterAll(() => {
 // The table's families × the route table: one test per route (or path) and family. Tests are named before
 // beforeAll makes the world, so each takes its route's target by index.
 for (const row of hostileFamilies) {
-  describe(row.title, () => {
+  describe(titleOf(row), () => {
     for (const { index, name } of casesOver(row.over)) {
       it(name, { timeout: PROPERTY_TIMEOUT_MS }, () => familyProperties[row.family](targets[index]!, row));
     }
