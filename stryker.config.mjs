@@ -7,8 +7,9 @@
  */
 export default {
   testRunner: 'vitest',
-  // Without the local stack: the unit tests need none, and the vitest runner activates a mutant in the test
-  // files' workers only, never in the stack's process where the handlers run.
+  // The unit project (vitest.config.ts), without the local stack: the unit tests need none, and the vitest
+  // runner activates a mutant in the test files' workers only, never in the stack's process where the handlers
+  // run. The runner takes a config file, not a project: vitest.unit.config.ts holds the unit project alone.
   vitest: { configFile: 'vitest.unit.config.ts', related: true, pool: 'forks' },
   // Not `testFiles`: with it Stryker 10.1 activates a mutant of module-level code after the module has
   // loaded, so such mutants survive whatever the tests assert (stryker-js#6144). `related` narrows the run to

@@ -5,7 +5,7 @@
  * browser worker runs it in the stack too; its own tests drive it directly).
  * The vitest runner cannot serve them: it activates a mutant in the test files' workers, never in the
  * process where the stack's handlers run. The command runner sets the mutant in the environment of a whole
- * `vitest run` instead, so the stack (vitest.config.ts's globalSetup) starts with it: slow, one process a
+ * `vitest run` instead, so the stack (the integration project's globalSetup) starts with it: slow, one process a
  * mutant, hence only these two files and their own integration tests.
  *
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
@@ -14,7 +14,7 @@ export default {
   testRunner: 'command',
   commandRunner: {
     command:
-      'npx vitest run --bail 1 test/integration/organization-scope.test.ts test/integration/rpa-origin-pinning.test.ts test/integration/rpa-portal-context.test.ts',
+      'npx vitest run --project integration --bail 1 test/integration/organization-scope.test.ts test/integration/rpa-origin-pinning.test.ts test/integration/rpa-portal-context.test.ts',
   },
   mutate: ['lib/tenancy/scope.ts', 'lib/rpa/drivers/portal-context.ts'],
   // One stack and one Chromium at a time on a shared machine.

@@ -8,7 +8,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { addComplianceChecks, buildServiceReviewApp } from '#infra/service-review-app';
 import { functionNameOf, routes } from '#lib/routes';
-import { ensureCompiledSchemas } from './synthesized-app.ts';
 
 /** The checks of the real app, on a throwaway app holding one bucket with every default left as is. */
 const appWithPlainBucket = () => {
@@ -39,7 +38,6 @@ describe('cdk-nag', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'service-review-nag-'));
     outdirs.push(outdir);
     const schemasRoute = routes.find((route) => route.handler === 'schemas/list-schemas')!;
-    ensureCompiledSchemas();
     const { app, data, automation, api } = buildServiceReviewApp({
       outdir,
       // No bundling: cdk-nag reads the templates, not the functions' code (and every stack is synthesized).

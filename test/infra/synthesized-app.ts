@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnManagedPolicy } from 'aws-cdk-lib/aws-iam';
@@ -10,25 +8,11 @@ import type { ServiceFunction } from '#infra/constructs/service-function';
 import { buildServiceReviewApp, type ServiceReviewAppOptions } from '#infra/service-review-app';
 import type { RouteAccess } from '#lib/routes';
 
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
-
-/**
- * Handlers import the compiled validators and the docs routes ship generated files (all gitignored), which a
- * fresh clone, or one built before the reference page's script was generated, has not made yet.
- */
-export const ensureCompiledSchemas = () => {
-  const built = ['lib/validation/generated/validators.ts', 'lib/openapi/generated/api-reference.js'];
-  if (!built.every((file) => existsSync(join(projectRoot, file)))) {
-    execFileSync('npm', ['run', 'build:schemas'], { cwd: projectRoot, stdio: 'ignore' });
-  }
-};
-
 /**
  * Synthesizes the app offline, in-process, bundling every function with esbuild for real; the
  * cdk-nag packs run as part of it.
  */
 export const synthesize = (options: Omit<ServiceReviewAppOptions, 'outdir'> = {}) => {
-  ensureCompiledSchemas();
   const outdir = mkdtempSync(join(tmpdir(), 'service-review-cdk-'));
   const built = buildServiceReviewApp({ ...options, outdir });
   built.app.synth();

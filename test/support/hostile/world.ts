@@ -1,0 +1,17 @@
+import { randomUUID } from 'node:crypto';
+import { uniqueId } from '#test/support/api';
+
+/** Ids of the data the hostile-input suite creates: `play` may be written by valid cases, `sentinel` never. */
+export interface World {
+  apiKey: string;
+  clientUserId: string;
+  play: { request: string; attachment: string; account: string };
+  sentinel: { request: string; attachment: string; account: string };
+}
+
+/** Ids a case may create; fresh for every execution, so a valid write never lands on existing data. */
+export interface CaseIds {
+  fresh: string;
+  uuid: string;
+}
+export const caseIds = (): CaseIds => ({ fresh: uniqueId('hx'), uuid: randomUUID() });
