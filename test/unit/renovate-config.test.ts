@@ -46,7 +46,7 @@ const families: Record<string, (name: string) => boolean> = {
   Powertools: (name) => name.startsWith('@aws-lambda-powertools/'),
   Middy: (name) => name.startsWith('@middy/'),
   CDK: (name) => ['aws-cdk', 'aws-cdk-lib', 'constructs', 'cdk-nag'].includes(name),
-  StrykerJS: (name) => name.startsWith('@stryker-mutator/'),
+  StrykerJS: (name) => name.startsWith('@stryker-mutator/') || name.startsWith('mutation-testing-'),
 };
 
 describe('the Renovate configuration (renovate.json)', () => {
