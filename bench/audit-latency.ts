@@ -51,7 +51,7 @@ delete process.env.LOCAL_AUDIT_FILE;
 
 const { endpoint } = await import('#lib/http/endpoint');
 const { json } = await import('#lib/http/response');
-const { routes } = await import('#lib/routes');
+const { routes } = await import('#lib/routes/route-table');
 
 const handler = endpoint(async () => json(200, { ok: true }));
 const eventOf = (handlerName: string, pathParameters: Record<string, string> | null) => {

@@ -10,16 +10,11 @@ import { bindRouteAccess, type InvokeTarget } from '#infra/constructs/route-acce
 import { ServiceFunction, type ServiceFunctionProps } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
 import { RECHECKS_STATE_MACHINE_NAME } from '#lib/rechecks/state-machine';
-import type {
-  AutomationTask,
-  AutomationTaskName,
-  EventFunction,
-  ExecutionStatusTrigger as ExecutionStatusChange,
-  InvokedFunction,
-  InvokedFunctionName,
-  RecheckTask,
-} from '#lib/routes';
+import type { InvokedFunctionName } from '#lib/routes/access-model';
+import type { AutomationTask, InvokedFunction, RecheckTask } from '#lib/routes/automation-tasks';
+import type { EventFunction, ExecutionStatusTrigger as ExecutionStatusChange } from '#lib/routes/event-functions';
 import {
+  type AutomationTaskName,
   type StateMachineKey,
   stateMachineDefinitions,
   stateMachineNames,

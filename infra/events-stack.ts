@@ -13,7 +13,7 @@ import { ServiceEventsQueue } from '#infra/constructs/service-events-queue';
 import { ServiceFunction } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
 import { EVENT_BUS_NAME } from '#lib/events/bus-event';
-import type { EventFunction, WebhookDeliveryTrigger } from '#lib/routes';
+import type { EventFunction, WebhookDeliveryTrigger } from '#lib/routes/event-functions';
 
 export interface EventsStackProps extends StackProps {
   data: DataStack;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
-import type { InvokedFunction } from '#lib/routes';
+import type { InvokedFunction } from '#lib/routes/automation-tasks';
 import { functionArnOf } from './arns.ts';
 import { type HandlerLoader, lambdaContext } from './gateway.ts';
 

@@ -8,9 +8,10 @@ import {
   dueRechecksDefinition,
   RECHECK_TIMEOUTS,
   RECHECKS_STATE_MACHINE_NAME,
+  type RecheckTaskName,
   type RecheckTaskResources,
 } from '#lib/rechecks/state-machine';
-import type { RecheckTask, RecheckTaskName } from '#lib/routes';
+import type { RecheckTask } from '#lib/routes/automation-tasks';
 import type { StateMachineKey } from '#lib/rpa/state-machines';
 import { AutomationStateMachine } from './automation-state-machine.ts';
 import { bindRouteAccess } from './route-access.ts';

@@ -1,6 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
-import { functionNameOf, type Route } from '#lib/routes';
+import { functionNameOf, type Route } from '#lib/routes/route-table';
 import { log, logger } from './logger.ts';
 import { recordRequest } from './metrics.ts';
 

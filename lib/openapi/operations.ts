@@ -1,9 +1,10 @@
+import type { HandlerId } from '#lib/routes/route-table';
 import type { SchemaName } from '#lib/validation/schema-names';
 import type { Tag } from './tags.ts';
 
 /**
- * What the document says of each route beyond its row: keyed by the row's handler module (one
- * handler serves both the v1.1 and the obsolete v1 Portals path). Body schemas are the names the
+ * What the document says of each route beyond its row: keyed by the row's handler id (one handler
+ * serves both the v1.1 and the obsolete v1 Portals path), so a route left undescribed does not compile. Body schemas are the names the
  * handlers validate with (test/unit/openapi.test.ts reads them from the handlers); everything else
  * (paths, methods, parameters, security, deprecation) comes from the route table itself.
  */
@@ -60,7 +61,7 @@ const notModified: Record<number, Outcome> = {
   304: { description: 'If-None-Match holds: the client’s copy is current', body: 'none', headers: ['ETag'] },
 };
 
-export const operations: Record<string, OperationDoc> = {
+export const operations: Record<HandlerId, OperationDoc> = {
   'requests/upsert-request-v1': {
     summary: 'Create or replace a request (v1)',
     tag: 'Requests',

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { handler as authorizer } from '#functions/authorizer';
 import { handler as listSchemas } from '#functions/schemas/list-schemas';
 import { functionLogicalId } from '#infra/constructs/service-function';
-import { eventFunctions, functionNameOf, routes } from '#lib/routes';
+import { eventFunctions } from '#lib/routes/event-functions';
+import { functionNameOf, routes } from '#lib/routes/route-table';
 import { EVENTS_DIR, expectedFiles, INDEX_FILE, sampleEvents } from '#scripts/sample-events';
 
 /** The sample events of `sam local invoke -e` and `npm run invoke` (events/, docs/infrastructure.md). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { type Route, routes } from '#lib/routes';
+import { type Route, routes } from '#lib/routes/route-table';
 import { uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
 

@@ -8,7 +8,7 @@ import { AUDIT_MARKER, AUDIT_RECORD_FIELDS, type AuditLine } from '#lib/audit/au
 import { endpoint } from '#lib/http/endpoint';
 import { json } from '#lib/http/response';
 import { log } from '#lib/observability/logger';
-import { routes } from '#lib/routes';
+import { routes } from '#lib/routes/route-table';
 import { auditRecord } from '#test/support/fixtures';
 
 /*

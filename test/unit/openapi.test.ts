@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { asComponentSchema, buildOpenApiDocument } from '#lib/openapi/document';
 import { operations } from '#lib/openapi/operations';
 import { readRouteAsset } from '#lib/openapi/route-assets';
-import { functionNameOf, OPENAPI_DOCUMENT, routes } from '#lib/routes';
+import { functionNameOf, OPENAPI_DOCUMENT, routes } from '#lib/routes/route-table';
 import { schemaSources } from '#lib/validation/schema-sources';
 
 type Json = Record<string, any>;
