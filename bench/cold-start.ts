@@ -5,7 +5,7 @@
  * event against the embedded emulators, seeded with what the event needs.
  *
  * The floor of each function is a bundle built the same way that only imports and constructs the AWS
- * SDK clients its route row's access needs (lib/routes.ts) and makes the same storage calls the
+ * SDK clients its access needs (lib/routes/) and makes the same storage calls the
  * function's first invocation made (recorded by a proxy in front of each emulator). Rounds interleave
  * floor and function; each figure is a median over the rounds, with min–max. Importing an empty module
  * is printed as context only. Goals (printed, not enforced): every function ≤ 1.0× its floor,
@@ -274,7 +274,7 @@ const CALLS: Record<string, (n: number) => string> = {
   's3:GET?versions': () => "await s3.send(new ListObjectVersionsCommand({ Bucket, Prefix: 'bench/floor-deleted' }));",
 };
 /**
- * The SDK packages a function needs by its access row (lib/routes.ts): what a bare function with the
+ * The SDK packages a function needs by its access (lib/routes/): what a bare function with the
  * same permissions must load.
  */
 const packagesOf = (access: RouteAccess): Set<string> => {

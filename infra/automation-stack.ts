@@ -25,13 +25,13 @@ import {
 
 export interface AutomationStackProps extends StackProps {
   data: DataStack;
-  /** The automation task table (lib/routes.ts): one function per Task state. */
+  /** The automation task table (lib/routes/automation-tasks.ts): one function per Task state. */
   tasks: readonly AutomationTask[];
-  /** Functions of the state machines' execution-status events (lib/routes.ts automationEventFunctions). */
+  /** Functions of the state machines' execution-status events (lib/routes/event-functions.ts automationEventFunctions). */
   eventFunctions: readonly EventFunction<ExecutionStatusChange>[];
-  /** The functions the tasks invoke (lib/routes.ts `invokedFunctions`: the run credentials function). */
+  /** The functions the tasks invoke (lib/routes/automation-tasks.ts `invokedFunctions`: the run credentials function). */
   invokedFunctions: readonly InvokedFunction[];
-  /** The scheduled re-checks' task table (lib/routes.ts `recheckTasks`). */
+  /** The scheduled re-checks' task table (lib/routes/automation-tasks.ts `recheckTasks`). */
   recheckTasks: readonly RecheckTask[];
 }
 

@@ -8,7 +8,7 @@ import { type HandlerLoader, lambdaContext } from './gateway.ts';
 
 /**
  * A local AWS Lambda on loopback for the functions other functions invoke (`invokedFunctions` of
- * lib/routes.ts): the Invoke REST API (`POST /2015-03-31/functions/{name}/invocations`,
+ * lib/routes/automation-tasks.ts): the Invoke REST API (`POST /2015-03-31/functions/{name}/invocations`,
  * RequestResponse), so the browser workers call the run credentials function through the real
  * @aws-sdk/client-lambda as on AWS (AWS_ENDPOINT_URL_LAMBDA). Each invocation runs the same handler
  * module in this process, as Lambda would: a JSON copy of the payload, a Lambda context with the

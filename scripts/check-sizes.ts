@@ -17,7 +17,6 @@ const allowed: Record<string, string> = {
     'one alarm after another for every route and function; a construct per group would read better (issue 20, point 2: not yet split)',
   'infra/constructs/service-api.ts#ServiceApi.constructor':
     'the API, authorizer, access logs and WAF in one constructor (issue 20, point 2: not yet split)',
-  'lib/openapi/operations.ts': 'one operation object per route; moves with the route table split (issue 20, point 3)',
   'lib/portal-accounts/dynamo-portal-account-store.ts':
     "the adapter's queries and writes in one factory (issue 20, point 2: not yet split)",
   'lib/portal-accounts/dynamo-portal-account-store.ts#createDynamoPortalAccountStore':

@@ -22,7 +22,7 @@ const RECHECK_SCHEDULE_MINUTES = 15;
 
 export interface DueRechecksProps {
   data: DataStack;
-  /** The re-check task table (lib/routes.ts `recheckTasks`): one function per Task state. */
+  /** The re-check task table (lib/routes/automation-tasks.ts `recheckTasks`): one function per Task state. */
   tasks: readonly RecheckTask[];
   /** The automation's state machines, which StartRecheckBatch starts batches on (as a client's start does). */
   stateMachineNames: Record<StateMachineKey, string>;

@@ -22,7 +22,8 @@ import {
   securitySchemes,
   validationResultSchema,
 } from './components.ts';
-import { type OperationDoc, type Outcome, operations } from './operations.ts';
+import type { OperationDoc, Outcome } from './operation-doc.ts';
+import { operations } from './operations.ts';
 import { globalTagsOf } from './tags.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
 import { webhooksOf } from './webhooks.ts';
