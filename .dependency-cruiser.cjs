@@ -54,9 +54,20 @@ module.exports = {
     {
       name: 'routes-table-only',
       severity: 'error',
-      comment: 'The route table is data: it imports the table names (lib/table.ts) and nothing else of ours.',
-      from: { path: '^lib/routes\\.ts$' },
-      to: { path: '^(lib|functions|local|infra)/', pathNot: '^lib/table\\.ts$' },
+      comment:
+        'The route table is data: it imports the table names (lib/table.ts), the Task names of the state machines and nothing else of ours.',
+      from: { path: '^lib/routes/' },
+      to: {
+        path: '^(lib|functions|local|infra)/',
+        pathNot: ['^lib/routes/', '^lib/table\\.ts$', '^lib/(rpa/state-machines|rechecks/state-machine)\\.ts$'],
+      },
+    },
+    {
+      name: 'domains-not-routes',
+      severity: 'error',
+      comment: 'Domains do not read the route table: the state machines own their Task names, the tables import them.',
+      from: { path: DOMAINS },
+      to: { path: '^lib/routes/' },
     },
     {
       name: 'domains-not-edge',
@@ -118,7 +129,7 @@ module.exports = {
       from: { path: '^lib/observability/' },
       to: {
         path: ['^lib/', '^node_modules/@types/aws-lambda/'],
-        pathNot: ['^lib/observability/', '^lib/routes\\.ts$', '^lib/config\\.ts$'],
+        pathNot: ['^lib/observability/', '^lib/routes/route-table\\.ts$', '^lib/config\\.ts$'],
       },
     },
     {
@@ -159,7 +170,7 @@ module.exports = {
       to: {
         path: '^(lib|functions)/',
         pathNot: [
-          '^lib/routes\\.ts$',
+          '^lib/routes/',
           '^lib/table\\.ts$',
           '^lib/config\\.ts$',
           '^lib/keys\\.ts$',

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'aws-lambda';
+import type { HandlerId } from '#lib/routes/route-table';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -51,10 +52,10 @@ delete process.env.LOCAL_AUDIT_FILE;
 
 const { endpoint } = await import('#lib/http/endpoint');
 const { json } = await import('#lib/http/response');
-const { routes } = await import('#lib/routes');
+const { routes } = await import('#lib/routes/route-table');
 
 const handler = endpoint(async () => json(200, { ok: true }));
-const eventOf = (handlerName: string, pathParameters: Record<string, string> | null) => {
+const eventOf = (handlerName: HandlerId, pathParameters: Record<string, string> | null) => {
   const route = routes.find((candidate) => candidate.handler === handlerName)!;
   return {
     httpMethod: route.method,

@@ -5,7 +5,7 @@
  * event against the embedded emulators, seeded with what the event needs.
  *
  * The floor of each function is a bundle built the same way that only imports and constructs the AWS
- * SDK clients its route row's access needs (lib/routes.ts) and makes the same storage calls the
+ * SDK clients its access needs (lib/routes/) and makes the same storage calls the
  * function's first invocation made (recorded by a proxy in front of each emulator). Rounds interleave
  * floor and function; each figure is a median over the rounds, with min–max. Importing an empty module
  * is printed as context only. Goals (printed, not enforced): every function ≤ 1.0× its floor,
@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { BUNDLING, FUNCTION_NODE_OPTIONS } from '#infra/constructs/service-function';
-import type { RouteAccess } from '#lib/routes';
+import type { RouteAccess } from '#lib/routes/access-model';
 import { startDynalite, startS3rver } from '#local/emulators';
 import { ensureTable, localCredentials } from '#local/stack';
 import { deployedBuildOptions } from './function-bundle.ts';
@@ -83,8 +83,10 @@ Object.assign(process.env, env);
 await ensureTable(dynalite.endpoint, env.TABLE_NAME!);
 
 // --- Seeding and events: the local gateway builds each event exactly as it hands it to a handler.
-const { authorizerAccess, automationEventFunctions, automationTasks, eventFunctions, invokedFunctions, routes } =
-  await import('#lib/routes');
+const { routes } = await import('#lib/routes/route-table');
+const { authorizerAccess, routeAccess } = await import('#lib/routes/access-model');
+const { automationEventFunctions, eventFunctions } = await import('#lib/routes/event-functions');
+const { automationTasks, invokedFunctions } = await import('#lib/routes/automation-tasks');
 const { createGateway } = await import('#local/gateway');
 const { provisioning } = await import('#lib/tenancy/provisioning');
 const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
@@ -272,7 +274,7 @@ const CALLS: Record<string, (n: number) => string> = {
   's3:GET?versions': () => "await s3.send(new ListObjectVersionsCommand({ Bucket, Prefix: 'bench/floor-deleted' }));",
 };
 /**
- * The SDK packages a function needs by its access row (lib/routes.ts): what a bare function with the
+ * The SDK packages a function needs by its access (lib/routes/): what a bare function with the
  * same permissions must load.
  */
 const packagesOf = (access: RouteAccess): Set<string> => {
@@ -289,7 +291,7 @@ const packagesOf = (access: RouteAccess): Set<string> => {
 const accessOf = (handler: string): RouteAccess => {
   if (handler === 'authorizer') return authorizerAccess;
   const found = [
-    ...routes,
+    ...routes.map((route) => ({ handler: route.handler, access: routeAccess[route.handler] })),
     ...eventFunctions,
     ...automationTasks,
     ...automationEventFunctions,

@@ -5,14 +5,9 @@
  */
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { BUNDLING, FUNCTION_RUNTIME } from '#infra/constructs/service-function';
-import {
-  automationEventFunctions,
-  automationTasks,
-  eventFunctions,
-  invokedFunctions,
-  routes,
-  webhookDeliveryFunctions,
-} from '#lib/routes';
+import { automationTasks, invokedFunctions } from '#lib/routes/automation-tasks';
+import { automationEventFunctions, eventFunctions, webhookDeliveryFunctions } from '#lib/routes/event-functions';
+import { routes } from '#lib/routes/route-table';
 
 export interface FunctionBundle {
   handler: string;

@@ -8,19 +8,23 @@ import { bindRouteAccess } from '#infra/constructs/route-access';
 import { ServiceApi } from '#infra/constructs/service-api';
 import { ServiceFunction } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
-import { authorizerAccess, type EventFunction, functionNameOf, type Route } from '#lib/routes';
+import { authorizerAccess, type RouteAccess } from '#lib/routes/access-model';
+import type { EventFunction } from '#lib/routes/event-functions';
+import { functionNameOf, type HandlerId, type Route } from '#lib/routes/route-table';
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
   /** Routes with `automation` access start and read its state machines. */
   automation: AutomationStack;
   routes: readonly Route[];
+  /** What each route's function may touch, by its handler (lib/routes/access-model.ts `routeAccess`). */
+  routeAccess: Readonly<Record<HandlerId, RouteAccess>>;
   eventFunctions: readonly EventFunction[];
 }
 
 /**
- * The REST API and the functions: one per route of the route table (lib/routes.ts), the
- * authorizer, and one per event function, each with only the access its row declares.
+ * The REST API and the functions: one per route of the route table (lib/routes/route-table.ts), the
+ * authorizer, and one per event function, each with only the access lib/routes/access-model.ts gives it.
  */
 export class ApiStack extends Stack {
   readonly api: ServiceApi;
@@ -46,7 +50,7 @@ export class ApiStack extends Stack {
         logKey,
         ...(route.assets ? { assets: route.assets } : {}),
       });
-      bindRouteAccess(fn, route.access, data, automation);
+      bindRouteAccess(fn, props.routeAccess[route.handler], data, automation);
       this.api.addRoute(route, fn);
     }
 

@@ -5,7 +5,7 @@ import { AuditQueries } from '#infra/constructs/audit-queries';
 import { AuditTrail } from '#infra/constructs/audit-trail';
 import { ServiceFunction } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
-import type { Route } from '#lib/routes';
+import type { Route } from '#lib/routes/route-table';
 
 export interface AuditStackProps extends StackProps {
   data: DataStack;

@@ -10,16 +10,11 @@ import { bindRouteAccess, type InvokeTarget } from '#infra/constructs/route-acce
 import { ServiceFunction, type ServiceFunctionProps } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
 import { RECHECKS_STATE_MACHINE_NAME } from '#lib/rechecks/state-machine';
-import type {
-  AutomationTask,
-  AutomationTaskName,
-  EventFunction,
-  ExecutionStatusTrigger as ExecutionStatusChange,
-  InvokedFunction,
-  InvokedFunctionName,
-  RecheckTask,
-} from '#lib/routes';
+import type { InvokedFunctionName } from '#lib/routes/access-model';
+import type { AutomationTask, InvokedFunction, RecheckTask } from '#lib/routes/automation-tasks';
+import type { EventFunction, ExecutionStatusTrigger as ExecutionStatusChange } from '#lib/routes/event-functions';
 import {
+  type AutomationTaskName,
   type StateMachineKey,
   stateMachineDefinitions,
   stateMachineNames,
@@ -30,13 +25,13 @@ import {
 
 export interface AutomationStackProps extends StackProps {
   data: DataStack;
-  /** The automation task table (lib/routes.ts): one function per Task state. */
+  /** The automation task table (lib/routes/automation-tasks.ts): one function per Task state. */
   tasks: readonly AutomationTask[];
-  /** Functions of the state machines' execution-status events (lib/routes.ts automationEventFunctions). */
+  /** Functions of the state machines' execution-status events (lib/routes/event-functions.ts automationEventFunctions). */
   eventFunctions: readonly EventFunction<ExecutionStatusChange>[];
-  /** The functions the tasks invoke (lib/routes.ts `invokedFunctions`: the run credentials function). */
+  /** The functions the tasks invoke (lib/routes/automation-tasks.ts `invokedFunctions`: the run credentials function). */
   invokedFunctions: readonly InvokedFunction[];
-  /** The scheduled re-checks' task table (lib/routes.ts `recheckTasks`). */
+  /** The scheduled re-checks' task table (lib/routes/automation-tasks.ts `recheckTasks`). */
   recheckTasks: readonly RecheckTask[];
 }
 

@@ -13,11 +13,11 @@ import { ServiceEventsQueue } from '#infra/constructs/service-events-queue';
 import { ServiceFunction } from '#infra/constructs/service-function';
 import type { DataStack } from '#infra/data-stack';
 import { EVENT_BUS_NAME } from '#lib/events/bus-event';
-import type { EventFunction, WebhookDeliveryTrigger } from '#lib/routes';
+import type { EventFunction, WebhookDeliveryTrigger } from '#lib/routes/event-functions';
 
 export interface EventsStackProps extends StackProps {
   data: DataStack;
-  /** lib/routes.ts webhookDeliveryFunctions: one function per row, started by its trigger. */
+  /** lib/routes/event-functions.ts webhookDeliveryFunctions: one function per row, started by its trigger. */
   functions: readonly EventFunction<WebhookDeliveryTrigger>[];
 }
 
@@ -32,7 +32,7 @@ export const QUEUE_CONSUMER_TIMEOUT = Duration.seconds(90);
  * Events on AWS (docs/events.md, docs/webhooks.md "On AWS"): the `service-review` event bus (its own KMS
  * key), the pipe that feeds it from the table's stream (infra/constructs/outbox-pipe.ts), the rule, queue and
  * dead-letter queue of webhook delivery (service-events-queue.ts), and the delivery functions of
- * lib/routes.ts `webhookDeliveryFunctions`, each with exactly its row's access and started by its trigger:
+ * lib/routes/event-functions.ts `webhookDeliveryFunctions`, each with exactly its row's access and started by its trigger:
  * the queue, or a schedule. Apart from the API stack, whose resource count is near CloudFormation's limit;
  * depends on the data stack (the table's stream, the keys).
  */

@@ -7,7 +7,7 @@ import { serviceConfigOf } from '#infra/config';
 import { Monitoring } from '#infra/constructs/monitoring';
 import { ServiceFunction } from '#infra/constructs/service-function';
 import type { EventsStack } from '#infra/events-stack';
-import { functionNameOf, type Route } from '#lib/routes';
+import { functionNameOf, type Route } from '#lib/routes/route-table';
 
 export interface MonitoringStackProps extends StackProps {
   api: ApiStack;

@@ -18,22 +18,24 @@ import { secretsReaderRoleName } from '#infra/constructs/encryption-keys';
 import { DataStack } from '#infra/data-stack';
 import { EventsStack } from '#infra/events-stack';
 import { MonitoringStack } from '#infra/monitoring-stack';
+import { type RouteAccess, routeAccess } from '#lib/routes/access-model';
 import {
   type AutomationTask,
-  automationEventFunctions,
   automationTasks,
-  type EventFunction,
-  type ExecutionStatusTrigger,
-  eventFunctions,
   type InvokedFunction,
   invokedFunctions,
   type RecheckTask,
-  type Route,
   recheckTasks,
-  routes,
+} from '#lib/routes/automation-tasks';
+import {
+  automationEventFunctions,
+  type EventFunction,
+  type ExecutionStatusTrigger,
+  eventFunctions,
   type WebhookDeliveryTrigger,
   webhookDeliveryFunctions,
-} from '#lib/routes';
+} from '#lib/routes/event-functions';
+import { type HandlerId, type Route, routes } from '#lib/routes/route-table';
 import cdkJson from '../cdk.json' with { type: 'json' };
 
 export interface ServiceReviewAppOptions {
@@ -44,6 +46,8 @@ export interface ServiceReviewAppOptions {
   env?: Environment;
   /** The route table, event functions, automation tasks and invoked functions; the real ones unless a test substitutes its own. */
   routes?: readonly Route[];
+  /** What each route's function may touch, by handler (a test's own routes give their handlers other access). */
+  routeAccess?: Readonly<Record<HandlerId, RouteAccess>>;
   eventFunctions?: readonly EventFunction[];
   automationTasks?: readonly AutomationTask[];
   automationEventFunctions?: readonly EventFunction<ExecutionStatusTrigger>[];
@@ -106,6 +110,7 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     data,
     automation,
     routes: apiRoutes,
+    routeAccess: options.routeAccess ?? routeAccess,
     eventFunctions: options.eventFunctions ?? eventFunctions,
   });
   const events = new EventsStack(app, EVENTS_STACK, {

@@ -17,7 +17,7 @@ export const s3VerifiesChecksums = () => process.env.S3_VERIFIES_CHECKSUMS !== '
 export const viewOnPageStateMachineArn = () => required('VIEW_ON_PAGE_STATE_MACHINE_ARN');
 export const checkAuthStatusStateMachineArn = () => required('CHECK_AUTH_STATUS_STATE_MACHINE_ARN');
 
-/** The run credentials function (`invokedFunctions` in lib/routes.ts), bound by the browser workers' `invoke` access. */
+/** The run credentials function (`invokedFunctions` in lib/routes/automation-tasks.ts), bound by the browser workers' `invoke` access. */
 export const runCredentialsFunctionName = () => required('RUN_CREDENTIALS_FUNCTION_NAME');
 
 /**

@@ -7,7 +7,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
 import { GATEWAY_LIMITS, gatewayResponses } from '#lib/http/gateway';
-import type { Route } from '#lib/routes';
+import type { RouteRow } from '#lib/routes/route-table';
 import { type AuthorizerCache, authorizerCache, authorizerCacheTtlFromEnv } from './gateway/authorizer-cache.ts';
 import { asDelivered, type HandlerLoader, type LambdaHandler, lambdaContext } from './gateway/invoke.ts';
 import { authorizerEventOf, type MatchedRequest, matchedRequest, proxyEventOf } from './gateway/proxy-event.ts';
@@ -28,7 +28,7 @@ export { responseHeaders } from './gateway/responses.ts';
  */
 
 export interface GatewayOptions {
-  routes: readonly Route[];
+  routes: readonly RouteRow[];
   loadHandler: HandlerLoader;
   stage?: string;
   /** Requests per second, burst and daily quota of a client without its own (throttle.ts). */
@@ -107,7 +107,7 @@ async function authorize(
 }
 
 /** The route's handler, invoked with the proxy event within Lambda's request and response limits. */
-async function invoke(gw: Gateway, route: Route, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+async function invoke(gw: Gateway, route: RouteRow, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const serialized = JSON.stringify(event);
   // Lambda refuses a synchronous event of 6 MiB or more, and API Gateway answers 413 for it.
   if (Buffer.byteLength(serialized) >= GATEWAY_LIMITS.maxLambdaRequestBytes) return gatewayResponses.payloadTooLarge();

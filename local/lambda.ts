@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
-import type { InvokedFunction } from '#lib/routes';
+import type { InvokedFunction } from '#lib/routes/automation-tasks';
 import { functionArnOf } from './arns.ts';
 import { type HandlerLoader, lambdaContext } from './gateway.ts';
 
 /**
  * A local AWS Lambda on loopback for the functions other functions invoke (`invokedFunctions` of
- * lib/routes.ts): the Invoke REST API (`POST /2015-03-31/functions/{name}/invocations`,
+ * lib/routes/automation-tasks.ts): the Invoke REST API (`POST /2015-03-31/functions/{name}/invocations`,
  * RequestResponse), so the browser workers call the run credentials function through the real
  * @aws-sdk/client-lambda as on AWS (AWS_ENDPOINT_URL_LAMBDA). Each invocation runs the same handler
  * module in this process, as Lambda would: a JSON copy of the payload, a Lambda context with the

@@ -1,7 +1,7 @@
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { recheckEverySeconds } from '#lib/config';
 import { dueRechecksDefinition, type RecheckTaskResources } from '#lib/rechecks/state-machine';
-import { recheckTasks } from '#lib/routes';
+import { recheckTasks } from '#lib/routes/automation-tasks';
 import { functionArnOf } from './arns.ts';
 import { type HandlerLoader, lambdaContext } from './gateway.ts';
 

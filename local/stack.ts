@@ -251,7 +251,9 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     await backfillPortalAccountIndexes();
   }
 
-  const { routes, eventFunctions, invokedFunctions } = await import('#lib/routes');
+  const { routes } = await import('#lib/routes/route-table');
+  const { eventFunctions } = await import('#lib/routes/event-functions');
+  const { invokedFunctions } = await import('#lib/routes/automation-tasks');
   const { createGateway, lambdaContext } = await import('./gateway.ts');
   const loaded = new Map<string, Promise<(event: unknown, context: Context) => Promise<unknown>>>();
   const loadHandler = (module: string) => {

@@ -5,7 +5,7 @@
  * 266 packages (Vue, an AI chat SDK, icon sets) for this one file.
  */
 import { fileURLToPath } from 'node:url';
-import { API_REFERENCE_SCRIPT } from '#lib/routes';
+import { API_REFERENCE_SCRIPT } from '#lib/routes/route-table';
 import { ensureVendoredFile, type VendoredFile } from './vendored-file.ts';
 
 /**

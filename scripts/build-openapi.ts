@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { buildOpenApiDocument } from '#lib/openapi/document';
-import { OPENAPI_DOCUMENT, routes } from '#lib/routes';
+import { OPENAPI_DOCUMENT, routes } from '#lib/routes/route-table';
 import { schemaSources } from '#lib/validation/schema-sources';
 import { ensureApiReferenceScript } from './api-reference-script.ts';
 

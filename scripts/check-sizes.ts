@@ -17,13 +17,11 @@ const allowed: Record<string, string> = {
     'one alarm after another for every route and function; a construct per group would read better (issue 20, point 2: not yet split)',
   'infra/constructs/service-api.ts#ServiceApi.constructor':
     'the API, authorizer, access logs and WAF in one constructor (issue 20, point 2: not yet split)',
-  'lib/openapi/operations.ts': 'one operation object per route; moves with the route table split (issue 20, point 3)',
   'lib/portal-accounts/dynamo-portal-account-store.ts':
     "the adapter's queries and writes in one factory (issue 20, point 2: not yet split)",
   'lib/portal-accounts/dynamo-portal-account-store.ts#createDynamoPortalAccountStore':
     "the adapter's queries and writes in one closure (issue 20, point 2: not yet split)",
   'lib/requests/requests.ts#requestService': 'the request use cases in one closure (issue 20, point 2: not yet split)',
-  'lib/routes.ts': 'route rows, access model, audit spec, event functions and tasks in one module (issue 20, point 3)',
   'lib/tenancy/provisioning.ts#provisioning':
     'clients, limits, quotas, API keys and organizations in one object (issue 20, point 2: not yet split)',
   'lib/webhooks/delivery.ts#webhookDelivery':

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { OPENAPI_DOCUMENT } from '#lib/routes';
+import { OPENAPI_DOCUMENT } from '#lib/routes/route-table';
 
 const documentUrl = new URL(`../lib/openapi/generated/${OPENAPI_DOCUMENT}`, import.meta.url);
 const generatorUrl = new URL('client-types.ts', import.meta.url);

@@ -2,7 +2,8 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { functionLogicalId } from '#infra/constructs/service-function';
-import { eventFunctions, functionNameOf, type Route, routes } from '#lib/routes';
+import { eventFunctions } from '#lib/routes/event-functions';
+import { functionNameOf, type HandlerId, type Route, routes } from '#lib/routes/route-table';
 import { DEMO_CLIENT_ID } from '#local/seed';
 
 /**
@@ -88,7 +89,7 @@ interface RouteSample {
  * the events run in index order. A route missing here still gets an event (no body), expected to
  * answer anything but a server error: add its row here for a real sample.
  */
-const ROUTE_SAMPLES: Record<string, RouteSample> = {
+const ROUTE_SAMPLES: Partial<Record<HandlerId, RouteSample>> = {
   'requests/upsert-request-v1': { body: sampleRequest('SAMPLE-V1'), status: 201 },
   'requests/patch-request-v1': { body: { quantity: 4, quantityTypeCode: 'VS' }, status: 200 },
   'requests/create-request': { body: sampleRequest('SAMPLE-0001'), status: 201 },

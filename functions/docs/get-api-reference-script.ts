@@ -1,7 +1,7 @@
 import { endpoint } from '#lib/http/endpoint';
 import { baseHeaders } from '#lib/http/response';
 import { readRouteAsset } from '#lib/openapi/route-assets';
-import { API_REFERENCE_SCRIPT } from '#lib/routes';
+import { API_REFERENCE_SCRIPT } from '#lib/routes/route-table';
 
 // Read once per cold start: MBs that stay outside the bundle (the route's `assets`).
 const script = readRouteAsset(API_REFERENCE_SCRIPT);

@@ -2,7 +2,7 @@ import { endpoint } from '#lib/http/endpoint';
 import { absoluteUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { readRouteAsset } from '#lib/openapi/route-assets';
-import { OPENAPI_DOCUMENT } from '#lib/routes';
+import { OPENAPI_DOCUMENT } from '#lib/routes/route-table';
 
 // Generated at build time (docs/openapi.md) and shipped beside the bundle: ~135 KB kept out of it.
 const openApiDocument = JSON.parse(readRouteAsset(OPENAPI_DOCUMENT)) as Record<string, unknown>;

@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { keys } from '#lib/keys';
-import type { RouteAccess } from '#lib/routes';
+import type { RouteAccess } from '#lib/routes/access-model';
 import type { ServiceFunction } from './service-function.ts';
 
 /** Settings every bucket shares: private, TLS 1.2+ only, owner-enforced, versioned, kept on stack deletion. */

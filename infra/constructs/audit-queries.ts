@@ -5,7 +5,8 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { AUDIT_MARKER, AUDIT_RECORD_FIELDS } from '#lib/audit/audit-record';
-import type { Route } from '#lib/routes';
+import { routeAudit } from '#lib/routes/audit-spec';
+import type { Route } from '#lib/routes/route-table';
 import { lockedDown } from './attachments-bucket.ts';
 import { AUDIT_PREFIXES } from './audit-trail.ts';
 
@@ -30,7 +31,8 @@ const JSON_LINES = {
 const resourceIdsType = (routes: readonly Route[]) => {
   const single = new Set<string>();
   const lists = new Set<string>();
-  for (const { audit } of routes) {
+  for (const { handler } of routes) {
+    const audit = routeAudit[handler];
     if (!audit) continue;
     for (const name of Object.values(audit.ids ?? {})) single.add(name);
     if (audit.createdId) single.add(audit.createdId);

@@ -5,7 +5,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { serviceConfigOf } from '#infra/config';
-import type { RouteAccess } from '#lib/routes';
+import type { RouteAccess } from '#lib/routes/access-model';
 import type { AslDefinition, StateMachineKey } from '#lib/rpa/state-machines';
 import { type ServiceFunction, ServiceRole, type UnscopedActions } from './service-function.ts';
 

@@ -8,9 +8,10 @@ import {
   dueRechecksDefinition,
   RECHECK_TIMEOUTS,
   RECHECKS_STATE_MACHINE_NAME,
+  type RecheckTaskName,
   type RecheckTaskResources,
 } from '#lib/rechecks/state-machine';
-import type { RecheckTask, RecheckTaskName } from '#lib/routes';
+import type { RecheckTask } from '#lib/routes/automation-tasks';
 import type { StateMachineKey } from '#lib/rpa/state-machines';
 import { AutomationStateMachine } from './automation-state-machine.ts';
 import { bindRouteAccess } from './route-access.ts';
@@ -21,7 +22,7 @@ const RECHECK_SCHEDULE_MINUTES = 15;
 
 export interface DueRechecksProps {
   data: DataStack;
-  /** The re-check task table (lib/routes.ts `recheckTasks`): one function per Task state. */
+  /** The re-check task table (lib/routes/automation-tasks.ts `recheckTasks`): one function per Task state. */
   tasks: readonly RecheckTask[];
   /** The automation's state machines, which StartRecheckBatch starts batches on (as a client's start does). */
   stateMachineNames: Record<StateMachineKey, string>;

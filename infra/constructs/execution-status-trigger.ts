@@ -2,7 +2,7 @@ import { Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { ExecutionStatusTrigger as Trigger } from '#lib/routes';
+import type { ExecutionStatusTrigger as Trigger } from '#lib/routes/event-functions';
 import type { ServiceFunction } from './service-function.ts';
 
 export interface ExecutionStatusTriggerProps {

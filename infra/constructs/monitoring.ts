@@ -25,7 +25,7 @@ import type { ServiceFunction } from './service-function.ts';
 
 export interface MonitoringProps {
   config: ServiceConfig;
-  /** The routes' names (lib/routes.ts functionNameOf): the `route` dimension of the request metrics. */
+  /** The routes' names (lib/routes/route-table.ts functionNameOf): the `route` dimension of the request metrics. */
   routeNames: readonly string[];
   /** Every function of the service: an alarm on its throttles. */
   functions: ReadonlyArray<{ name: string; fn: ServiceFunction }>;

@@ -1,5 +1,5 @@
 import type { DataStack } from '#infra/data-stack';
-import type { InvokedFunctionName, RouteAccess } from '#lib/routes';
+import type { InvokedFunctionName, RouteAccess } from '#lib/routes/access-model';
 import type { StateMachineKey } from '#lib/rpa/state-machines';
 import { bindBucket, bindScreenshots } from './attachments-bucket.ts';
 import { bindAutomation } from './automation-state-machine.ts';

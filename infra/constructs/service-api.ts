@@ -26,7 +26,7 @@ import { serviceConfigOf } from '#infra/config';
 import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import { BINARY_MEDIA_TYPES, GATEWAY_LIMITS, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import { baseHeaders } from '#lib/http/response';
-import type { Route } from '#lib/routes';
+import type { Route } from '#lib/routes/route-table';
 import type { ServiceFunction } from './service-function.ts';
 
 const STAGE_NAME = 'prod';

@@ -194,7 +194,7 @@ const API_CONCURRENCY_BOUND =
   'Throughput is bounded at the API Gateway stage and usage plan; reserving concurrency per function would carve up the account pool and fail deploys in accounts with low limits. The browser workers, each a Chromium and a portal login, have theirs (infra/config.ts browserConcurrency).';
 
 /**
- * `invoke` access (lib/routes.ts `invokedFunctions`): `lambda:InvokeFunction` on `target`'s function
+ * `invoke` access (lib/routes/automation-tasks.ts `invokedFunctions`): `lambda:InvokeFunction` on `target`'s function
  * ARN alone (no version, no alias, no other function), and its deployed name in `environment`.
  */
 export const bindInvoke = (fn: ServiceFunction, target: ServiceFunction, environment: string) => {

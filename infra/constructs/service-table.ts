@@ -10,7 +10,7 @@ import {
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { TABLE_WRITE_ACTIONS, type TableAccess } from '#lib/routes';
+import { TABLE_WRITE_ACTIONS, type TableAccess } from '#lib/routes/access-model';
 import { TABLE_KEY, TTL_ATTRIBUTE, tableIndexes } from '#lib/table';
 import type { ServiceFunction } from './service-function.ts';
 

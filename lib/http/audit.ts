@@ -2,13 +2,14 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { writeAuditRecord } from '#lib/audit/audit-log';
 import type { AuditPhase, AuditRecord } from '#lib/audit/audit-record';
-import { type Route, type RouteAudit, routes } from '#lib/routes';
+import { type RouteAudit, routeAudit } from '#lib/routes/audit-spec';
+import { type Route, routes } from '#lib/routes/route-table';
 import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
 import type { ApiResult } from './response.ts';
 
 /**
- * The audit trail (HIPAA § 164.312(b)): every call of a route with `audit` metadata in the route
- * table leaves its records on stdout (lib/audit/audit-log.ts): the intent, written by the last
+ * The audit trail (HIPAA § 164.312(b)): every call of a route with an audit spec (lib/routes/audit-spec.ts)
+ * leaves its records on stdout (lib/audit/audit-log.ts): the intent, written by the last
  * middleware before the handler, and the outcome, with the final status the client received. The
  * outcome runs as Middy's `requestEnd` hook rather than as a middleware `after`/`onError`: that hook
  * runs once per invocation after every middleware, including problem details' onError and an
@@ -122,7 +123,8 @@ const auditRecordOf = (
 /** The route of an audited call, or undefined (a handler invoked outside the gateway, or `audit: false`). */
 const auditedRouteOf = (event: AuditedEvent | undefined): (Route & { audit: RouteAudit }) | undefined => {
   const route = event && routeOf(event);
-  return route?.audit ? { ...route, audit: route.audit } : undefined;
+  const audit = route && routeAudit[route.handler];
+  return audit ? { ...route, audit } : undefined;
 };
 
 const record = (phase: AuditPhase, request: Request) => {

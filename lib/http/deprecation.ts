@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { type Route, routes } from '#lib/routes';
+import { type Route, routes } from '#lib/routes/route-table';
 import { fillPath } from './resource-url.ts';
 import type { ApiResult } from './response.ts';
 

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { routes } from '#lib/routes';
+import { type HandlerId, routes } from '#lib/routes/route-table';
 
 /** A route-table path template with its variables filled in, encoded: `/a/{x}/b` with `{x: '1 2'}` → `/a/1%202/b`. */
 export const fillPath = (template: string, parameters: Record<string, string | undefined> | null) =>
@@ -19,7 +19,7 @@ const versionOf = (path: string) => /^\/api\/external\/([^/]+)\//.exec(path)?.[1
  */
 export const resourceUrl = (
   event: Pick<APIGatewayProxyEvent, 'resource'>,
-  handler: string,
+  handler: HandlerId,
   parameters: Record<string, string>,
 ): string => {
   const candidates = routes.filter((route) => route.method === 'GET' && route.handler === handler);

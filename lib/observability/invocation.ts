@@ -1,13 +1,13 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
-import { functionNameOf, type Route } from '#lib/routes';
+import { functionNameOf, type Route } from '#lib/routes/route-table';
 import { log, logger } from './logger.ts';
 import { recordRequest } from './metrics.ts';
 
 /*
  * What every invocation adds to the logs and metrics: Powertools' Lambda context (function, its
  * request id, cold start); the API Gateway request id, the client and the route's name from the
- * route table (lib/routes.ts functionNameOf: the CDK function's id, e.g. `CreateRequest`); and, for
+ * route table (lib/routes/route-table.ts functionNameOf: the CDK function's id, e.g. `CreateRequest`); and, for
  * API calls, one EMF line per call (requests, 4xx, 5xx, latency) once the response is final. The
  * keys are reset when the invocation ends, so nothing of one invocation leaks into the next.
  */

@@ -25,7 +25,7 @@ let instance: Metrics | undefined;
 const metrics = () => (instance ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
 
 export interface RequestOutcome {
-  /** The route's function name (lib/routes.ts functionNameOf). */
+  /** The route's function name (lib/routes/route-table.ts functionNameOf). */
   route: string;
   /** The status sent; none when the function failed (API Gateway then answers 502). */
   status: number | undefined;

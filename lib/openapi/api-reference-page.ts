@@ -1,4 +1,4 @@
-import { API_REFERENCE_SCRIPT } from '#lib/routes';
+import { API_REFERENCE_SCRIPT } from '#lib/routes/route-table';
 
 /**
  * The API reference page: Scalar's standalone renderer (from npm, served by this API: no CDN, so

@@ -1,51 +1,13 @@
-import type { SchemaName } from '#lib/validation/schema-names';
-import type { Tag } from './tags.ts';
+import type { HandlerId } from '#lib/routes/route-table';
+import type { Header, OperationDoc, Outcome } from './operation-doc.ts';
 
 /**
- * What the document says of each route beyond its row: keyed by the row's handler module (one
- * handler serves both the v1.1 and the obsolete v1 Portals path). Body schemas are the names the
- * handlers validate with (test/unit/openapi.test.ts reads them from the handlers); everything else
- * (paths, methods, parameters, security, deprecation) comes from the route table itself.
+ * What the document says of each route beyond its row (./operation-doc.ts), keyed by the row's handler
+ * id: one handler serves both the v1.1 and the obsolete v1 Portals path, and a route left undescribed
+ * does not compile. Body schemas are the names the handlers validate with (test/unit/openapi.test.ts
+ * reads them from the handlers); everything else (paths, methods, parameters, security, deprecation)
+ * comes from the route table itself.
  */
-type Header = 'ETag' | 'Location' | 'Set-Cookie';
-
-export interface Outcome {
-  description: string;
-  /** A component schema's name, or `none` for an empty body. */
-  body: string;
-  mediaType?: string;
-  headers?: readonly Header[];
-}
-
-export interface OperationDoc {
-  summary: string;
-  tag: Tag;
-  /** One line at least: what the operation does beyond its summary (Redocly's operation-description). */
-  description: string;
-  /** The request body: JSON validated against a schema, any JSON, a merge patch, and/or multipart. */
-  body?: {
-    schema?: SchemaName;
-    anyJson?: true;
-    mergePatch?: true;
-    multipart?: true;
-    /** An absent body stands for `{}` (the RPA endpoints, which once took none). */
-    optional?: true;
-  };
-  /** Query parameters: the members of this schema (validated as an object by the handler). */
-  querySchema?: SchemaName;
-  /** Other query parameters, free-standing. */
-  query?: Record<string, string>;
-  /** Path parameters whose name in the route table says less than the URL means. */
-  pathDescriptions?: Record<string, string>;
-  ifMatch?: true;
-  ifNoneMatch?: true;
-  idempotent?: true;
-  /** A browser (Accept: text/html) gets its 200 and 401 as an HTML page. */
-  browserPage?: true;
-  outcomes: Record<number, Outcome>;
-  /** Failures the handler answers besides the ones every route may meet. */
-  failures?: readonly number[];
-}
 
 const REQUEST_PATH = { externalId: "The request's externalId" };
 const ACCOUNT_PATH = { externalId: "The portal account's externalId" };
@@ -60,7 +22,7 @@ const notModified: Record<number, Outcome> = {
   304: { description: 'If-None-Match holds: the client’s copy is current', body: 'none', headers: ['ETag'] },
 };
 
-export const operations: Record<string, OperationDoc> = {
+export const operations: Record<HandlerId, OperationDoc> = {
   'requests/upsert-request-v1': {
     summary: 'Create or replace a request (v1)',
     tag: 'Requests',

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { routes } from '#lib/routes';
+import { routes } from '#lib/routes/route-table';
 
 /**
  * A file a route's function reads at run time (the row's `assets`). In a Lambda bundle it lies

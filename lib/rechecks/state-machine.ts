@@ -1,4 +1,3 @@
-import type { RecheckTaskName } from '#lib/routes';
 import { type AslDefinition, recorderRetry } from '#lib/rpa/state-machines';
 
 /*
@@ -6,6 +5,9 @@ import { type AslDefinition, recorderRetry } from '#lib/rpa/state-machines';
  * it on AWS (infra/), the local timer runs it with each Task bound to the same handler (local/rechecks.ts).
  * Its input is nothing; what flows through it is ids: groups of request ids, batch ids.
  */
+
+/** The Task states of DueRechecks; each is run by a function of lib/routes/automation-tasks.ts. */
+export type RecheckTaskName = 'SelectDueRechecks' | 'StartRecheckBatch';
 
 /** The resource (Lambda function ARN) of each Task state. */
 export type RecheckTaskResources = Record<RecheckTaskName, string>;

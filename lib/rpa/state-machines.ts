@@ -1,5 +1,3 @@
-import type { AutomationTaskName } from '#lib/routes';
-
 /**
  * The automation's two state machines in Amazon States Language, written once: the CDK stack
  * deploys them with its functions' ARNs (infra/automation-stack.ts), the local Step Functions
@@ -9,6 +7,9 @@ import type { AutomationTaskName } from '#lib/routes';
  * ResultSelector keeps only a task's `outcome`, and recorders' results are discarded. A task's
  * failure reaches RecordRunFailure as its error name only (the Catch output's Cause stays behind).
  */
+
+/** The Task states of the two state machines; each is run by a function of lib/routes/automation-tasks.ts. */
+export type AutomationTaskName = 'FillPortalForm' | 'CheckPortalStatus' | 'RecordRunFailure' | 'FinishBatch';
 
 /** The resource (Lambda function ARN) of every Task state. */
 export type TaskResources = Record<AutomationTaskName, string>;

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { isBinaryMediaType } from '#lib/http/gateway';
-import type { Route } from '#lib/routes';
+import type { RouteRow } from '#lib/routes/route-table';
 import { collect, dictionary, headerOf, headerPairs } from './request.ts';
 
 /* The events API Gateway (REST, payload v1) builds from a request: the authorizer's, then the proxy's. */
@@ -9,7 +9,7 @@ import { collect, dictionary, headerOf, headerPairs } from './request.ts';
 /** What both events are built from: the matched request, its maps as API Gateway collects them. */
 export interface MatchedRequest {
   req: IncomingMessage;
-  route: Route;
+  route: RouteRow;
   url: URL;
   method: string;
   stage: string;
@@ -22,7 +22,7 @@ export interface MatchedRequest {
 
 export function matchedRequest(
   req: IncomingMessage,
-  route: Route,
+  route: RouteRow,
   url: URL,
   method: string,
   stage: string,

@@ -1,16 +1,16 @@
 import type { IncomingMessage } from 'node:http';
-import type { Route } from '#lib/routes';
+import type { RouteRow } from '#lib/routes/route-table';
 
 /* Reading a request as API Gateway does: its route, its target, its headers and query, its body. */
 
 export interface CompiledRoute {
-  route: Route;
+  route: RouteRow;
   pattern: RegExp;
   names: string[];
   staticSegments: number;
 }
 
-export const compile = (route: Route): CompiledRoute => {
+export const compile = (route: RouteRow): CompiledRoute => {
   const names: string[] = [];
   const segments = route.path.split('/').slice(1);
   const source = segments

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError } from 'aws-local-stepfunctions';
-import { automationEventFunctions, automationTasks } from '#lib/routes';
+import { automationTasks } from '#lib/routes/automation-tasks';
+import { automationEventFunctions } from '#lib/routes/event-functions';
 import { ACCOUNT, REGION } from '../arns.ts';
 import { lambdaContext } from '../gateway.ts';
 import { historyEventsOf } from './history.ts';

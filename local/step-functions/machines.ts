@@ -1,5 +1,5 @@
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import { automationTasks } from '#lib/routes';
+import { automationTasks } from '#lib/routes/automation-tasks';
 import {
   type DefinitionOptions,
   type StateMachineKey,

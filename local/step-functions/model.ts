@@ -1,6 +1,5 @@
 import type { StateMachine, StateMachineDefinition } from 'aws-local-stepfunctions';
-import type { AutomationTaskName } from '#lib/routes';
-import type { DefinitionOptions, StateMachineKey } from '#lib/rpa/state-machines';
+import type { AutomationTaskName, DefinitionOptions, StateMachineKey } from '#lib/rpa/state-machines';
 import { ACCOUNT, REGION } from '../arns.ts';
 import type { HandlerLoader } from '../gateway.ts';
 

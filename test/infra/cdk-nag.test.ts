@@ -7,7 +7,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { addComplianceChecks, buildServiceReviewApp } from '#infra/service-review-app';
-import { functionNameOf, routes } from '#lib/routes';
+import { functionNameOf, routes } from '#lib/routes/route-table';
 
 /** The checks of the real app, on a throwaway app holding one bucket with every default left as is. */
 const appWithPlainBucket = () => {

@@ -9,7 +9,7 @@ import { QUEUE_CONSUMER_TIMEOUT } from '#infra/events-stack';
 import { EVENT_TYPES } from '#lib/entities/service-event';
 import { EVENT_BUS_NAME, EVENT_SOURCE, outboxStreamFilter, pipeTarget } from '#lib/events/bus-event';
 import { METRIC, METRICS_NAMESPACE } from '#lib/observability/names';
-import { webhookDeliveryFunctions } from '#lib/routes';
+import { webhookDeliveryFunctions } from '#lib/routes/event-functions';
 import { PURPOSE } from '#lib/webhooks/signing-secrets';
 import {
   actionsOf,

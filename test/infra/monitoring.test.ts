@@ -4,16 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigOf } from '#infra/config';
 import { SERVER_ERROR_RATE_THRESHOLD } from '#infra/constructs/monitoring';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability/names';
-import {
-  automationEventFunctions,
-  automationTasks,
-  eventFunctions,
-  functionNameOf,
-  invokedFunctions,
-  recheckTasks,
-  routes,
-  webhookDeliveryFunctions,
-} from '#lib/routes';
+import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
+import { automationEventFunctions, eventFunctions, webhookDeliveryFunctions } from '#lib/routes/event-functions';
+import { functionNameOf, routes } from '#lib/routes/route-table';
 import { logicalIdOf, synthesize } from './synthesized-app.ts';
 
 /*

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { eventFunctions, functionNameOf, routes } from '#lib/routes';
+import { routeAccess } from '#lib/routes/access-model';
+import { eventFunctions } from '#lib/routes/event-functions';
+import { functionNameOf, routes } from '#lib/routes/route-table';
 
 const handlerSource = (handler: string) =>
   readFileSync(new URL(`../../functions/${handler}.ts`, import.meta.url), 'utf8');
@@ -56,8 +58,8 @@ describe('route table, as API Gateway needs it', () => {
     for (const route of idempotent) {
       expect({
         handler: route.handler,
-        actions: route.access.table?.actions,
-        requestFingerprints: route.access.requestFingerprints,
+        actions: routeAccess[route.handler].table?.actions,
+        requestFingerprints: routeAccess[route.handler].requestFingerprints,
       }).toEqual({
         handler: route.handler,
         actions: expect.arrayContaining(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem']),
@@ -67,7 +69,7 @@ describe('route table, as API Gateway needs it', () => {
     // And no other route: the key is read only where records are fingerprinted.
     expect(
       routes
-        .filter((route) => route.access.requestFingerprints)
+        .filter((route) => routeAccess[route.handler].requestFingerprints)
         .map(functionNameOf)
         .sort(),
     ).toEqual(idempotent.map(functionNameOf).sort());

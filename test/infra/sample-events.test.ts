@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { functionLogicalId } from '#infra/constructs/service-function';
-import { eventFunctions, functionNameOf, routes } from '#lib/routes';
+import { eventFunctions } from '#lib/routes/event-functions';
+import { functionNameOf, routes } from '#lib/routes/route-table';
 import { EVENTS_DIR, expectedFiles, INDEX_FILE, sampleEvents } from '#scripts/sample-events';
 
 /**

@@ -15,22 +15,17 @@ import type { ServiceFunction } from '#infra/constructs/service-function';
 import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
 import { apiKeyEntity, clientEntity } from '#lib/entities/tenancy';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
-import { dueRechecksDefinition, type RecheckTaskResources } from '#lib/rechecks/state-machine';
+import { dueRechecksDefinition, type RecheckTaskName, type RecheckTaskResources } from '#lib/rechecks/state-machine';
+import { authorizerAccess, type InvokedFunctionName, routeAccess } from '#lib/routes/access-model';
+import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
+import { automationEventFunctions, eventFunctions } from '#lib/routes/event-functions';
+import { functionNameOf, type Route, routes } from '#lib/routes/route-table';
 import {
   type AutomationTaskName,
-  authorizerAccess,
-  automationEventFunctions,
-  automationTasks,
-  eventFunctions,
-  functionNameOf,
-  type InvokedFunctionName,
-  invokedFunctions,
-  type RecheckTaskName,
-  type Route,
-  recheckTasks,
-  routes,
-} from '#lib/routes';
-import { stateMachineDefinitions, type TaskResources, taskStatesOf } from '#lib/rpa/state-machines';
+  stateMachineDefinitions,
+  type TaskResources,
+  taskStatesOf,
+} from '#lib/rpa/state-machines';
 import { TABLE_KEY, TTL_ATTRIBUTE, tableIndexes } from '#lib/table';
 import {
   actionsOf,
@@ -130,7 +125,7 @@ describe('functions', () => {
       // Strings survive minification: the chain's debug messages, and the STS client it bundles.
       expect(bundle, route.handler).not.toMatch(/defaultProvider::from(?:SSO|Ini)|AssumeRoleWithWebIdentity/);
       // A route that touches no AWS resource (the schemas, the API's description) bundles no SDK client at all.
-      const callsAws = Object.keys(route.access).length > 0;
+      const callsAws = Object.keys(routeAccess[route.handler]).length > 0;
       expect(bundle.includes('deployed bundles read credentials from the environment only'), route.handler).toBe(
         callsAws,
       );
@@ -157,10 +152,10 @@ describe('least privilege', () => {
       const name = functionNameOf(route);
       expect({ route: route.handler, grants: grantsOfFunction(name) }).toEqual({
         route: route.handler,
-        grants: expectedGrants(route.access, 'api'),
+        grants: expectedGrants(routeAccess[route.handler], 'api'),
       });
       expect(actionsOf(statementsOf(synthesized.apiTemplate, functionNamed(name)))).toEqual(
-        expectedActions(route.access),
+        expectedActions(routeAccess[route.handler]),
       );
     }
   });
@@ -190,7 +185,7 @@ describe('least privilege', () => {
 
   it('grants no function a DynamoDB action its row does not list: batches, deletes and the index where used only', () => {
     const rows = [
-      ...routes.map((route) => ({ name: functionNameOf(route), access: route.access })),
+      ...routes.map((route) => ({ name: functionNameOf(route), access: routeAccess[route.handler] })),
       ...eventFunctions.map(({ name, access }) => ({ name, access })),
     ];
     const holding = (grant: string) => rows.filter(({ name }) => grantsOfFunction(name).includes(grant));
@@ -261,7 +256,10 @@ describe('least privilege', () => {
     const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
     const named = [
       { name: 'Authorizer', secrets: false },
-      ...routes.map((route) => ({ name: functionNameOf(route), secrets: route.access.secrets === 'encrypt' })),
+      ...routes.map((route) => ({
+        name: functionNameOf(route),
+        secrets: routeAccess[route.handler].secrets === 'encrypt',
+      })),
       ...eventFunctions.map((fn) => ({ name: fn.name, secrets: fn.access.secrets === 'encrypt' })),
     ];
     for (const { name, secrets } of named) {

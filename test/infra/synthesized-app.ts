@@ -6,7 +6,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnManagedPolicy } from 'aws-cdk-lib/aws-iam';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { buildServiceReviewApp, type ServiceReviewAppOptions } from '#infra/service-review-app';
-import type { RouteAccess } from '#lib/routes';
+import type { RouteAccess } from '#lib/routes/access-model';
 
 /**
  * Synthesizes the app offline, in-process, bundling every function with esbuild for real; the

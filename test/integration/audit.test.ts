@@ -5,7 +5,8 @@ import { AUDIT_FILE_NAME } from '#lib/audit/audit-file';
 import type { AuditLine } from '#lib/audit/audit-record';
 import { fillPath } from '#lib/http/resource-url';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
-import { type Route, routes } from '#lib/routes';
+import { routeAudit } from '#lib/routes/audit-spec';
+import { type Route, routes } from '#lib/routes/route-table';
 import { type ApiResponse, baseUrl, call, expectConforming, newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
 import { multipart, sample } from './attachments-support.ts';
@@ -433,25 +434,28 @@ beforeAll(async () => {
   );
 });
 
-const audited = routes.filter((route): route is Route & { audit: object } => route.audit !== false);
+/** The audited routes, each with its audit spec. */
+const audited = routes.flatMap((route) => {
+  const audit = routeAudit[route.handler];
+  return audit ? [{ ...route, audit }] : [];
+});
 const keyOf = (route: Route) => `${route.method} ${route.path}`;
 
 describe('the route table declares the audit of every route', () => {
   it('every route has audit metadata, or false; an action `<resource>.<verb>` naming its resource type', () => {
     for (const route of routes) {
-      expect(route.audit, keyOf(route)).toBeDefined();
-      if (route.audit === false) continue;
-      expect(route.audit.action, keyOf(route)).toMatch(/^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)+$/);
-      expect(
-        route.audit.action.startsWith(route.audit.resource.startsWith('rpa') ? 'rpa.' : route.audit.resource),
-      ).toBe(true);
+      const audit = routeAudit[route.handler];
+      expect(audit, keyOf(route)).toBeDefined();
+      if (audit === false) continue;
+      expect(audit.action, keyOf(route)).toMatch(/^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)+$/);
+      expect(audit.action.startsWith(audit.resource.startsWith('rpa') ? 'rpa.' : audit.resource)).toBe(true);
       // Id variables must be the route's own.
-      for (const variable of Object.keys(route.audit.ids ?? {})) expect(route.path).toContain(`{${variable}}`);
+      for (const variable of Object.keys(audit.ids ?? {})) expect(route.path).toContain(`{${variable}}`);
     }
   });
 
   it("leaves out only the schemas and the API's description, which touch no PHI", () => {
-    expect(routes.filter((route) => route.audit === false).map((route) => route.handler)).toEqual([
+    expect(routes.filter((route) => routeAudit[route.handler] === false).map((route) => route.handler)).toEqual([
       'schemas/list-schemas',
       'schemas/get-schema',
       'schemas/validate-payload',

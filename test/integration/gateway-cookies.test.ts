@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Route } from '#lib/routes';
+import type { RouteRow } from '#lib/routes/route-table';
 import { createGateway, responseHeaders } from '#local/gateway';
 
 /*
@@ -10,12 +10,10 @@ import { createGateway, responseHeaders } from '#local/gateway';
  * of the request into the event (the last in `headers`, all in `multiValueHeaders`), and a result's
  * Set-Cookie lines from `headers` and `multiValueHeaders`, merged.
  */
-const route: Route = {
+const route: RouteRow = {
   method: 'GET',
   path: '/api/external/test/cookies',
   handler: 'echo-cookies',
-  access: {},
-  audit: false,
   auth: 'public',
 };
 

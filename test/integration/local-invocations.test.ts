@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { functionNameOf, routes } from '#lib/routes';
+import { functionNameOf, routes } from '#lib/routes/route-table';
 import { enableInvocationContexts } from '#local/invocations';
 import { newTenant, uniqueId } from '#test/support/api';
 import { startInProcessGateway } from '#test/support/in-process-gateway';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_MARKER } from '#lib/audit/audit-record';
 import { keys } from '#lib/keys';
 import { METRIC, METRICS_NAMESPACE } from '#lib/observability/names';
-import { functionNameOf, routes } from '#lib/routes';
+import { functionNameOf, routes } from '#lib/routes/route-table';
 import { lambdaContext } from '#local/gateway';
 import { newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';

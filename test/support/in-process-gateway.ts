@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { routes } from '#lib/routes';
+import { routes } from '#lib/routes/route-table';
 import { createGateway, type GatewayOptions } from '#local/gateway';
 import { ownInvocation } from '#local/invocations';
 

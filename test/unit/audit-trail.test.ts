@@ -8,7 +8,7 @@ import { AUDIT_MARKER, AUDIT_RECORD_FIELDS, type AuditLine } from '#lib/audit/au
 import { endpoint } from '#lib/http/endpoint';
 import { json } from '#lib/http/response';
 import { log } from '#lib/observability/logger';
-import { routes } from '#lib/routes';
+import { type HandlerId, routes } from '#lib/routes/route-table';
 import { auditRecord } from '#test/support/fixtures';
 
 /*
@@ -52,8 +52,8 @@ beforeEach(() => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const routeOf = (handler: string) => routes.find((route) => route.handler === handler)!;
-const eventOf = (handler: string, fields: Partial<APIGatewayProxyEvent> = {}) => {
+const routeOf = (handler: HandlerId) => routes.find((route) => route.handler === handler)!;
+const eventOf = (handler: HandlerId, fields: Partial<APIGatewayProxyEvent> = {}) => {
   const route = routeOf(handler);
   return {
     httpMethod: route.method,

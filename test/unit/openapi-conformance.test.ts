@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readRouteAsset } from '#lib/openapi/route-assets';
-import { OPENAPI_DOCUMENT } from '#lib/routes';
+import { OPENAPI_DOCUMENT } from '#lib/routes/route-table';
 import { type Answer, conformanceTo } from '#test/support/openapi-conformance';
 
 /** The checker the integration tests run on every answer: it must refuse what the document does not allow. */

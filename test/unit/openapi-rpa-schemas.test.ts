@@ -7,7 +7,7 @@ import { enteredValuesFromStored, type RpaRunRecord, RUN_OUTCOMES, type RunOutco
 import { uuidv7 } from '#lib/ids';
 import { readRouteAsset } from '#lib/openapi/route-assets';
 import { RUN_STEP_TEXTS, rpaSchemas, SCREENSHOT_LABELS } from '#lib/openapi/rpa-schemas';
-import { OPENAPI_DOCUMENT } from '#lib/routes';
+import { OPENAPI_DOCUMENT } from '#lib/routes/route-table';
 import { checkPortalAuthorization, enteredValuesOf } from '#lib/rpa/portal-answers';
 import { type BatchProgress, runViewOf, type ScraperSession, SESSION_HISTORY } from '#lib/rpa/rpa';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { asComponentSchema, buildOpenApiDocument } from '#lib/openapi/document';
 import { operations } from '#lib/openapi/operations';
 import { readRouteAsset } from '#lib/openapi/route-assets';
-import { functionNameOf, OPENAPI_DOCUMENT, routes } from '#lib/routes';
+import { functionNameOf, type HandlerId, OPENAPI_DOCUMENT, routes } from '#lib/routes/route-table';
 import { schemaSources } from '#lib/validation/schema-sources';
 
 type Json = Record<string, any>;
@@ -104,7 +104,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('names ETag and Location where the handlers send them', () => {
-    const byHandler = (handler: string) => operationOf(routes.find((route) => route.handler === handler)!);
+    const byHandler = (handler: HandlerId) => operationOf(routes.find((route) => route.handler === handler)!);
     expect(Object.keys(byHandler('requests/get-request').responses['200'].headers)).toEqual(['ETag']);
     expect(Object.keys(byHandler('requests/get-request').responses['304'].headers)).toEqual(['ETag']);
     expect(Object.keys(byHandler('requests/create-request').responses['201'].headers)).toEqual([

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deprecationHeadersOf, V1_PORTALS_DEPRECATION } from '#lib/http/deprecation';
-import { functionNameOf, routes } from '#lib/routes';
+import { routeAccess } from '#lib/routes/access-model';
+import { functionNameOf, routes } from '#lib/routes/route-table';
 
 const v1 = '/api/external/v1/Portals/accounts';
 const v11 = '/api/external/v1.1/Portals/accounts';
@@ -10,8 +11,10 @@ describe('v1 Portals routes', () => {
     const current = routes.filter((route) => route.path.startsWith(`${v11}`));
     const obsolete = routes.filter((route) => route.path.startsWith(`${v1}`));
     expect(current).toHaveLength(6);
-    expect(obsolete.map(({ method, handler, access, successor }) => ({ method, handler, access, successor }))).toEqual(
-      current.map(({ method, handler, access, path }) => ({ method, handler, access, successor: path })),
+    expect(
+      obsolete.map(({ method, handler, successor }) => ({ method, handler, access: routeAccess[handler], successor })),
+    ).toEqual(
+      current.map(({ method, handler, path }) => ({ method, handler, access: routeAccess[handler], successor: path })),
     );
     expect(current.every((route) => !route.successor)).toBe(true);
     expect(obsolete.map(functionNameOf)).toContain('CreatePortalAccountV1');
@@ -19,13 +22,15 @@ describe('v1 Portals routes', () => {
 
   it('encrypt secrets only where they are written', () => {
     const encrypting = routes
-      .filter((route) => route.access.secrets === 'encrypt' && route.path.includes('/Portals/'))
+      .filter((route) => routeAccess[route.handler].secrets === 'encrypt' && route.path.includes('/Portals/'))
       .map((r) => `${r.method} ${r.path}`);
     expect(encrypting.sort()).toEqual(
       [`POST ${v11}`, `PUT ${v11}/{externalId}`, `POST ${v1}`, `PUT ${v1}/{externalId}`].sort(),
     );
     // The only others: a webhook's signing secret, sealed where it is created and rotated (docs/webhooks.md).
-    const others = routes.filter((route) => route.access.secrets === 'encrypt' && !route.path.includes('/Portals/'));
+    const others = routes.filter(
+      (route) => routeAccess[route.handler].secrets === 'encrypt' && !route.path.includes('/Portals/'),
+    );
     expect(others.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
       'POST /api/external/v1.1/Webhooks',
       'POST /api/external/v1.1/Webhooks/{webhookId}/rotate-secret',

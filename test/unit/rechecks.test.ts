@@ -13,7 +13,7 @@ import {
 import { RECHECK_SHARDS, recheckShardOf, recheckShards } from '#lib/rechecks/recheck-shards';
 import { groupsOf, recheckGroupOf } from '#lib/rechecks/rechecks';
 import { dueRechecksDefinition } from '#lib/rechecks/state-machine';
-import { recheckTasks } from '#lib/routes';
+import { recheckTasks } from '#lib/routes/automation-tasks';
 import { taskStatesOf } from '#lib/rpa/state-machines';
 
 const HOUR = 3600;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { describe, expect, it } from 'vitest';
-import { automationTasks } from '#lib/routes';
+import { automationTasks } from '#lib/routes/automation-tasks';
 import {
   type AslDefinition,
   type AslState,

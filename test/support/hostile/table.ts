@@ -1,4 +1,4 @@
-import type { Route } from '#lib/routes';
+import type { Route } from '#lib/routes/route-table';
 import { validRequest } from '#test/support/fixtures';
 import { type Body, ID, type Step } from './json-body.ts';
 import type { CaseIds, World } from './world.ts';

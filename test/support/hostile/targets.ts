@@ -1,4 +1,4 @@
-import { type Route, routes } from '#lib/routes';
+import { type Route, routes } from '#lib/routes/route-table';
 import type { Body, Step } from './json-body.ts';
 import { DEFAULT_ACCEPTS, type FamilyRow, hostileRoutes, type RouteRow, type Stores } from './table.ts';
 import type { CaseIds, World } from './world.ts';

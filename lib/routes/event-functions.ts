@@ -1,0 +1,95 @@
+/**
+ * Functions that are not behind the API: triggered by events. The CDK stacks wire each trigger and turn
+ * each row's access into grants; the local stack binds the same handler to its emulators' events.
+ */
+import type { RouteAccess } from './access-model.ts';
+
+/** S3 ObjectCreated notifications of the attachments bucket, for keys with this prefix and suffix. */
+interface S3ObjectCreatedTrigger {
+  s3ObjectCreated: { prefix?: string; suffix?: string };
+}
+
+/** How an execution of the automation's state machines may end without recording its runs. */
+type EndedExecutionStatus = 'TIMED_OUT' | 'ABORTED' | 'FAILED';
+
+/**
+ * Step Functions' "Execution Status Change" events (EventBridge, source `aws.states`) of the
+ * automation's two state machines, for these statuses.
+ */
+export interface ExecutionStatusTrigger {
+  executionStatusChange: { statuses: readonly EndedExecutionStatus[] };
+}
+
+/** A function of events, with its trigger and what it may touch. */
+export interface EventFunction<Trigger = S3ObjectCreatedTrigger> {
+  /** PascalCase function name, e.g. `ProcessUploadedAttachment`. */
+  name: string;
+  handler: string;
+  trigger: Trigger;
+  access: RouteAccess;
+}
+
+/** Deployed with the API (infra/api-stack.ts); locally invoked on s3rver's events (local/stack.ts). */
+export const eventFunctions: readonly EventFunction[] = [
+  {
+    // Attachments: every stored object is checked against its metadata (size, SHA-256, type).
+    name: 'VerifyUploadedAttachment',
+    handler: 'attachments/verify-uploaded-attachment',
+    trigger: { s3ObjectCreated: {} },
+    access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] }, bucket: ['read', 'delete'] },
+  },
+];
+
+/**
+ * Deployed with the automation (infra/automation-stack.ts: an EventBridge rule); locally invoked by
+ * the Step Functions stand-in when an execution ends so (local/step-functions.ts).
+ */
+export const automationEventFunctions: readonly EventFunction<ExecutionStatusTrigger>[] = [
+  {
+    // No run is left hanging: an execution that ended without recording its runs fails them (docs/rpa.md).
+    name: 'RecordExecutionEnded',
+    handler: 'rpa/record-execution-ended',
+    trigger: { executionStatusChange: { statuses: ['TIMED_OUT', 'ABORTED', 'FAILED'] } },
+    // The run, or the batch and its runs (BatchGetItem); conditional puts fail those still going.
+    access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem'] } },
+  },
+];
+
+/**
+ * What starts a webhook delivery function on AWS (infra/events-stack.ts). `serviceEvents`: the SQS queue
+ * the service-review bus's rule fills (docs/events.md, "On AWS"), polled in batches of `batchSize` by at
+ * most `maxConcurrency` invocations at once. `schedule`: every `everyMinutes`.
+ */
+export type WebhookDeliveryTrigger =
+  | { serviceEvents: { batchSize: number; maxConcurrency: number } }
+  | { schedule: { everyMinutes: number } };
+
+/**
+ * The delivery side of webhooks on AWS (docs/webhooks.md, "On AWS"), deployed in the events stack. Locally
+ * the outbox relay and the retry timer call the same code in-process (local/stack.ts,
+ * local/webhook-deliveries.ts). Both open signing secrets and read and write nothing but client partitions
+ * (webhooks and their deliveries: `CLIENT#…`; never an API key's item).
+ */
+export const webhookDeliveryFunctions: readonly EventFunction<WebhookDeliveryTrigger>[] = [
+  {
+    // Each queued event, as the relay hands it over locally: deliverEvent (fan out, record, attempt once).
+    // Query: the client's subscriptions; PutItem: record, hold and result of a delivery, a subscription's
+    // health; GetItem: a delivery another attempt holds, the subscription before its health changes.
+    name: 'DeliverWebhookEvents',
+    handler: 'webhooks/deliver-webhook-events',
+    trigger: { serviceEvents: { batchSize: 10, maxConcurrency: 10 } },
+    access: { table: { actions: ['GetItem', 'Query', 'PutItem'], leadingKeys: ['CLIENT#*'] }, webhookSecrets: 'open' },
+  },
+  {
+    // The retry sweep, as the local timer runs it: retries, test calls and redeliveries (deliverDue). Every
+    // minute: a test call waits at most that long; the first retries (5 s, 20 s, 80 s) at most a minute more.
+    name: 'DeliverDueWebhooks',
+    handler: 'webhooks/deliver-due-webhooks',
+    trigger: { schedule: { everyMinutes: 1 } },
+    // gsi1: the retry queue (the deliveries due now); GetItem, PutItem: each one's attempt, as above.
+    access: {
+      table: { actions: ['GetItem', 'PutItem'], queryIndexes: ['gsi1'], leadingKeys: ['CLIENT#*'] },
+      webhookSecrets: 'open',
+    },
+  },
+];
