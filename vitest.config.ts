@@ -6,10 +6,20 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  */
 
 /**
- * Handlers a test calls log at warn and above, or what LOG_LEVEL says: as the integration project's do
- * (test/support/stack-env.ts), whose handlers share the stack's process.
+ * The environment vitest was started with, before the integration project's global setup starts the local
+ * stack in this process and sets the stack's variables here. The projects without the stack go back to it
+ * (test/support/launch-environment.ts); their handlers log at warn and above, or what LOG_LEVEL says, as the
+ * integration project's do (test/support/stack-env.ts).
  */
-const logLevel = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
+const launchEnvironment = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  ),
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+};
+
+/** Setup of a project without the local stack. */
+const withoutStack = { setupFiles: ['test/support/launch-environment.ts'], provide: { launchEnvironment } };
 
 /** Modules on their own, no local stack: seconds. Mutation testing runs it too (vitest.unit.config.ts). */
 export const unitProject = {
@@ -17,7 +27,7 @@ export const unitProject = {
     name: 'unit',
     include: ['test/unit/**/*.test.ts', 'lib/**/*.test.ts'],
     globalSetup: ['test/support/compiled-schemas.ts'],
-    env: logLevel,
+    ...withoutStack,
   },
 } satisfies TestProjectInlineConfiguration;
 
@@ -43,7 +53,7 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           globalSetup: ['test/support/compiled-schemas.ts'],
-          env: logLevel,
+          ...withoutStack,
         },
       },
     ],
