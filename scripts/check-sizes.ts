@@ -13,8 +13,6 @@ const roots = ['lib', 'local', 'infra'];
 
 // "path" for a file, "path#name" for a function; the reason says why it is still there.
 const allowed: Record<string, string> = {
-  'infra/constructs/service-api.ts#ServiceApi.constructor':
-    'the API, authorizer, access logs and WAF in one constructor (issue 20, point 2: not yet split)',
   'lib/portal-accounts/dynamo-portal-account-store.ts':
     "the adapter's queries and writes in one factory (issue 20, point 2: not yet split)",
   'lib/portal-accounts/dynamo-portal-account-store.ts#createDynamoPortalAccountStore':
