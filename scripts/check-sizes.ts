@@ -24,8 +24,6 @@ const allowed: Record<string, string> = {
     'recording, signing, sending and retrying deliveries in one closure (issue 20, point 2: not yet split)',
   'lib/webhooks/webhooks.ts#webhookService':
     'the subscription use cases in one closure (issue 20, point 2: not yet split)',
-  'local/sandbox-portal/operator.ts#sandboxOperator':
-    "the operator's requests (token, cookie, decisions) in one closure (issue 20, point 2: not yet split)",
   'local/stack.ts#startLocalStack': 'starts every emulator in sequence (issue 20, point 2: not yet split)',
 };
 
