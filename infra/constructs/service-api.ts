@@ -118,6 +118,8 @@ export interface ServiceApiProps {
  * The REST API: stage with JSON access logs and error-only execution logs (never request or
  * response data: PHI), X-Ray, throttling and a usage plan; the x-api-key authorizer on every
  * method; gateway responses in the problem+json shape handlers use. Routes are added with `addRoute`.
+ * Each part is a function of its own below, creating its resources in this construct itself (their
+ * ids, and so the logical ids, are those of one scope).
  */
 export class ServiceApi extends Construct {
   readonly restApi: RestApi;
@@ -135,62 +137,8 @@ export class ServiceApi extends Construct {
       // The access log is the audit trail of who called what: kept as long as HIPAA records.
       retention: RetentionDays.SIX_YEARS,
     });
-
-    this.restApi = new RestApi(this, 'RestApi', {
-      restApiName: Stack.of(this).stackName,
-      description: 'Service review external API (/api/external/...)',
-      endpointConfiguration: { types: [EndpointType.REGIONAL] },
-      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
-      // Usage plans meter the key the authorizer names (the client's), never an x-api-key header as such.
-      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
-      // API Gateway needs the account-level CloudWatch role to write any log; other APIs share it.
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
-      deployOptions: {
-        stageName: STAGE_NAME,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        // Ids, timings and outcomes only. resourcePath is the route template, so no client-chosen id is logged.
-        accessLogFormat: AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: AccessLogField.contextRequestId(),
-            requestTime: AccessLogField.contextRequestTime(),
-            sourceIp: AccessLogField.contextIdentitySourceIp(),
-            userAgent: AccessLogField.contextIdentityUserAgent(),
-            clientId: AccessLogField.contextAuthorizer('clientId'),
-            keyId: AccessLogField.contextAuthorizer('keyId'),
-            httpMethod: AccessLogField.contextHttpMethod(),
-            resourcePath: AccessLogField.contextResourcePath(),
-            status: AccessLogField.contextStatus(),
-            errorType: AccessLogField.contextErrorResponseType(),
-            responseLength: AccessLogField.contextResponseLength(),
-            responseLatency: AccessLogField.contextResponseLatency(),
-            integrationLatency: AccessLogField.contextIntegrationLatency(),
-            authorizerLatency: AccessLogField.contextAuthorizerLatency(),
-            xrayTraceId: AccessLogField.contextXrayTraceId(),
-          }),
-        ),
-        loggingLevel: MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false,
-        metricsEnabled: true,
-        tracingEnabled: true,
-        throttlingRateLimit: stage.rateLimit,
-        throttlingBurstLimit: stage.burstLimit,
-        methodOptions: unauthenticatedMethodOptions(props.routes),
-      },
-    });
-    // TLS 1.2 minimum (TLS 1.3 preferred) on the execute-api endpoint; enhanced policies require an access mode.
-    const cfnRestApi = this.restApi.node.defaultChild as CfnRestApi;
-    cfnRestApi.securityPolicy = 'SecurityPolicy_TLS13_1_2_2021_06';
-    cfnRestApi.endpointAccessMode = 'STRICT';
-
-    // API Gateway would create the execution-log group itself, unencrypted and kept forever: own it first.
-    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
-      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${STAGE_NAME}`,
-      encryptionKey: props.logKey,
-      retention: RetentionDays.ONE_YEAR,
-    });
-    this.restApi.deploymentStage.node.addDependency(executionLogs);
-
+    this.restApi = addRestApi(this, { accessLogs, stage, routes: props.routes });
+    ownExecutionLogs(this, this.restApi, props.logKey);
     this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       description: 'Default throttle of each API client (its API Gateway key is the usageIdentifierKey)',
       // Each client's own bucket, keyed by the usageIdentifierKey the authorizer returns: the local gateway's default too.
@@ -199,125 +147,14 @@ export class ServiceApi extends Construct {
       quota: { limit: DEFAULT_QUOTA_PER_DAY, period: Period.DAY },
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
-
-    this.addWebAcl(props.logKey, wafRateLimitPerIp(stage.rateLimit));
-
+    addWebAcl(this, this.restApi, props.logKey, wafRateLimitPerIp(stage.rateLimit));
     this.authorizer = new RequestAuthorizer(this, 'ApiKeyAuthorizer', {
       handler: props.authorizer.function,
       identitySources: [IdentitySource.header('x-api-key')],
       resultsCacheTtl: AUTHORIZER_CACHE_TTL,
     });
-
-    // One gateway response per type (lib/http/gateway.ts has one problem per type, which a test holds it to).
-    for (const problem of Object.values(GATEWAY_PROBLEMS)) {
-      this.restApi.addGatewayResponse(`Gateway${problem.type}`, {
-        type: ResponseType.of(problem.type),
-        statusCode: String(problem.status),
-        responseHeaders: Object.fromEntries(
-          Object.entries({ ...baseHeaders, 'Content-Type': 'application/problem+json; charset=utf-8' }).map(
-            ([name, value]) => [name, `'${value}'`],
-          ),
-        ),
-        templates: { 'application/json': JSON.stringify(problemBody(problem)) },
-      });
-    }
-
-    Validations.of(this.restApi).acknowledge(
-      {
-        id: 'AwsSolutions-APIG2',
-        reason:
-          'Bodies are validated by the handlers against the published JSON Schemas, because the spec fixes the error format (Validation result) that a gateway validator cannot produce.',
-      },
-      {
-        id: 'AwsSolutions-COG4',
-        reason:
-          'API clients are integration partners authenticated by API key through the Lambda REQUEST authorizer, not Cognito users.',
-      },
-      {
-        id: 'HIPAA.Security-APIGWCacheEnabledAndEncrypted',
-        reason: 'Responses carry PHI and are per tenant (Cache-Control: no-store): nothing is cached at the gateway.',
-      },
-      {
-        id: 'HIPAA.Security-APIGWSSLEnabled',
-        reason:
-          'A client certificate authenticates API Gateway to HTTP backends; every integration here is a Lambda function invoked through IAM.',
-      },
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason:
-          'The account-level API Gateway logging role uses the AWS managed policy meant for it (log delivery only).',
-      },
-    );
-  }
-
-  /**
-   * A regional WAF web ACL on the stage: AWS's common and known-bad-inputs rule groups, and a rate-based
-   * rule per source IP. Two common rules only count: SizeRestrictions_BODY blocks bodies over 8 KB
-   * (request documents and uploads are larger; the gateway and handlers bound sizes), and
-   * NoUserAgent_HEADER blocks server-to-server clients that send no User-Agent. Its log leaves out
-   * the API key, and the path and query string (client-chosen ids), as the access log does.
-   */
-  private addWebAcl(logKey: IKey, ratePerIp: number) {
-    const visibility = (metricName: string) => ({
-      cloudWatchMetricsEnabled: true,
-      sampledRequestsEnabled: false,
-      metricName,
-    });
-    const managed = (name: string, priority: number, counted: string[] = []): CfnWebACL.RuleProperty => ({
-      name,
-      priority,
-      overrideAction: { none: {} },
-      statement: {
-        managedRuleGroupStatement: {
-          vendorName: 'AWS',
-          name,
-          ruleActionOverrides: counted.map((rule) => ({ name: rule, actionToUse: { count: {} } })),
-        },
-      },
-      visibilityConfig: visibility(name),
-    });
-    const webAcl = new CfnWebACL(this, 'WebAcl', {
-      scope: 'REGIONAL',
-      defaultAction: { allow: {} },
-      visibilityConfig: visibility('ServiceReviewApi'),
-      rules: [
-        managed('AWSManagedRulesCommonRuleSet', 0, ['SizeRestrictions_BODY', 'NoUserAgent_HEADER']),
-        managed('AWSManagedRulesKnownBadInputsRuleSet', 1),
-        {
-          name: 'RatePerSourceIp',
-          priority: 2,
-          action: { block: {} },
-          statement: {
-            rateBasedStatement: { limit: ratePerIp, evaluationWindowSec: WAF_WINDOW_SECONDS, aggregateKeyType: 'IP' },
-          },
-          visibilityConfig: visibility('RatePerSourceIp'),
-        },
-      ],
-    });
-    new CfnWebACLAssociation(this, 'WebAclAssociation', {
-      resourceArn: this.restApi.deploymentStage.stageArn,
-      webAclArn: webAcl.attrArn,
-    });
-    // WAF writes only to log groups named aws-waf-logs-…, given by an ARN without the trailing ':*'.
-    const wafLogs = new LogGroup(this, 'WafLogs', {
-      logGroupName: `aws-waf-logs-${Stack.of(this).stackName}`,
-      encryptionKey: logKey,
-      retention: RetentionDays.ONE_YEAR,
-    });
-    new CfnLoggingConfiguration(this, 'WafLogging', {
-      resourceArn: webAcl.attrArn,
-      logDestinationConfigs: [
-        Stack.of(this).formatArn({
-          service: 'logs',
-          resource: 'log-group',
-          resourceName: wafLogs.logGroupName,
-          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-        }),
-      ],
-      // Every credential a request can carry: the API key, the scraper token (Bearer, or the session's cookie,
-      // or a ?token= link: the query string), and the ids in the path.
-      redactedFields: WAF_REDACTED_FIELDS,
-    });
+    addGatewayResponses(this.restApi);
+    acknowledgeRestApiFindings(this.restApi);
   }
 
   /**
@@ -340,4 +177,202 @@ export class ServiceApi extends Construct {
     const reason = UNAUTHORIZED_ROUTE_REASONS[route.auth];
     Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
   }
+}
+
+/**
+ * The REST API and its one stage: JSON access logs, error-only execution logs, metrics, X-Ray, the
+ * stage's throttle and the method throttles of the routes without an API key; TLS 1.2 at least.
+ */
+function addRestApi(
+  scope: Construct,
+  {
+    accessLogs,
+    stage,
+    routes,
+  }: { accessLogs: LogGroup; stage: ReturnType<typeof stageThrottle>; routes: readonly Route[] },
+): RestApi {
+  const restApi = new RestApi(scope, 'RestApi', {
+    restApiName: Stack.of(scope).stackName,
+    description: 'Service review external API (/api/external/...)',
+    endpointConfiguration: { types: [EndpointType.REGIONAL] },
+    binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+    // Usage plans meter the key the authorizer names (the client's), never an x-api-key header as such.
+    apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+    // API Gateway needs the account-level CloudWatch role to write any log; other APIs share it.
+    cloudWatchRole: true,
+    cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+    deployOptions: {
+      stageName: STAGE_NAME,
+      accessLogDestination: new LogGroupLogDestination(accessLogs),
+      accessLogFormat: accessLogFormat(),
+      loggingLevel: MethodLoggingLevel.ERROR,
+      dataTraceEnabled: false,
+      metricsEnabled: true,
+      tracingEnabled: true,
+      throttlingRateLimit: stage.rateLimit,
+      throttlingBurstLimit: stage.burstLimit,
+      methodOptions: unauthenticatedMethodOptions(routes),
+    },
+  });
+  // TLS 1.2 minimum (TLS 1.3 preferred) on the execute-api endpoint; enhanced policies require an access mode.
+  const cfnRestApi = restApi.node.defaultChild as CfnRestApi;
+  cfnRestApi.securityPolicy = 'SecurityPolicy_TLS13_1_2_2021_06';
+  cfnRestApi.endpointAccessMode = 'STRICT';
+  return restApi;
+}
+
+/** Ids, timings and outcomes only. resourcePath is the route template, so no client-chosen id is logged. */
+const accessLogFormat = () =>
+  AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: AccessLogField.contextRequestId(),
+      requestTime: AccessLogField.contextRequestTime(),
+      sourceIp: AccessLogField.contextIdentitySourceIp(),
+      userAgent: AccessLogField.contextIdentityUserAgent(),
+      clientId: AccessLogField.contextAuthorizer('clientId'),
+      keyId: AccessLogField.contextAuthorizer('keyId'),
+      httpMethod: AccessLogField.contextHttpMethod(),
+      resourcePath: AccessLogField.contextResourcePath(),
+      status: AccessLogField.contextStatus(),
+      errorType: AccessLogField.contextErrorResponseType(),
+      responseLength: AccessLogField.contextResponseLength(),
+      responseLatency: AccessLogField.contextResponseLatency(),
+      integrationLatency: AccessLogField.contextIntegrationLatency(),
+      authorizerLatency: AccessLogField.contextAuthorizerLatency(),
+      xrayTraceId: AccessLogField.contextXrayTraceId(),
+    }),
+  );
+
+/** API Gateway would create the execution-log group itself, unencrypted and kept forever: own it first. */
+function ownExecutionLogs(scope: Construct, restApi: RestApi, logKey: IKey) {
+  const executionLogs = new LogGroup(scope, 'ExecutionLogs', {
+    logGroupName: `API-Gateway-Execution-Logs_${restApi.restApiId}/${STAGE_NAME}`,
+    encryptionKey: logKey,
+    retention: RetentionDays.ONE_YEAR,
+  });
+  restApi.deploymentStage.node.addDependency(executionLogs);
+}
+
+/** One gateway response per type (lib/http/gateway.ts has one problem per type, which a test holds it to). */
+function addGatewayResponses(restApi: RestApi) {
+  const headers = Object.fromEntries(
+    Object.entries({ ...baseHeaders, 'Content-Type': 'application/problem+json; charset=utf-8' }).map(
+      ([name, value]) => [name, `'${value}'`],
+    ),
+  );
+  for (const problem of Object.values(GATEWAY_PROBLEMS)) {
+    restApi.addGatewayResponse(`Gateway${problem.type}`, {
+      type: ResponseType.of(problem.type),
+      statusCode: String(problem.status),
+      responseHeaders: headers,
+      templates: { 'application/json': JSON.stringify(problemBody(problem)) },
+    });
+  }
+}
+
+/** cdk-nag's findings on the API that do not apply here, each with its reason. */
+function acknowledgeRestApiFindings(restApi: RestApi) {
+  Validations.of(restApi).acknowledge(
+    {
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Bodies are validated by the handlers against the published JSON Schemas, because the spec fixes the error format (Validation result) that a gateway validator cannot produce.',
+    },
+    {
+      id: 'AwsSolutions-COG4',
+      reason:
+        'API clients are integration partners authenticated by API key through the Lambda REQUEST authorizer, not Cognito users.',
+    },
+    {
+      id: 'HIPAA.Security-APIGWCacheEnabledAndEncrypted',
+      reason: 'Responses carry PHI and are per tenant (Cache-Control: no-store): nothing is cached at the gateway.',
+    },
+    {
+      id: 'HIPAA.Security-APIGWSSLEnabled',
+      reason:
+        'A client certificate authenticates API Gateway to HTTP backends; every integration here is a Lambda function invoked through IAM.',
+    },
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        'The account-level API Gateway logging role uses the AWS managed policy meant for it (log delivery only).',
+    },
+  );
+}
+
+/**
+ * A regional WAF web ACL on the stage: AWS's common and known-bad-inputs rule groups, and a rate-based
+ * rule per source IP. Two common rules only count: SizeRestrictions_BODY blocks bodies over 8 KB
+ * (request documents and uploads are larger; the gateway and handlers bound sizes), and
+ * NoUserAgent_HEADER blocks server-to-server clients that send no User-Agent. Its log leaves out
+ * the API key, and the path and query string (client-chosen ids), as the access log does.
+ */
+function addWebAcl(scope: Construct, restApi: RestApi, logKey: IKey, ratePerIp: number) {
+  const webAcl = new CfnWebACL(scope, 'WebAcl', {
+    scope: 'REGIONAL',
+    defaultAction: { allow: {} },
+    visibilityConfig: wafVisibility('ServiceReviewApi'),
+    rules: [
+      managedRuleGroup('AWSManagedRulesCommonRuleSet', 0, ['SizeRestrictions_BODY', 'NoUserAgent_HEADER']),
+      managedRuleGroup('AWSManagedRulesKnownBadInputsRuleSet', 1),
+      {
+        name: 'RatePerSourceIp',
+        priority: 2,
+        action: { block: {} },
+        statement: {
+          rateBasedStatement: { limit: ratePerIp, evaluationWindowSec: WAF_WINDOW_SECONDS, aggregateKeyType: 'IP' },
+        },
+        visibilityConfig: wafVisibility('RatePerSourceIp'),
+      },
+    ],
+  });
+  new CfnWebACLAssociation(scope, 'WebAclAssociation', {
+    resourceArn: restApi.deploymentStage.stageArn,
+    webAclArn: webAcl.attrArn,
+  });
+  addWafLogging(scope, webAcl, logKey);
+}
+
+const wafVisibility = (metricName: string) => ({
+  cloudWatchMetricsEnabled: true,
+  sampledRequestsEnabled: false,
+  metricName,
+});
+
+/** An AWS managed rule group, its rules `counted` only. */
+const managedRuleGroup = (name: string, priority: number, counted: string[] = []): CfnWebACL.RuleProperty => ({
+  name,
+  priority,
+  overrideAction: { none: {} },
+  statement: {
+    managedRuleGroupStatement: {
+      vendorName: 'AWS',
+      name,
+      ruleActionOverrides: counted.map((rule) => ({ name: rule, actionToUse: { count: {} } })),
+    },
+  },
+  visibilityConfig: wafVisibility(name),
+});
+
+/** WAF writes only to log groups named aws-waf-logs-…, given by an ARN without the trailing ':*'. */
+function addWafLogging(scope: Construct, webAcl: CfnWebACL, logKey: IKey) {
+  const wafLogs = new LogGroup(scope, 'WafLogs', {
+    logGroupName: `aws-waf-logs-${Stack.of(scope).stackName}`,
+    encryptionKey: logKey,
+    retention: RetentionDays.ONE_YEAR,
+  });
+  new CfnLoggingConfiguration(scope, 'WafLogging', {
+    resourceArn: webAcl.attrArn,
+    logDestinationConfigs: [
+      Stack.of(scope).formatArn({
+        service: 'logs',
+        resource: 'log-group',
+        resourceName: wafLogs.logGroupName,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+    ],
+    // Every credential a request can carry: the API key, the scraper token (Bearer, or the session's cookie,
+    // or a ?token= link: the query string), and the ids in the path.
+    redactedFields: WAF_REDACTED_FIELDS,
+  });
 }

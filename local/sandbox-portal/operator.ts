@@ -81,93 +81,106 @@ const referenceOf = (form: Record<string, string>) => {
   return { memberId, reference };
 };
 
-export const sandboxOperator = (deps: OperatorDependencies) => {
-  const { authorizations, members } = deps;
+/** The operator's requests, answered over the portal's own state (`deps`). */
+export const sandboxOperator = (deps: OperatorDependencies) => ({
+  route: (req: IncomingMessage, res: ServerResponse, url: URL) => routeOperatorRequest(deps, req, res, url),
+});
+
+/** Answers a request for one of OPERATOR_PATHS with the right method; refusals as an error page. */
+async function routeOperatorRequest(
+  deps: OperatorDependencies,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
+  try {
+    const endpoint = `${req.method} ${url.pathname}`;
+    if (endpoint === 'GET /operator') return show(deps, req, res, url.searchParams.get('token'));
+    if (endpoint === 'POST /operator/decisions') return await decide(deps, req, res);
+    if (endpoint === 'POST /operator/authorizations') return await create(deps, req, res);
+  } catch (error) {
+    if (!(error instanceof BadRequest)) throw error;
+    const headers: Record<string, string> =
+      error.status === 401 ? { 'www-authenticate': 'Bearer realm="sandbox-operator"' } : {};
+    deps.send(res, error.status, operatorErrorPage('Not done', error.message), headers);
+  }
+}
+
+/** How the caller proved to be the operator, or a 401: the bearer header wins over the cookie. */
+function credentialOf(deps: OperatorDependencies, req: IncomingMessage): 'bearer' | 'cookie' {
+  const header = /^Bearer ([^\s]+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (header !== undefined) {
+    if (sameToken(header, deps.token)) return 'bearer';
+  } else {
+    const cookie = cookieOf(req, COOKIE);
+    if (cookie && sameToken(cookie, deps.token)) return 'cookie';
+  }
+  throw new BadRequest(
+    401,
+    'Open the operator link the portal printed at start, or send Authorization: Bearer <token>.',
+  );
+}
+
+/** A form from the operator: a browser's (by cookie) must carry the page's csrf token. */
+async function operatorForm(deps: OperatorDependencies, req: IncomingMessage): Promise<Record<string, string>> {
+  const by = credentialOf(deps, req);
+  const form = await readForm(req);
+  if (by === 'cookie' && !sameToken(form.csrf ?? '', deps.csrf)) {
+    throw new BadRequest(403, 'The form has expired. Open the operator page again.');
+  }
+  return form;
+}
+
+const findAuthorization = (
+  { authorizations }: OperatorDependencies,
+  { memberId, reference }: { memberId: string; reference: string },
+) => authorizations.find((known) => known.memberId === memberId && known.reference === reference);
+
+/** POST /operator/decisions: decides a pended authorization. */
+async function decide(deps: OperatorDependencies, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const form = await operatorForm(deps, req);
+  const decision = decisionOf(form);
+  const authorization = findAuthorization(deps, referenceOf(form));
+  if (!authorization) throw new BadRequest(404, 'No authorization has this member ID and reference.');
+  if (authorization.status !== 'pended') {
+    throw new BadRequest(409, `This authorization is ${authorization.status} already: only a pended one is decided.`);
+  }
+  Object.assign(authorization, decision);
+  deps.redirect(res, '/operator');
+}
+
+/** POST /operator/authorizations: creates a pended authorization for one of the portal's members. */
+async function create(deps: OperatorDependencies, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const form = await operatorForm(deps, req);
+  const wanted = referenceOf(form);
+  const fromDate = field(form, 'fromDate');
+  if (!deps.members.has(wanted.memberId)) throw new BadRequest(400, 'memberId is not one of the portal’s members.');
+  if (!isIsoDate(fromDate)) throw new BadRequest(400, 'fromDate must be a date of the form YYYY-MM-DD.');
+  if (findAuthorization(deps, wanted)) {
+    throw new BadRequest(409, 'An authorization with this member ID and reference exists already.');
+  }
+  deps.authorizations.push({ ...wanted, status: 'pended', fromDate });
+  deps.redirect(res, '/operator');
+}
+
+/** GET /operator: the page; with the link's `token`, its exchange for the cookie. */
+function show(deps: OperatorDependencies, req: IncomingMessage, res: ServerResponse, link: string | null): void {
+  if (link !== null) {
+    // The link's token becomes the cookie, and the address bar loses it.
+    if (!sameToken(link, deps.token))
+      throw new BadRequest(401, 'This operator link is not valid (the portal restarted?).');
+    const cookie = `${COOKIE}=${link}; Path=/operator; HttpOnly; SameSite=Strict`;
+    deps.redirect(res, '/operator', { 'set-cookie': cookie });
+    return;
+  }
+  credentialOf(deps, req);
   const now = deps.now ?? (() => new Date());
-  const find = ({ memberId, reference }: { memberId: string; reference: string }) =>
-    authorizations.find((known) => known.memberId === memberId && known.reference === reference);
-
-  /** How the caller proved to be the operator, or a 401: the bearer header wins over the cookie. */
-  const credential = (req: IncomingMessage): 'bearer' | 'cookie' => {
-    const header = /^Bearer ([^\s]+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (header !== undefined) {
-      if (sameToken(header, deps.token)) return 'bearer';
-    } else {
-      const cookie = cookieOf(req, COOKIE);
-      if (cookie && sameToken(cookie, deps.token)) return 'cookie';
-    }
-    throw new BadRequest(
-      401,
-      'Open the operator link the portal printed at start, or send Authorization: Bearer <token>.',
-    );
+  const view = {
+    csrf: deps.csrf,
+    authorizations: deps.authorizations,
+    members: [...deps.members.values()],
+    today: now().toISOString().slice(0, 10),
+    fromDate: deps.fromDate,
   };
-
-  /** A form from the operator: a browser's (by cookie) must carry the page's csrf token. */
-  const operatorForm = async (req: IncomingMessage) => {
-    const by = credential(req);
-    const form = await readForm(req);
-    if (by === 'cookie' && !sameToken(form.csrf ?? '', deps.csrf)) {
-      throw new BadRequest(403, 'The form has expired. Open the operator page again.');
-    }
-    return form;
-  };
-
-  const decide = async (req: IncomingMessage, res: ServerResponse) => {
-    const form = await operatorForm(req);
-    const decision = decisionOf(form);
-    const authorization = find(referenceOf(form));
-    if (!authorization) throw new BadRequest(404, 'No authorization has this member ID and reference.');
-    if (authorization.status !== 'pended') {
-      throw new BadRequest(409, `This authorization is ${authorization.status} already: only a pended one is decided.`);
-    }
-    Object.assign(authorization, decision);
-    deps.redirect(res, '/operator');
-  };
-
-  const create = async (req: IncomingMessage, res: ServerResponse) => {
-    const form = await operatorForm(req);
-    const wanted = referenceOf(form);
-    const fromDate = field(form, 'fromDate');
-    if (!members.has(wanted.memberId)) throw new BadRequest(400, 'memberId is not one of the portal’s members.');
-    if (!isIsoDate(fromDate)) throw new BadRequest(400, 'fromDate must be a date of the form YYYY-MM-DD.');
-    if (find(wanted)) throw new BadRequest(409, 'An authorization with this member ID and reference exists already.');
-    authorizations.push({ ...wanted, status: 'pended', fromDate });
-    deps.redirect(res, '/operator');
-  };
-
-  const show = (req: IncomingMessage, res: ServerResponse, link: string | null) => {
-    if (link !== null) {
-      // The link's token becomes the cookie, and the address bar loses it.
-      if (!sameToken(link, deps.token))
-        throw new BadRequest(401, 'This operator link is not valid (the portal restarted?).');
-      const cookie = `${COOKIE}=${link}; Path=/operator; HttpOnly; SameSite=Strict`;
-      return deps.redirect(res, '/operator', { 'set-cookie': cookie });
-    }
-    credential(req);
-    const view = {
-      csrf: deps.csrf,
-      authorizations,
-      members: [...members.values()],
-      today: now().toISOString().slice(0, 10),
-      fromDate: deps.fromDate,
-    };
-    deps.send(res, 200, operatorPage(view));
-  };
-
-  /** Answers a request for one of OPERATOR_PATHS with the right method; refusals as an error page. */
-  const route = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    try {
-      const endpoint = `${req.method} ${url.pathname}`;
-      if (endpoint === 'GET /operator') return show(req, res, url.searchParams.get('token'));
-      if (endpoint === 'POST /operator/decisions') return await decide(req, res);
-      if (endpoint === 'POST /operator/authorizations') return await create(req, res);
-    } catch (error) {
-      if (!(error instanceof BadRequest)) throw error;
-      const headers: Record<string, string> =
-        error.status === 401 ? { 'www-authenticate': 'Bearer realm="sandbox-operator"' } : {};
-      deps.send(res, error.status, operatorErrorPage('Not done', error.message), headers);
-    }
-  };
-
-  return { route };
-};
+  deps.send(res, 200, operatorPage(view));
+}
