@@ -21,8 +21,6 @@ const allowed: Record<string, string> = {
     "the adapter's queries and writes in one factory (issue 20, point 2: not yet split)",
   'lib/portal-accounts/dynamo-portal-account-store.ts#createDynamoPortalAccountStore':
     "the adapter's queries and writes in one closure (issue 20, point 2: not yet split)",
-  'lib/tenancy/provisioning.ts#provisioning':
-    'clients, limits, quotas, API keys and organizations in one object (issue 20, point 2: not yet split)',
   'lib/webhooks/delivery.ts#webhookDelivery':
     'recording, signing, sending and retrying deliveries in one closure (issue 20, point 2: not yet split)',
   'lib/webhooks/webhooks.ts#webhookService':
