@@ -21,8 +21,6 @@ const allowed: Record<string, string> = {
     "the adapter's queries and writes in one factory (issue 20, point 2: not yet split)",
   'lib/portal-accounts/dynamo-portal-account-store.ts#createDynamoPortalAccountStore':
     "the adapter's queries and writes in one closure (issue 20, point 2: not yet split)",
-  'lib/webhooks/webhooks.ts#webhookService':
-    'the subscription use cases in one closure (issue 20, point 2: not yet split)',
   'local/sandbox-portal/operator.ts#sandboxOperator':
     "the operator's requests (token, cookie, decisions) in one closure (issue 20, point 2: not yet split)",
   'local/stack.ts#startLocalStack': 'starts every emulator in sequence (issue 20, point 2: not yet split)',
