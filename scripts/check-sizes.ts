@@ -13,17 +13,6 @@ const roots = ['lib', 'local', 'infra'];
 
 // "path" for a file, "path#name" for a function; the reason says why it is still there.
 const allowed: Record<string, string> = {
-  'lib/portal-accounts/dynamo-portal-account-store.ts':
-    "the adapter's queries and writes in one factory (issue 20, point 2: not yet split)",
-  'lib/portal-accounts/dynamo-portal-account-store.ts#createDynamoPortalAccountStore':
-    "the adapter's queries and writes in one closure (issue 20, point 2: not yet split)",
-  'lib/requests/requests.ts#requestService': 'the request use cases in one closure (issue 20, point 2: not yet split)',
-  'lib/tenancy/provisioning.ts#provisioning':
-    'clients, limits, quotas, API keys and organizations in one object (issue 20, point 2: not yet split)',
-  'lib/webhooks/delivery.ts#webhookDelivery':
-    'recording, signing, sending and retrying deliveries in one closure (issue 20, point 2: not yet split)',
-  'lib/webhooks/webhooks.ts#webhookService':
-    'the subscription use cases in one closure (issue 20, point 2: not yet split)',
   'local/stack.ts#startLocalStack': 'starts every emulator in sequence (issue 20, point 2: not yet split)',
 };
 

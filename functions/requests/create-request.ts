@@ -3,7 +3,7 @@ import { endpoint } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import { etagOf, type RequestDocument, representationOf } from '#lib/requests/requests';
+import { etagOf, type RequestDocument, representationOf } from '#lib/requests/request-document';
 import { requests } from '#lib/requests/service';
 import { requestValidator } from '#lib/validation/generated/per-schema/request';
 

@@ -3,7 +3,7 @@ import { notModified } from '#lib/http/conditional';
 import { endpoint } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
-import { etagOf, representationOf } from '#lib/requests/requests';
+import { etagOf, representationOf } from '#lib/requests/request-document';
 import { requests } from '#lib/requests/service';
 
 /** GET /api/external/v1.1/Requests/{externalId}: the request with its authorization status. */

@@ -3,7 +3,7 @@ import { endpoint } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { badRequest } from '#lib/http/problem';
 import { json } from '#lib/http/response';
-import { etagOf, representationOf } from '#lib/requests/requests';
+import { etagOf, representationOf } from '#lib/requests/request-document';
 import { requests } from '#lib/requests/service';
 import { requestAddressedByPathValidator } from '#lib/validation/generated/per-schema/request-addressed-by-path';
 

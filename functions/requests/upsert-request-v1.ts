@@ -2,7 +2,7 @@ import { clientIdOf } from '#lib/http/api-event';
 import { endpoint } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
-import { etagOf, type RequestDocument, representationOf } from '#lib/requests/requests';
+import { etagOf, type RequestDocument, representationOf } from '#lib/requests/request-document';
 import { requests } from '#lib/requests/service';
 import { requestAddressedByPathValidator } from '#lib/validation/generated/per-schema/request-addressed-by-path';
 

@@ -4,7 +4,8 @@ import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import { webhookSubscriptionValidator } from '#lib/validation/generated/per-schema/webhook-subscription';
 import { webhooksWithSecrets } from '#lib/webhooks/service-with-secrets';
-import { type WebhookInput, webhookRepresentationOf } from '#lib/webhooks/webhooks';
+import { webhookRepresentationOf } from '#lib/webhooks/webhook-representation';
+import type { WebhookInput } from '#lib/webhooks/webhook-subscriptions';
 
 /**
  * POST /api/external/v1.1/Webhooks: subscribes a URL to event types. 201 + Location, with the signing

@@ -6,7 +6,7 @@ import { webhookDeliveryListQueryValidator } from '#lib/validation/generated/per
 import { assertValid } from '#lib/validation/validator';
 import { deliveryRepresentationOf } from '#lib/webhooks/delivery-records';
 import { webhooks } from '#lib/webhooks/service';
-import type { DeliveriesPageRequest } from '#lib/webhooks/webhooks';
+import type { DeliveriesPageRequest } from '#lib/webhooks/subscription-deliveries';
 
 /** A number written in decimal; anything else stays a string, for the schema to refuse by its type. */
 const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;

@@ -3,7 +3,7 @@ import { endpoint } from '#lib/http/endpoint';
 import { uuidPathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
 import { webhooksWithSecrets } from '#lib/webhooks/service-with-secrets';
-import { webhookRepresentationOf } from '#lib/webhooks/webhooks';
+import { webhookRepresentationOf } from '#lib/webhooks/webhook-representation';
 
 /**
  * POST /api/external/v1.1/Webhooks/{webhookId}/rotate-secret: a new signing secret, shown here only.

@@ -17,7 +17,7 @@ import {
   uuid,
 } from '#lib/openapi/schema-builders';
 import { type DeliveryRepresentation, MAX_RECENT_ATTEMPTS } from '#lib/webhooks/delivery-records';
-import type { webhookRepresentationOf } from '#lib/webhooks/webhooks';
+import type { webhookRepresentationOf } from '#lib/webhooks/webhook-representation';
 
 /**
  * Webhook subscriptions and deliveries as the API answers them (docs/webhooks.md): exact, closed

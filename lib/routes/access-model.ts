@@ -87,7 +87,7 @@ export const tableActions = (...lists: ReadonlyArray<readonly TableAction[]>): T
   );
 };
 
-/** The filter's key conditions: organization, portal or payer, status, portal and status (dynamo-portal-account-store.ts). */
+/** The filter's key conditions: organization, portal or payer, status, portal and status (dynamo-portal-account-pages.ts). */
 const PORTAL_ACCOUNT_FILTER_INDEXES: readonly IndexName[] = ['gsi1', 'gsi2', 'gsi3', 'gsi4'];
 
 /**

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config';
 import { webhookEntity } from '#lib/entities/webhook';
-import { MAX_WEBHOOKS_PER_CLIENT } from '#lib/webhooks/webhooks';
+import { MAX_WEBHOOKS_PER_CLIENT } from '#lib/webhooks/webhook-context';
 import { call, newTenant } from '#test/support/api';
 
 /**
