@@ -1,4 +1,4 @@
-import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
+import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config/defaults';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 
 /**

@@ -231,7 +231,7 @@ const applyUsagePlan = async (
     return { usagePlanId: null, reason: 'the client has no usage plan key yet: run attach-usage-plan-key' };
   }
   const plans = await import('#lib/tenancy/usage-plan-keys');
-  const { DEFAULT_QUOTA_PER_DAY } = await import('#lib/config');
+  const { DEFAULT_QUOTA_PER_DAY } = await import('#lib/config/defaults');
   const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
   const apiGateway = new APIGatewayClient({});
   const { rateLimit, burstLimit, quotaPerDay = DEFAULT_QUOTA_PER_DAY } = stored;

@@ -8,7 +8,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from '#lib/aws/s3';
-import { bucketName, s3VerifiesChecksums } from '#lib/config';
+import { bucketName } from '#lib/config/resources';
+import { s3VerifiesChecksums } from '#lib/config/settings';
 import type { ObjectStorage } from './object-storage.ts';
 
 const base64OfHex = (hex: string) => Buffer.from(hex, 'hex').toString('base64');

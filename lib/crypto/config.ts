@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { secretsManager } from '#lib/aws/secrets-manager';
+import { type Env, environment } from '#lib/config/environment';
 import { loadOrCreateKeyFile } from './key-file.ts';
 
 /**
@@ -21,8 +22,6 @@ import { loadOrCreateKeyFile } from './key-file.ts';
  *
  * Local key files are created on first use with mode 0600.
  */
-export type Env = Record<string, string | undefined>;
-
 export class KeyConfigurationError extends Error {
   constructor(message: string) {
     super(message);
@@ -66,7 +65,7 @@ const parseSigningKeys = (value: string, source: string): Buffer[] => {
 /** The keys of `source`: the first signs, all verify (rotation). */
 export const signingKeysFromEnvironment = async (
   source: SigningKeySource,
-  env: Env = process.env,
+  env: Env = environment(),
 ): Promise<Buffer[]> => {
   const direct = env[source.keyVariable];
   if (direct) return parseSigningKeys(direct, source.keyVariable);
@@ -83,7 +82,7 @@ export const signingKeysFromEnvironment = async (
   );
 };
 
-export const cursorKeysFromEnvironment = (env: Env = process.env) =>
+export const cursorKeysFromEnvironment = (env: Env = environment()) =>
   signingKeysFromEnvironment(CURSOR_SIGNING_KEYS, env);
 
 /** Resolves `source` once per container; a failed load is retried on the next call rather than cached. */

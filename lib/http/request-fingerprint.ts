@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { type Env, type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/config';
+import { type Env, environment } from '#lib/config/environment';
+import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/config';
 
 /*
  * The fingerprint an idempotency record keeps of its request (idempotency.ts), to tell a retry (same
@@ -25,7 +26,7 @@ const REQUEST_FINGERPRINT_KEYS: SigningKeySource = {
   label: 'idempotency fingerprint',
 };
 
-export const fingerprintKeysFromEnvironment = (env: Env = process.env) =>
+export const fingerprintKeysFromEnvironment = (env: Env = environment()) =>
   signingKeysFromEnvironment(REQUEST_FINGERPRINT_KEYS, env);
 
 /** The fingerprint keys of this container. */

@@ -13,7 +13,7 @@ import {
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import {
   normalizeSearchText,
   portalAccountEntity,

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
+import { type Env, environment } from '#lib/config/environment';
 import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/config';
 
 /*
@@ -14,8 +15,6 @@ import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } fr
  *   else LOCAL_RPA_TOKEN_KEY_FILE or $LOCAL_STATE_DIR/rpa-token.key → a local 256-bit key (0600)
  *   else                       → configuration error
  */
-type Env = Record<string, string | undefined>;
-
 export const SCRAPER_TOKEN_TTL_SECONDS = 15 * 60;
 export const SCRAPER_TOKEN_ISSUER = 'service-review-api';
 export const SCRAPER_TOKEN_AUDIENCE = 'scraper-session';
@@ -63,7 +62,7 @@ const RPA_TOKEN_KEYS: SigningKeySource = {
   label: 'RPA token',
 };
 
-export const scraperTokenKeysFromEnvironment = (env: Env = process.env) =>
+export const scraperTokenKeysFromEnvironment = (env: Env = environment()) =>
   signingKeysFromEnvironment(RPA_TOKEN_KEYS, env);
 
 /** The token keys of this container. */

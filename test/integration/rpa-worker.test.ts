@@ -4,7 +4,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { s3 } from '#lib/aws/s3';
-import { bucketName, tableName } from '#lib/config';
+import { bucketName, tableName } from '#lib/config/resources';
 import { localKeyFile } from '#lib/crypto/config';
 import { rpaRunEntity } from '#lib/entities/rpa';
 import { keys } from '#lib/keys';
