@@ -37,10 +37,10 @@ export interface Settings {
   s3VerifiesChecksums: boolean;
 }
 
-/** Variables holding HMAC keys (lib/crypto/config.ts): checked for their form, never quoted in an error. */
+/** Variables holding HMAC keys (lib/crypto/key-sources.ts): checked for their form, never quoted in an error. */
 const KEY_MATERIAL_VARIABLES = ['CURSOR_SIGNING_KEY', 'RPA_TOKEN_KEY', 'IDEMPOTENCY_FINGERPRINT_KEY'] as const;
 
-/** Comma-separated base64/base64url keys of at least 32 bytes each (lib/crypto/config.ts). */
+/** Comma-separated base64/base64url keys of at least 32 bytes each (lib/crypto/key-sources.ts). */
 const isKeyMaterial = (value: string) =>
   value.split(',').every((key) => Buffer.from(key.trim(), 'base64').length >= 32);
 

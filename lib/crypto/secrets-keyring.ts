@@ -1,6 +1,6 @@
 import { kms } from '#lib/aws/kms';
 import { type Env, environment } from '#lib/config/environment';
-import { KeyConfigurationError, localKeyFile } from './config.ts';
+import { KeyConfigurationError, localKeyFile } from './key-sources.ts';
 import type { Keyring } from './keyring.ts';
 import { kmsKeyring } from './kms-keyring.ts';
 import { localKeyring } from './local-keyring.ts';
@@ -14,7 +14,7 @@ import { localKeyring } from './local-keyring.ts';
  *   else LOCAL_STATE_DIR        → a local key in $LOCAL_STATE_DIR/secrets.key (the local stack sets it)
  *   else                        → configuration error (never a silent fallback on AWS)
  *
- * Apart from config.ts so that only what seals or opens secrets imports it, and with it the AWS
+ * Apart from key-sources.ts so that only what seals or opens secrets imports it, and with it the AWS
  * Encryption SDK (about 230 KB of bundle: docs/security.md).
  */
 export const keyringFromEnvironment = (env: Env = environment()): Keyring => {

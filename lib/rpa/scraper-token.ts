@@ -1,12 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { type Env, environment } from '#lib/config/environment';
-import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/config';
+import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/key-sources';
 
 /*
  * The scraper token: a JWT (HS256) that lets its holder read one request's scraper session for 15
  * minutes (docs/rpa.md). Its key is resolved from the environment once per container, by the same
- * resolver as the cursor signing keys (lib/crypto/config.ts):
+ * resolver as the cursor signing keys (lib/crypto/key-sources.ts):
  *
  *   RPA_TOKEN_KEY set          → comma-separated base64/base64url keys of ≥ 32 bytes; the first signs,
  *                                all verify (rotation). Tests.

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { s3 } from '#lib/aws/s3';
 import { bucketName, tableName } from '#lib/config/resources';
-import { localKeyFile } from '#lib/crypto/config';
+import { localKeyFile } from '#lib/crypto/key-sources';
 import { rpaRunEntity } from '#lib/entities/rpa';
 import { keys } from '#lib/keys';
 import { encryptionContextOf, type PortalCredentials } from '#lib/portal-accounts/credentials';

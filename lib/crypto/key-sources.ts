@@ -5,7 +5,8 @@ import { type Env, environment } from '#lib/config/environment';
 import { loadOrCreateKeyFile } from './key-file.ts';
 
 /**
- * Which keys this process uses, decided once from the environment (and nowhere else). The secrets
+ * Which keys this process uses, decided once from the environment (read through lib/config/environment.ts;
+ * lib/config/settings.ts checks the form of the key variables at cold start). The secrets
  * keyring is chosen the same way in secrets-keyring.ts, apart so that only the functions that seal
  * or open secrets bundle the Encryption SDK.
  *
