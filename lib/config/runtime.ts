@@ -15,6 +15,9 @@ export const onLambda = (env: Env = environment()) => Boolean(env.AWS_LAMBDA_FUN
  */
 export const invocationsShareProcess = () => Boolean(environment().AWS_LAMBDA_MAX_CONCURRENCY);
 
+/** The levels a Powertools Logger knows, in any case. */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+
 /**
  * The log level asked for, as Powertools ranks the variables: Lambda's own (AWS_LAMBDA_LOG_LEVEL), then
  * POWERTOOLS_LOG_LEVEL (set by CDK from context), then LOG_LEVEL (the local stack and the tests).

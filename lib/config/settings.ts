@@ -1,5 +1,6 @@
 import { AUTOMATION_QUOTA_DEFAULTS, RECHECK_EVERY_SECONDS_DEFAULT, STORAGE_QUOTA_DEFAULTS } from './defaults.ts';
 import { ConfigurationError, type Env, environment } from './environment.ts';
+import { LOG_LEVELS } from './runtime.ts';
 
 /*
  * The functions' optional settings, each with its default: parsed from the environment in one pass
@@ -82,6 +83,19 @@ const checkKeyMaterial = (env: Env, problems: Problems) => {
   }
 };
 
+/**
+ * Our log level variables (lib/config/runtime.ts): read on every line, since tests change them, but a
+ * misspelt one is named at cold start rather than ignored. AWS_LAMBDA_LOG_LEVEL is Lambda's own.
+ */
+const checkLogLevels = (env: Env, problems: Problems) => {
+  for (const name of ['POWERTOOLS_LOG_LEVEL', 'LOG_LEVEL']) {
+    const raw = env[name];
+    if (!isBlank(raw) && !LOG_LEVELS.includes(raw.toUpperCase())) {
+      problems.push(`${name} must be one of ${LOG_LEVELS.join(', ')} (in any case), not ${raw}.`);
+    }
+  }
+};
+
 /** The settings `env` holds, or one ConfigurationError naming every variable that is wrong. */
 export const parseSettings = (env: Env): Settings => {
   const problems: Problems = [];
@@ -105,6 +119,7 @@ export const parseSettings = (env: Env): Settings => {
     s3VerifiesChecksums: trueOrFalse(env, problems, 'S3_VERIFIES_CHECKSUMS', true),
   };
   checkKeyMaterial(env, problems);
+  checkLogLevels(env, problems);
   if (problems.length > 0) throw new ConfigurationError(problems);
   return settings;
 };

@@ -1,7 +1,7 @@
 import type {} from '@aws/lambda-invoke-store';
 import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
-import { invocationsShareProcess, wantedLogLevel } from '#lib/config/runtime';
+import { invocationsShareProcess, LOG_LEVELS, wantedLogLevel } from '#lib/config/runtime';
 import { SERVICE_NAME } from './names.ts';
 
 /*
@@ -105,10 +105,9 @@ export const logger = new Logger({ serviceName: SERVICE_NAME, logFormatter: new 
  * The level, as Powertools ranks the variables (wantedLogLevel, lib/config/runtime.ts). Checked on every line (a string comparison): a process may change it at run time, as the tests
  * do, and Powertools puts its initial level back at the start of every invocation.
  */
-const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
 const syncLevel = () => {
   const wanted = wantedLogLevel();
-  if (wanted !== logger.getLevelName() && LEVELS.includes(wanted)) {
+  if (wanted !== logger.getLevelName() && LOG_LEVELS.includes(wanted)) {
     logger.setLogLevel(wanted as Parameters<Logger['setLogLevel']>[0]);
   }
 };

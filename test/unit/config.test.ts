@@ -36,6 +36,10 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
     });
   });
 
+  it('takes the log levels in any case', () => {
+    expect(() => parseSettings({ LOG_LEVEL: 'debug', POWERTOOLS_LOG_LEVEL: 'Warn' })).not.toThrow();
+  });
+
   it('treats an empty or blank value as not set', () => {
     expect(parseSettings({ RECHECK_EVERY_SECONDS: ' ', WEBHOOK_URL_POLICY: '', S3_FORCE_PATH_STYLE: '' })).toEqual(
       parseSettings({}),
@@ -76,6 +80,16 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
     ['WEBHOOK_URL_POLICY', 'anything', 'WEBHOOK_URL_POLICY must be public-https or local, not anything.'],
     ['S3_FORCE_PATH_STYLE', '1', 'S3_FORCE_PATH_STYLE must be true or false, not 1.'],
     ['S3_VERIFIES_CHECKSUMS', 'no', 'S3_VERIFIES_CHECKSUMS must be true or false, not no.'],
+    [
+      'LOG_LEVEL',
+      'verbose',
+      'LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL, SILENT (in any case), not verbose.',
+    ],
+    [
+      'POWERTOOLS_LOG_LEVEL',
+      'loud',
+      'POWERTOOLS_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL, SILENT',
+    ],
   ])('refuses %s=%s, saying what it must be', (name, value, problem) => {
     const [only, ...others] = problemsOf({ [name]: value });
     expect(others).toEqual([]);
