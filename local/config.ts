@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigurationError, type Env } from '#lib/config/environment';
+import { parseSettings, type Settings } from '#lib/config/settings';
 import { authorizerCacheTtlFromEnv } from './gateway/authorizer-cache.ts';
 import { type ClientLimits, localLimitsFromEnv } from './throttle.ts';
 
@@ -30,7 +31,7 @@ const collect = <T extends object>(parsers: { [K in keyof T]: () => T[K] }): T =
     try {
       parsed[key] = parsers[key]();
     } catch (error) {
-      problems.push((error as Error).message);
+      problems.push(...(error instanceof ConfigurationError ? error.problems : [(error as Error).message]));
     }
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
@@ -80,6 +81,11 @@ export interface StackSettings {
   defaultLimits: ClientLimits;
   /** WEBHOOK_SWEEP_SECONDS: the webhook retry timer's period (local/webhook-deliveries.ts). */
   webhookSweepMs: number;
+  /**
+   * The functions' settings as the shell gives them (quotas, RECHECK_EVERY_SECONDS...): checked with the
+   * stack's own, so a bad one stops the start rather than every handler's first import.
+   */
+  functions: Settings;
 }
 
 export const stackSettingsOf = (env: Env): StackSettings =>
@@ -88,6 +94,7 @@ export const stackSettingsOf = (env: Env): StackSettings =>
     authorizerCacheTtlSeconds: () => authorizerCacheTtlFromEnv(env),
     defaultLimits: () => localLimitsFromEnv(env),
     webhookSweepMs: () => webhookSweepMsOf(env),
+    functions: () => parseSettings(env),
   });
 
 /** What `npm start` passes the stack (local/start.ts). */

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config/defaults';
 import { ConfigurationError } from '#lib/config/environment';
+import { parseSettings } from '#lib/config/settings';
 import { GATEWAY_LIMITS } from '#lib/http/gateway';
 import { sandboxPortalSettingsOf, stackSettingsOf, startSettingsOf } from '#local/config';
 
@@ -22,6 +23,7 @@ describe('the local stack’s configuration (local/config.ts)', () => {
       authorizerCacheTtlSeconds: GATEWAY_LIMITS.authorizerCacheTtlSeconds,
       defaultLimits: { ...DEFAULT_CLIENT_THROTTLE, quotaPerDay: DEFAULT_QUOTA_PER_DAY },
       webhookSweepMs: 2000,
+      functions: parseSettings({}),
     });
     expect(startSettingsOf({}, [])).toEqual({
       stateDir: resolve('.local'),
@@ -44,12 +46,14 @@ describe('the local stack’s configuration (local/config.ts)', () => {
         LOCAL_BURST_LIMIT: '10',
         LOCAL_QUOTA_PER_DAY: '20',
         WEBHOOK_SWEEP_SECONDS: '0.5',
+        RECHECK_EVERY_SECONDS: '5',
       }),
     ).toEqual({
       relayIntervalMs: 25,
       authorizerCacheTtlSeconds: 0,
       defaultLimits: { rateLimit: 5, burstLimit: 10, quotaPerDay: 20 },
       webhookSweepMs: 500,
+      functions: parseSettings({ RECHECK_EVERY_SECONDS: '5' }),
     });
     expect(
       startSettingsOf(
@@ -84,6 +88,8 @@ describe('the local stack’s configuration (local/config.ts)', () => {
           LOCAL_AUTHORIZER_CACHE_TTL: '3601',
           LOCAL_BURST_LIMIT: 'lots',
           WEBHOOK_SWEEP_SECONDS: 'never',
+          RECHECK_EVERY_SECONDS: '0',
+          AUTOMATION_RUNS_PER_DAY: 'x',
         }),
       ),
     ).toEqual([
@@ -92,6 +98,8 @@ describe('the local stack’s configuration (local/config.ts)', () => {
       '- LOCAL_AUTHORIZER_CACHE_TTL must be whole seconds from 0 to 3600, not 3601.',
       '- LOCAL_BURST_LIMIT must be a positive number, not lots.',
       '- WEBHOOK_SWEEP_SECONDS must be a number of seconds from 0 to 3600, not never.',
+      '- AUTOMATION_RUNS_PER_DAY must be a positive whole number, not x.',
+      '- RECHECK_EVERY_SECONDS must be a positive whole number, not 0.',
     ]);
     expect(errorOf(() => startSettingsOf({ PORT: 'http', DYNAMODB_ENDPOINT: 'localhost' }, []))).toEqual([
       'The environment is not a valid configuration:',
