@@ -5,8 +5,9 @@ import { LOG_LEVELS } from './runtime.ts';
 /*
  * The functions' optional settings, each with its default: parsed from the environment in one pass
  * that names every variable set to something it may not be (ConfigurationError), never only the
- * first. checkSettings runs at every function's cold start (lib/observability/invocation.ts), so a
- * bad value fails the deployment's first invocation, not a request hours later; settings() parses
+ * first. checkSettings runs at every function's cold start (lib/observability/invocation.ts), and the
+ * local stack parses them when it starts (local/config.ts), so a bad value fails the first invocation
+ * or the start, not a request hours later; settings() parses
  * once, on first use, and keeps the result.
  */
 
