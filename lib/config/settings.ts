@@ -7,8 +7,7 @@ import { LOG_LEVELS } from './runtime.ts';
  * that names every variable set to something it may not be (ConfigurationError), never only the
  * first. checkSettings runs at every function's cold start (lib/observability/invocation.ts), and the
  * local stack parses them when it starts (local/config.ts), so a bad value fails the first invocation
- * or the start, not a request hours later; settings() parses
- * once, on first use, and keeps the result.
+ * or the start, not a request hours later. settings() parses once, on first use, and keeps the result.
  */
 
 /** Where webhooks may be sent (lib/webhooks/target-address.ts, docs/webhooks.md "No SSRF"). */
