@@ -100,15 +100,22 @@ module.exports = {
       to: { path: '^lib/', pathNot: '^lib/errors\\.ts$' },
     },
     {
+      name: 'config-imports-nothing',
+      severity: 'error',
+      comment: 'The configuration (the one reader of process.env in lib/) imports nothing of ours outside lib/config/.',
+      from: { path: '^lib/config/' },
+      to: { path: '^lib/', pathNot: '^lib/config/' },
+    },
+    {
       name: 'aws-below-domains',
       severity: 'error',
-      comment: 'SDK clients and write helpers: lib/config.ts, lib/concurrency.ts, the tracer only.',
+      comment: 'SDK clients and write helpers: lib/config/, lib/concurrency.ts, the tracer only.',
       from: { path: '^lib/aws/' },
       to: {
         path: '^lib/',
         pathNot: [
           '^lib/aws/',
-          '^lib/config\\.ts$',
+          '^lib/config/',
           '^lib/concurrency\\.ts$',
           '^lib/errors\\.ts$',
           '^lib/observability/tracer\\.ts$',
@@ -118,9 +125,9 @@ module.exports = {
     {
       name: 'crypto-below-domains',
       severity: 'error',
-      comment: 'Envelope encryption: lib/aws/ and lib/config.ts only.',
+      comment: 'Envelope encryption: lib/aws/ and lib/config/ only.',
       from: { path: '^lib/crypto/' },
-      to: { path: '^lib/', pathNot: ['^lib/crypto/', '^lib/aws/', '^lib/config\\.ts$'] },
+      to: { path: '^lib/', pathNot: ['^lib/crypto/', '^lib/aws/', '^lib/config/'] },
     },
     {
       name: 'observability-below-edge',
@@ -129,7 +136,7 @@ module.exports = {
       from: { path: '^lib/observability/' },
       to: {
         path: ['^lib/', '^node_modules/@types/aws-lambda/'],
-        pathNot: ['^lib/observability/', '^lib/routes/route-table\\.ts$', '^lib/config\\.ts$'],
+        pathNot: ['^lib/observability/', '^lib/routes/route-table\\.ts$', '^lib/config/'],
       },
     },
     {
@@ -137,7 +144,7 @@ module.exports = {
       severity: 'error',
       comment: 'The audit trail writer: lib/observability/ only.',
       from: { path: '^lib/audit/' },
-      to: { path: '^lib/', pathNot: ['^lib/audit/', '^lib/observability/', '^lib/config\\.ts$'] },
+      to: { path: '^lib/', pathNot: ['^lib/audit/', '^lib/observability/', '^lib/config/'] },
     },
     {
       name: 'validation-below-domains',
@@ -172,7 +179,7 @@ module.exports = {
         pathNot: [
           '^lib/routes/',
           '^lib/table\\.ts$',
-          '^lib/config\\.ts$',
+          '^lib/config/defaults\\.ts$',
           '^lib/keys\\.ts$',
           '^lib/http/(gateway|response)\\.ts$',
           '^lib/audit/audit-record\\.ts$',

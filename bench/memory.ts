@@ -99,7 +99,7 @@ const runMode = async (mode: Mode) => {
   const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
   const { provisioning } = await import('#lib/tenancy/provisioning');
   const { dynamo } = await import('#lib/aws/dynamodb');
-  const { tableName } = await import('#lib/config');
+  const { tableName } = await import('#lib/config/resources');
   const { portalAccountEntity } = await import('#lib/entities/portal-account');
   const { GSI1 } = await import('#lib/table');
   const admin = provisioning(dynamoTenantStore);

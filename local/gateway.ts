@@ -8,6 +8,7 @@ import type {
 } from 'aws-lambda';
 import { GATEWAY_LIMITS, gatewayResponses } from '#lib/http/gateway';
 import type { RouteRow } from '#lib/routes/route-table';
+import { localEnvironment } from './config.ts';
 import { type AuthorizerCache, authorizerCache, authorizerCacheTtlFromEnv } from './gateway/authorizer-cache.ts';
 import { asDelivered, type HandlerLoader, type LambdaHandler, lambdaContext } from './gateway/invoke.ts';
 import { authorizerEventOf, type MatchedRequest, matchedRequest, proxyEventOf } from './gateway/proxy-event.ts';
@@ -154,7 +155,7 @@ export const createGateway = ({
   stage = 'local',
   defaultLimits = DEFAULT_LOCAL_LIMITS,
   clientLimits = async () => undefined,
-  authorizerCacheTtlSeconds = authorizerCacheTtlFromEnv(),
+  authorizerCacheTtlSeconds = authorizerCacheTtlFromEnv(localEnvironment()),
 }: GatewayOptions): Server => {
   const gw: Gateway = {
     // API Gateway prefers the most specific resource: static segments win over variables.

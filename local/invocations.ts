@@ -1,5 +1,6 @@
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
+import { localEnvironment, setFunctionEnvironment } from './config.ts';
 
 /**
  * Lambda's invocation context for the functions the local stack runs. On Lambda a process runs one
@@ -21,7 +22,8 @@ let store: InvokeStoreBase | undefined;
  * the process's one InvokeStore (without the variable, a store with one context for everything).
  */
 export const enableInvocationContexts = async () => {
-  process.env.AWS_LAMBDA_MAX_CONCURRENCY ||= MAX_CONCURRENCY;
+  if (!localEnvironment().AWS_LAMBDA_MAX_CONCURRENCY)
+    setFunctionEnvironment({ AWS_LAMBDA_MAX_CONCURRENCY: MAX_CONCURRENCY });
   const instance = await InvokeStore.getInstanceAsync(true);
   // A store made earlier keeps what one context set for everyone: refuse it rather than mix lines.
   const probe = Symbol('probe');

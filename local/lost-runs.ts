@@ -1,6 +1,6 @@
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { rpaBatchEntity, rpaRunEntity } from '#lib/entities/rpa';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';

@@ -1,5 +1,5 @@
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import { recheckEverySeconds } from '#lib/config';
+import { recheckEverySeconds } from '#lib/config/settings';
 import { dueRechecksDefinition, type RecheckTaskResources } from '#lib/rechecks/state-machine';
 import { recheckTasks } from '#lib/routes/automation-tasks';
 import { functionArnOf } from './arns.ts';

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Env } from '#lib/config/environment';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { provisioning } from '#lib/tenancy/provisioning';
+import { localEnvironment } from './config.ts';
 
 export const DEMO_CLIENT_ID = 'demo-client';
 const DEMO_ORGANIZATION_ID = 'demo-organization';
@@ -10,7 +12,7 @@ const DEMO_ORGANIZATION_ID = 'demo-organization';
  * Seeds the demo client, organization and client user, idempotently. A generated demo key is
  * remembered under .local/ (local state only) so restarts print a key that still works.
  */
-export const seedDemo = async (stateDir: string, env: NodeJS.ProcessEnv = process.env) => {
+export const seedDemo = async (stateDir: string, env: Env = localEnvironment()) => {
   const admin = provisioning(dynamoTenantStore);
   const clientUserId = env.DEMO_CLIENT_USER_ID || 'demo-user';
   const remembered = join(stateDir, 'demo-api-key');

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type AttributeValue,
@@ -20,6 +21,7 @@ import type { Context, S3Event } from 'aws-lambda';
 import type { EventDelivery } from '#lib/events/event-delivery';
 import type { OutboxRelay } from '#lib/events/relay';
 import { TABLE_KEY, tableIndexes } from '#lib/table';
+import { localEnvironment, setFunctionEnvironment, stackSettingsOf } from './config.ts';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
 import { enableInvocationContexts, ownInvocation } from './invocations.ts';
 import { type LocalLambda, startLambda } from './lambda.ts';
@@ -189,28 +191,19 @@ export const dropTable = async (endpoint: string, tableName: string) => {
   }
 };
 
-/** LOCAL_OUTBOX_RELAY_INTERVAL_MS, when set: the relay's pause between polls. */
-const relayIntervalFromEnv = (): number | undefined => {
-  const raw = process.env.LOCAL_OUTBOX_RELAY_INTERVAL_MS;
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new Error(`LOCAL_OUTBOX_RELAY_INTERVAL_MS must be a positive whole number, not ${raw}.`);
-  }
-  return value;
-};
-
 /** S3 URL-encodes object keys in event notifications (spaces as "+"); s3rver sends them raw. */
 const s3EventKey = (key: string) => encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+');
 
 export const startLocalStack = async (options: LocalStackOptions = {}): Promise<LocalStack> => {
   // Before the first SDK request: every function runs in this process, each invocation in its own context.
   await enableInvocationContexts();
+  // The stack's own variables, checked before anything starts (one error names every bad one).
+  const settings = stackSettingsOf(localEnvironment());
   const tableName = options.tableName ?? 'service-review';
   const bucketName = options.bucketName ?? 'service-review-attachments';
   const stateDir = options.stateDir;
   if (stateDir && options.clean) rmSync(stateDir, { recursive: true, force: true });
-  const scratch = stateDir ?? join(process.env.TMPDIR ?? '/tmp', `service-review-${process.pid}-${Date.now()}`);
+  const scratch = stateDir ?? join(tmpdir(), `service-review-${process.pid}-${Date.now()}`);
   mkdirSync(scratch, { recursive: true });
 
   const emulators: Emulator[] = [];
@@ -242,7 +235,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     WEBHOOK_URL_POLICY: 'local',
   };
   // Explicit values win over whatever the shell had, so a developer's AWS profile is never used by accident.
-  Object.assign(process.env, env);
+  setFunctionEnvironment(env);
   // The embedded dynalite starts empty with stateDir; an external DynamoDB keeps the table, so empty it there.
   if (options.clean && options.dynamoEndpoint) await dropTable(dynamoEndpoint, tableName);
   const { recreated } = await ensureTable(dynamoEndpoint, tableName);
@@ -279,7 +272,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     stepFunctions.env,
     lambda.env,
   );
-  Object.assign(process.env, env);
+  setFunctionEnvironment(env);
   // The stand-in starts with no executions: runs an earlier start left unended are lost (lost-runs.ts).
   const { endLostRuns } = await import('./lost-runs.ts');
   await endLostRuns();
@@ -287,7 +280,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   const { startOutboxRelay } = await import('#lib/events/relay');
   const { dynamoOutboxStore } = await import('#lib/events/dynamo-outbox-store');
   const { deliverEvent } = await import('#lib/webhooks/delivery-service');
-  const pollIntervalMs = options.events?.pollIntervalMs ?? relayIntervalFromEnv();
+  const pollIntervalMs = options.events?.pollIntervalMs ?? settings.relayIntervalMs;
   const relay = startOutboxRelay({
     outbox: dynamoOutboxStore,
     // Locally the relay hands each event to webhook delivery itself; on AWS a queue's function will (docs/events.md).
@@ -299,12 +292,13 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     ...(pollIntervalMs ? { pollIntervalMs } : {}),
   });
   const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
-  const { cachedClientLimits, localLimitsFromEnv } = await import('./throttle.ts');
+  const { cachedClientLimits } = await import('./throttle.ts');
   const server: Server = createGateway({
     routes,
     loadHandler,
-    defaultLimits: options.defaultLimits ?? localLimitsFromEnv(),
+    defaultLimits: options.defaultLimits ?? settings.defaultLimits,
     clientLimits: cachedClientLimits(dynamoTenantStore),
+    authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
   });
   // S3 event notifications: s3rver's 'event' → the same handlers the CDK stack subscribes, invoked
   // asynchronously as Lambda does (a failure is logged; AWS would retry it, then dead-letter it).
@@ -329,7 +323,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   });
   // Webhook retries: the due-deliveries timer (local/webhook-deliveries.ts).
   const { startWebhookTimer } = await import('./webhook-deliveries.ts');
-  const webhookTimer = await startWebhookTimer();
+  const webhookTimer = await startWebhookTimer(settings.webhookSweepMs);
   // Scheduled re-checks: the DueRechecks state machine on a timer (local/rechecks.ts).
   const { startRecheckTimer } = await import('./rechecks.ts');
   const rechecks = startRecheckTimer(loadHandler, options.rechecks?.intervalMs);

@@ -1,14 +1,18 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { localEnvironment, startSettingsOf } from './config.ts';
 import { startLocalStack } from './stack.ts';
 
 /**
  * `npm start`: the local stack on PORT (default 3000) with state under .local/.
  * `npm start -- --clean` (or LOCAL_CLEAN=1) starts from empty state. LOCAL_TABLE_NAME names the
- * table (default service-review), so runs against one external DynamoDB can keep apart.
+ * table (default service-review), so runs against one external DynamoDB can keep apart. The
+ * variables are read and checked in local/config.ts.
  */
-const stateDir = resolve(process.env.LOCAL_STATE_DIR || '.local');
-const clean = process.argv.includes('--clean') || process.env.LOCAL_CLEAN === '1';
+const { stateDir, clean, port, host, dynamoEndpoint, tableName, s3Endpoint } = startSettingsOf(
+  localEnvironment(),
+  process.argv,
+);
 const stackFile = resolve(stateDir, 'stack.json');
 
 // The on-disk DynamoDB state can be opened by one process at a time: say so instead of crashing.
@@ -28,13 +32,13 @@ function isAlive(pid: number) {
 }
 
 const stack = await startLocalStack({
-  port: Number(process.env.PORT ?? 3000),
-  host: process.env.HOST ?? '127.0.0.1',
+  port,
+  host,
   stateDir,
   clean,
-  ...(process.env.DYNAMODB_ENDPOINT ? { dynamoEndpoint: process.env.DYNAMODB_ENDPOINT } : {}),
-  ...(process.env.LOCAL_TABLE_NAME ? { tableName: process.env.LOCAL_TABLE_NAME } : {}),
-  ...(process.env.S3_ENDPOINT ? { s3Endpoint: process.env.S3_ENDPOINT } : {}),
+  ...(dynamoEndpoint ? { dynamoEndpoint } : {}),
+  ...(tableName ? { tableName } : {}),
+  ...(s3Endpoint ? { s3Endpoint } : {}),
 });
 const { seedDemo } = await import('./seed.ts');
 const demo = await seedDemo(stateDir);

@@ -1,4 +1,5 @@
-import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
+import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config/defaults';
+import type { Env } from '#lib/config/environment';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 
 /**
@@ -16,9 +17,9 @@ export interface ClientLimits {
 }
 
 /**
- * Limits of a client without its own: the deployed default usage plan's (lib/config.ts), so that
+ * Limits of a client without its own: the deployed default usage plan's (lib/config/defaults.ts), so that
  * `npm start` throttles a client as AWS does. LOCAL_RATE_LIMIT, LOCAL_BURST_LIMIT and
- * LOCAL_QUOTA_PER_DAY change them; the test suite and the benchmarks raise them that way.
+ * LOCAL_QUOTA_PER_DAY change them (read by local/config.ts); the test suite and the benchmarks raise them that way.
  */
 export const DEFAULT_LOCAL_LIMITS: ClientLimits = { ...DEFAULT_CLIENT_THROTTLE, quotaPerDay: DEFAULT_QUOTA_PER_DAY };
 
@@ -29,7 +30,7 @@ const positive = (name: string, raw: string | undefined, fallback: number): numb
   return value;
 };
 
-export const localLimitsFromEnv = (env: NodeJS.ProcessEnv = process.env): ClientLimits => ({
+export const localLimitsFromEnv = (env: Env): ClientLimits => ({
   rateLimit: positive('LOCAL_RATE_LIMIT', env.LOCAL_RATE_LIMIT, DEFAULT_LOCAL_LIMITS.rateLimit),
   burstLimit: positive('LOCAL_BURST_LIMIT', env.LOCAL_BURST_LIMIT, DEFAULT_LOCAL_LIMITS.burstLimit),
   quotaPerDay: positive('LOCAL_QUOTA_PER_DAY', env.LOCAL_QUOTA_PER_DAY, DEFAULT_LOCAL_LIMITS.quotaPerDay),

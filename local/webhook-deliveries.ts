@@ -12,19 +12,8 @@ export interface WebhookTimer {
   close(): Promise<void>;
 }
 
-const DEFAULT_SWEEP_SECONDS = 2;
-
-/** WEBHOOK_SWEEP_SECONDS: a positive number of seconds (fractions allowed), else the default. */
-const sweepIntervalMs = (raw = process.env.WEBHOOK_SWEEP_SECONDS) => {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_SWEEP_SECONDS * 1000;
-  const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
-    throw new Error(`WEBHOOK_SWEEP_SECONDS must be a number of seconds from 0 to 3600, not ${raw}.`);
-  }
-  return Math.round(seconds * 1000);
-};
-
-export const startWebhookTimer = async (intervalMs = sweepIntervalMs()): Promise<WebhookTimer> => {
+/** `intervalMs`: WEBHOOK_SWEEP_SECONDS (local/config.ts). */
+export const startWebhookTimer = async (intervalMs: number): Promise<WebhookTimer> => {
   // Loaded once the stack's environment is set: its SDK client and keyring read it.
   const { webhookDeliveries } = await import('#lib/webhooks/delivery-service');
   let stopped = false;

@@ -7,9 +7,8 @@
  * Tenants are provisioned by operators only: none of this is an API route.
  * npm prints its own banner on stdout; `npm run -s admin -- …` leaves only the JSON.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type AdminTarget, adminTarget } from './admin-config.ts';
 
 const usage = `Usage: npm run admin -- <command>
   create-client <name> [--expires-in <duration>] [--rate <n> --burst <n> [--quota-per-day <n>]]
@@ -58,15 +57,13 @@ const fail = (message: string): never => {
   process.exit(1);
 };
 
-const targetEnvironment = () => {
-  if (process.env.ADMIN_TARGET === 'aws') {
-    if (!process.env.TABLE_NAME) fail('ADMIN_TARGET=aws needs TABLE_NAME (the deployed table name).');
-    return;
+/** The target (scripts/admin-config.ts), or the CLI's error saying what is missing. */
+const targetOrFail = (): AdminTarget => {
+  try {
+    return adminTarget();
+  } catch (error) {
+    return fail((error as Error).message);
   }
-  const stackFile = join(resolve(process.env.LOCAL_STATE_DIR || '.local'), 'stack.json');
-  if (!existsSync(stackFile))
-    fail(`No local stack found (${stackFile}). Start it with npm start, or set ADMIN_TARGET=aws.`);
-  Object.assign(process.env, (JSON.parse(readFileSync(stackFile, 'utf8')) as { env: Record<string, string> }).env);
 };
 
 /** Options that take a whole number, by the field they set; --default clears them (see each command). */
@@ -177,7 +174,7 @@ if (!command || command === 'help' || values.help) {
   process.exit(command || values.help ? 0 : 1);
 }
 
-targetEnvironment();
+const target = targetOrFail();
 // Imported after the target is known: the SDK clients read their endpoints at module scope.
 const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
 const { provisioning } = await import('#lib/tenancy/provisioning');
@@ -186,11 +183,11 @@ const admin = provisioning(dynamoTenantStore);
 /** Revocation takes effect at once in the table; the gateway's cached answers are flushed on AWS. */
 const flushAfterRevocation = async () => {
   const { flushAuthorizerCache, noCacheToFlush } = await import('#lib/tenancy/authorizer-cache');
-  if (process.env.ADMIN_TARGET !== 'aws') return noCacheToFlush('local');
-  const restApiId = process.env.REST_API_ID;
+  if (target.kind !== 'aws') return noCacheToFlush('local');
+  const { restApiId, apiStage } = target;
   if (!restApiId) return noCacheToFlush('no-rest-api-id');
   const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
-  return flushAuthorizerCache(new APIGatewayClient({}), { restApiId, stageName: process.env.API_STAGE || 'prod' });
+  return flushAuthorizerCache(new APIGatewayClient({}), { restApiId, stageName: apiStage });
 };
 
 /**
@@ -198,8 +195,8 @@ const flushAfterRevocation = async () => {
  * the Client item for the authorizer to return. The value is not printed: nobody needs it.
  */
 const attachUsagePlanKey = async (clientId: string) => {
-  const usagePlanId = process.env.USAGE_PLAN_ID;
-  if (process.env.ADMIN_TARGET !== 'aws' || !usagePlanId) {
+  const usagePlanId = target.kind === 'aws' ? target.usagePlanId : undefined;
+  if (!usagePlanId) {
     return fail('attach-usage-plan-key needs ADMIN_TARGET=aws and USAGE_PLAN_ID (the local gateway needs no key).');
   }
   const client = await dynamoTenantStore.getClient(clientId);
@@ -224,14 +221,14 @@ const applyUsagePlan = async (
   clientId: string,
   stored: { rateLimit?: number; burstLimit?: number; quotaPerDay?: number },
 ) => {
-  const defaultUsagePlanId = process.env.USAGE_PLAN_ID;
-  if (process.env.ADMIN_TARGET !== 'aws' || !defaultUsagePlanId) return {};
+  const defaultUsagePlanId = target.kind === 'aws' ? target.usagePlanId : undefined;
+  if (!defaultUsagePlanId) return {};
   const usageIdentifierKey = await dynamoTenantStore.getUsageIdentifierKey(clientId);
   if (!usageIdentifierKey) {
     return { usagePlanId: null, reason: 'the client has no usage plan key yet: run attach-usage-plan-key' };
   }
   const plans = await import('#lib/tenancy/usage-plan-keys');
-  const { DEFAULT_QUOTA_PER_DAY } = await import('#lib/config');
+  const { DEFAULT_QUOTA_PER_DAY } = await import('#lib/config/defaults');
   const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
   const apiGateway = new APIGatewayClient({});
   const { rateLimit, burstLimit, quotaPerDay = DEFAULT_QUOTA_PER_DAY } = stored;
@@ -256,7 +253,7 @@ const deleteClient = async () => {
   const [clientId] = need(1);
   const deleted = await admin.deleteClient(clientId!);
   const flushed = await flushAfterRevocation();
-  if (process.env.ADMIN_TARGET !== 'aws') {
+  if (target.kind !== 'aws') {
     return { ...deleted, usagePlanKeyDeleted: false, usagePlanDeleted: false, ...flushed };
   }
   const { deleteClientApiKeys, deleteClientUsagePlan } = await import('#lib/tenancy/usage-plan-keys');
@@ -280,13 +277,13 @@ const commands: Record<string, () => Promise<unknown>> = {
     if (defaultLimits)
       fail(`create-client takes no --default: a new client is on the defaults without --rate.\n${usage}`);
     const created = await admin.createClient(name!, { expiresIn, limits });
-    if (process.env.ADMIN_TARGET === 'aws' && !process.env.USAGE_PLAN_ID) {
+    if (target.kind === 'aws' && !target.usagePlanId) {
       // Usage keys are required by default (docs/deploy.md): without one, every call of the client is a 403.
       process.stderr.write(
         `warning: no USAGE_PLAN_ID, so ${created.clientId} has no usage plan key; where keys are required, run attach-usage-plan-key.\n`,
       );
     }
-    if (process.env.ADMIN_TARGET !== 'aws' || !process.env.USAGE_PLAN_ID) return created;
+    if (target.kind !== 'aws' || !target.usagePlanId) return created;
     const { apiGatewayKeyId } = await attachUsagePlanKey(created.clientId);
     const ownPlan = Object.keys(limits).length > 0 ? await applyUsagePlan(created.clientId, limits) : {};
     return { ...created, apiGatewayKeyId, ...ownPlan };

@@ -9,7 +9,7 @@ export interface SigningSecretProps {
   encryptionKey: IKey;
   /** What the key signs, for the secret's description. */
   signs: string;
-  /** The variable that tells a bound function where the secret is (read by lib/crypto/config.ts). */
+  /** The variable that tells a bound function where the secret is (read by lib/crypto/key-sources.ts). */
   environmentVariable: string;
   /** How long what it signs stays valid: the wait between prepending a new key and dropping the old one. */
   validFor: string;

@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalPut, conditionalUpdate } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import type { AttachmentRecord } from '#lib/entities/attachment';
 import { attachmentEntity, attachmentSlotsEntity } from '#lib/entities/attachment';
 import type { SlotReservation } from './attachment-slots.ts';

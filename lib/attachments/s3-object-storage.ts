@@ -8,7 +8,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from '#lib/aws/s3';
-import { bucketName, s3VerifiesChecksums } from '#lib/config';
+import { bucketName } from '#lib/config/resources';
+import { s3VerifiesChecksums } from '#lib/config/settings';
 import type { ObjectStorage } from './object-storage.ts';
 
 const base64OfHex = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
@@ -53,7 +54,7 @@ const versionsOf = async (key: string) => {
  * Checksums: every write names its SHA-256 (`put`, and the signed header of `presignPut`), and S3
  * refuses bytes that do not have it and keeps it with the object, so `describe` can vouch for an
  * object's SHA-256 with one HeadObject. Both writes are single PUTs (never multipart), whose checksum is
- * of the whole object. The capability is configuration (S3_VERIFIES_CHECKSUMS, lib/config.ts): false
+ * of the whole object. The capability is configuration (S3_VERIFIES_CHECKSUMS, lib/config/settings.ts): false
  * for the local emulator, which neither checks nor keeps checksums; `describe` then reports none.
  */
 export const s3ObjectStorage: ObjectStorage = {

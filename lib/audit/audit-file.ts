@@ -1,7 +1,6 @@
 import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-
-type Env = Record<string, string | undefined>;
+import { type Env, environment } from '#lib/config/environment';
 
 export const AUDIT_FILE_NAME = 'audit.jsonl';
 
@@ -10,7 +9,7 @@ export const AUDIT_FILE_NAME = 'audit.jsonl';
  * stack sets it: `.local/` for `npm start`, a scratch folder for the tests). Neither is set on AWS,
  * where stdout is the trail.
  */
-export const localAuditFileOf = (env: Env = process.env): string | undefined =>
+export const localAuditFileOf = (env: Env = environment()): string | undefined =>
   env.LOCAL_AUDIT_FILE || (env.LOCAL_STATE_DIR ? join(env.LOCAL_STATE_DIR, AUDIT_FILE_NAME) : undefined);
 
 const open = new Map<string, number>();

@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand, type UpdateCommandInput, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 
 /*
  * Optimistic concurrency for every store: a write conditional on what it expects to find. The

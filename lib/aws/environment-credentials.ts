@@ -2,6 +2,7 @@ import { ENV_KEY, ENV_SECRET, fromEnv } from '@aws-sdk/credential-provider-env';
 import type { DefaultProviderInit } from '@aws-sdk/credential-provider-node';
 import { CredentialsProviderError } from '@smithy/core/config';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { environment } from '#lib/config/environment';
 
 /*
  * The credential provider of the deployed bundles: esbuild aliases `@aws-sdk/credential-provider-node`
@@ -20,7 +21,7 @@ import type { AwsCredentialIdentityProvider } from '@smithy/types';
 export const defaultProvider = (init: DefaultProviderInit = {}): AwsCredentialIdentityProvider => {
   const fromEnvironment = fromEnv(init);
   return async () => {
-    const missing = [ENV_KEY, ENV_SECRET].filter((name) => !process.env[name]);
+    const missing = [ENV_KEY, ENV_SECRET].filter((name) => !environment()[name]);
     if (missing.length > 0) {
       throw new CredentialsProviderError(
         `No AWS credentials in the environment: ${missing.join(' and ')} not set (deployed bundles read credentials from the environment only).`,

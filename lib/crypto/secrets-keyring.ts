@@ -1,5 +1,6 @@
 import { kms } from '#lib/aws/kms';
-import { type Env, KeyConfigurationError, localKeyFile } from './config.ts';
+import { type Env, environment } from '#lib/config/environment';
+import { KeyConfigurationError, localKeyFile } from './key-sources.ts';
 import type { Keyring } from './keyring.ts';
 import { kmsKeyring } from './kms-keyring.ts';
 import { localKeyring } from './local-keyring.ts';
@@ -13,10 +14,10 @@ import { localKeyring } from './local-keyring.ts';
  *   else LOCAL_STATE_DIR        → a local key in $LOCAL_STATE_DIR/secrets.key (the local stack sets it)
  *   else                        → configuration error (never a silent fallback on AWS)
  *
- * Apart from config.ts so that only what seals or opens secrets imports it, and with it the AWS
+ * Apart from key-sources.ts so that only what seals or opens secrets imports it, and with it the AWS
  * Encryption SDK (about 230 KB of bundle: docs/security.md).
  */
-export const keyringFromEnvironment = (env: Env = process.env): Keyring => {
+export const keyringFromEnvironment = (env: Env = environment()): Keyring => {
   if (env.SECRETS_KEY_ID) return kmsKeyring(kms, env.SECRETS_KEY_ID);
   const file = localKeyFile(env, 'LOCAL_SECRETS_KEY_FILE', 'secrets.key');
   if (file) return localKeyring(file);

@@ -26,7 +26,7 @@ export interface ClientLimitsRecord {
 }
 
 /**
- * A client's own storage quotas (docs/security.md, "Quotas"); STORAGE_QUOTA_DEFAULTS (lib/config.ts)
+ * A client's own storage quotas (docs/security.md, "Quotas"); STORAGE_QUOTA_DEFAULTS (lib/config/defaults.ts)
  * apply when absent.
  */
 export interface StorageQuotasRecord {

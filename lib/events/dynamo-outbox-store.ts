@@ -2,7 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import type { TransactItem } from '#lib/aws/transactions';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { outboxEntity } from '#lib/entities/outbox';
 import type { ServiceEvent } from '#lib/entities/service-event';
 import { GSI1 } from '#lib/table';

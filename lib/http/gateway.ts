@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { AUTHORIZER_CACHE_TTL_SECONDS } from '#lib/config';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '#lib/config/defaults';
 import { baseHeaders } from './response.ts';
 
 /**

@@ -4,7 +4,7 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { MiddlewareObj, Request } from '@middy/core';
 import { dynamoClient } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { log } from '#lib/observability/logger';
 import { TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
 import type { Scope } from '#lib/tenancy/scope';

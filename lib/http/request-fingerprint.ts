@@ -1,12 +1,13 @@
 import { createHmac } from 'node:crypto';
-import { type Env, type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/config';
+import { type Env, environment } from '#lib/config/environment';
+import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/key-sources';
 
 /*
  * The fingerprint an idempotency record keeps of its request (idempotency.ts), to tell a retry (same
  * request) from a reused key (another request: 422). A body can hold secrets (a portal account's
  * password and TOTP seed), so the fingerprint is keyed: HMAC-SHA-256 under a server key, never a
  * plain hash that whoever reads the table could test guesses against. Its keys are resolved once
- * per container by the resolver of the other HMAC keys (lib/crypto/config.ts), on the first request
+ * per container by the resolver of the other HMAC keys (lib/crypto/key-sources.ts), on the first request
  * that carries an Idempotency-Key:
  *
  *   IDEMPOTENCY_FINGERPRINT_KEY set  → comma-separated base64/base64url keys of ≥ 32 bytes; the first
@@ -25,7 +26,7 @@ const REQUEST_FINGERPRINT_KEYS: SigningKeySource = {
   label: 'idempotency fingerprint',
 };
 
-export const fingerprintKeysFromEnvironment = (env: Env = process.env) =>
+export const fingerprintKeysFromEnvironment = (env: Env = environment()) =>
   signingKeysFromEnvironment(REQUEST_FINGERPRINT_KEYS, env);
 
 /** The fingerprint keys of this container. */

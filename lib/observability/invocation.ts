@@ -1,5 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import { checkSettings } from '#lib/config/settings';
 import { functionNameOf, type Route } from '#lib/routes/route-table';
 import { log, logger } from './logger.ts';
 import { recordRequest } from './metrics.ts';
@@ -22,6 +23,10 @@ interface RoutedEvent {
 type Context = Request['context'];
 type ApiRequest = Request<RoutedEvent, unknown>;
 type RouteOf = (event: Pick<RoutedEvent, 'httpMethod' | 'resource'>) => Route | undefined;
+
+// Every function loads this module: its cold start fails here, naming each variable set to what it may
+// not be (lib/config/settings.ts), rather than a request later.
+checkSettings();
 
 const startedAt = new WeakMap<object, number>();
 const stringOr = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);

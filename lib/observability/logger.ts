@@ -1,6 +1,7 @@
 import type {} from '@aws/lambda-invoke-store';
 import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
+import { invocationsShareProcess, LOG_LEVELS, wantedLogLevel } from '#lib/config/runtime';
 import { SERVICE_NAME } from './names.ts';
 
 /*
@@ -101,16 +102,12 @@ class AllowListFormatter extends LogFormatter {
 export const logger = new Logger({ serviceName: SERVICE_NAME, logFormatter: new AllowListFormatter() });
 
 /*
- * The level, as Powertools ranks the variables: Lambda's own (AWS_LAMBDA_LOG_LEVEL), then
- * POWERTOOLS_LOG_LEVEL (set by CDK from context), then LOG_LEVEL (the local stack and the tests).
- * Checked on every line (a string comparison): a process may change it at run time, as the tests
+ * The level, as Powertools ranks the variables (wantedLogLevel, lib/config/runtime.ts). Checked on every line (a string comparison): a process may change it at run time, as the tests
  * do, and Powertools puts its initial level back at the start of every invocation.
  */
-const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
 const syncLevel = () => {
-  const { AWS_LAMBDA_LOG_LEVEL, POWERTOOLS_LOG_LEVEL, LOG_LEVEL } = process.env;
-  const wanted = (AWS_LAMBDA_LOG_LEVEL ?? POWERTOOLS_LOG_LEVEL ?? LOG_LEVEL ?? 'INFO').toUpperCase();
-  if (wanted !== logger.getLevelName() && LEVELS.includes(wanted)) {
+  const wanted = wantedLogLevel();
+  if (wanted !== logger.getLevelName() && LOG_LEVELS.includes(wanted)) {
     logger.setLogLevel(wanted as Parameters<Logger['setLogLevel']>[0]);
   }
 };
@@ -127,7 +124,7 @@ type Write = <M extends string>(message: Literal<M>, fields?: LogFields) => void
  */
 const outsideInvocations = (write: () => void) => {
   const store = globalThis.awslambda?.InvokeStore;
-  if (!process.env.AWS_LAMBDA_MAX_CONCURRENCY || !store || store.hasContext()) return write();
+  if (!invocationsShareProcess() || !store || store.hasContext()) return write();
   store.run({}, write);
 };
 

@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { metricsDisabledSwitch, onLambda } from '#lib/config/runtime';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './names.ts';
 
 /*
@@ -12,9 +13,9 @@ import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './names.ts';
  * POWERTOOLS_METRICS_DISABLED decides when set, either way (`false` turns them on locally).
  */
 const enabled = () => {
-  const disabled = process.env.POWERTOOLS_METRICS_DISABLED?.toLowerCase();
+  const disabled = metricsDisabledSwitch();
   if (disabled !== undefined) return !['true', '1', 'yes', 'on'].includes(disabled);
-  return Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+  return onLambda();
 };
 
 /**

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { BuildMiddleware, MetadataBearer, MiddlewareStack, Provider } from '@smithy/types';
+import { traceHeaderVariable, tracingEnabled, xrayDaemonAddress } from '#lib/config/runtime';
 import { type AwsSubsegment, sendToDaemon, type TraceContext, traceContextOf } from './xray.ts';
 
 /*
@@ -76,19 +77,17 @@ const outcomeOf = (
   };
 };
 
-const tracingEnabled = () => process.env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() !== 'false';
-
 /** The invocation's trace header: the runtime's per-invocation store where it has one, else the variable. */
 const currentTraceHeader = (): string | undefined =>
   (
     globalThis as { awslambda?: { InvokeStore?: { getXRayTraceId?: () => string | undefined } } }
-  ).awslambda?.InvokeStore?.getXRayTraceId?.() ?? process.env._X_AMZN_TRACE_ID;
+  ).awslambda?.InvokeStore?.getXRayTraceId?.() ?? traceHeaderVariable();
 
 const subsegmentMiddleware =
   (region: Provider<string> | string | undefined): BuildMiddleware<object, MetadataBearer> =>
   (next, context) =>
   async (args) => {
-    const daemonAddress = process.env.AWS_XRAY_DAEMON_ADDRESS;
+    const daemonAddress = xrayDaemonAddress();
     const trace: TraceContext | undefined =
       daemonAddress && tracingEnabled() ? traceContextOf(currentTraceHeader()) : undefined;
     if (!trace || !daemonAddress) return next(args);

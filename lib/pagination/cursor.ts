@@ -9,7 +9,7 @@ import { Invalid } from '#lib/errors';
  * The purpose names the list (`portal-accounts-cursor/v1`), the bindings what it lists (client and
  * organization; client and request), so a cursor is valid only for the list, tenant, filter (hash of
  * the normalized criteria) and page size it was issued for: any change or other use is a 400. Keys
- * come from lib/crypto/config.ts (the first signs, all verify).
+ * come from lib/crypto/key-sources.ts (the first signs, all verify).
  */
 export interface CursorScope {
   /** Which list, with a version: `portal-accounts-cursor/v1`. */

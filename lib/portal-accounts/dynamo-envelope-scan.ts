@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { portalAccountEntity } from '#lib/entities/portal-account';
 

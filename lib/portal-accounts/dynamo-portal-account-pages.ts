@@ -1,7 +1,7 @@
 import { setTimeout } from 'node:timers/promises';
 import { BatchGetCommand, type BatchGetCommandOutput, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import {
   normalizeSearchText,
   portalAccountEntity,

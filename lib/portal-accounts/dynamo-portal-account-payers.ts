@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { portalAccountEntity, portalAccountPayerEntity, type StoredPortalAccount } from '#lib/entities/portal-account';
 
 /*

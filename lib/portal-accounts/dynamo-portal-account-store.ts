@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { portalAccountEntity, type StoredPortalAccount } from '#lib/entities/portal-account';
 import { GSI2 } from '#lib/table';
 import { page } from './dynamo-portal-account-pages.ts';

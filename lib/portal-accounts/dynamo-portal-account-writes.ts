@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import {
   type LastLogin,
   type PortalAccountAttention,

@@ -1,4 +1,4 @@
-import { cursorSigningKeys } from '#lib/crypto/config';
+import { cursorSigningKeys } from '#lib/crypto/key-sources';
 import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { NotFound } from '#lib/errors';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';

@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import type { TransactItem } from '#lib/aws/transactions';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import type { ScheduledRecheck } from '#lib/entities/recheck';
 import { recheckEntity } from '#lib/entities/recheck';
 import { GSI1 } from '#lib/table';

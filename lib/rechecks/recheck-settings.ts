@@ -1,4 +1,4 @@
-import { recheckEverySeconds } from '#lib/config';
+import { recheckEverySeconds } from '#lib/config/settings';
 import type { TenantStore } from '#lib/tenancy/tenant-store';
 import type { RecheckSettings } from './recheck-policy.ts';
 

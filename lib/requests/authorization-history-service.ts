@@ -1,4 +1,4 @@
-import { cursorSigningKeys } from '#lib/crypto/config';
+import { cursorSigningKeys } from '#lib/crypto/key-sources';
 import { authorizationHistoryService } from './authorization-history.ts';
 import { dynamoAuthorizationHistoryStore } from './dynamo-authorization-history-store.ts';
 import { dynamoRequestStore } from './dynamo-request-store.ts';

@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { authorizationChangeEntity } from '#lib/entities/authorization-history';
 import type { AuthorizationHistoryStore } from './authorization-history-store.ts';
 

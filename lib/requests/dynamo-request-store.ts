@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalPut, conditionalUpdate, isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { transactWrite } from '#lib/aws/transactions';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { authorizationChangeEntity } from '#lib/entities/authorization-history';
 import { requestEntity } from '#lib/entities/request';
 import { outboxPutsOf } from '#lib/events/dynamo-outbox-store';

@@ -1,4 +1,4 @@
-import { automationQuotaDefaults } from '#lib/config';
+import { automationQuotaDefaults } from '#lib/config/settings';
 import { RateLimited } from '#lib/errors';
 import { log } from '#lib/observability/logger';
 import type { TenantStore } from '#lib/tenancy/tenant-store';

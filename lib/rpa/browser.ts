@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import { type Browser, chromium as playwrightChromium } from 'playwright-core';
+import { onLambda } from '#lib/config/runtime';
 import { PortalFailure } from './drivers/driver.ts';
 
 /**
@@ -20,9 +21,6 @@ export interface LaunchOptions {
   /** Everything in one process, as on Lambda (the default there, and only there). */
   singleProcess?: boolean;
 }
-
-/** The worker runs in Lambda (the runtime sets this; `npm run invoke` too). */
-export const onLambda = (env: NodeJS.ProcessEnv = process.env) => Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
 
 /**
  * Never passed, whatever the environment: they switch off the same-origin policy, site isolation,

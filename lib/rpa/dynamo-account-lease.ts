@@ -1,7 +1,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { portalAccountLeaseEntity } from '#lib/entities/rpa';
 import type { AccountLeases } from './account-lease.ts';
 

@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { automationFlightEntity, automationRunsUsageEntity } from '#lib/entities/storage-usage';
 import { type Counter, release, reserve } from '#lib/tenancy/dynamo-storage-usage-store';
 import type { AutomationUsageStore } from './automation-quotas.ts';

@@ -2,7 +2,7 @@ import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb
 import { conditionalPut } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { transactWrite } from '#lib/aws/transactions';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { rpaBatchEntity, rpaRunEntity } from '#lib/entities/rpa';
 import type { ServiceEvent } from '#lib/entities/service-event';
 import { outboxPutsOf } from '#lib/events/dynamo-outbox-store';

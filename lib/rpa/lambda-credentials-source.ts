@@ -1,6 +1,6 @@
 import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { lambda } from '#lib/aws/lambda';
-import { runCredentialsFunctionName } from '#lib/config';
+import { runCredentialsFunctionName } from '#lib/config/resources';
 import { type CredentialsSource, REFUSAL_REASONS, type RefusalReason } from './credentials-source.ts';
 import { PortalFailure } from './drivers/driver.ts';
 

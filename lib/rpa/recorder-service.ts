@@ -1,4 +1,4 @@
-import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config';
+import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config/resources';
 import { flightLandings } from './automation-quotas.ts';
 import type { AutomationMachine } from './automation-starter.ts';
 import { dynamoAutomationUsage } from './dynamo-automation-usage.ts';

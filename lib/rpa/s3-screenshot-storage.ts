@@ -1,7 +1,7 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from '#lib/aws/s3';
-import { bucketName } from '#lib/config';
+import { bucketName } from '#lib/config/resources';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
 
 /**

@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
-import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/config';
+import { type Env, environment } from '#lib/config/environment';
+import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/key-sources';
 
 /*
  * The scraper token: a JWT (HS256) that lets its holder read one request's scraper session for 15
  * minutes (docs/rpa.md). Its key is resolved from the environment once per container, by the same
- * resolver as the cursor signing keys (lib/crypto/config.ts):
+ * resolver as the cursor signing keys (lib/crypto/key-sources.ts):
  *
  *   RPA_TOKEN_KEY set          → comma-separated base64/base64url keys of ≥ 32 bytes; the first signs,
  *                                all verify (rotation). Tests.
@@ -14,8 +15,6 @@ import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } fr
  *   else LOCAL_RPA_TOKEN_KEY_FILE or $LOCAL_STATE_DIR/rpa-token.key → a local 256-bit key (0600)
  *   else                       → configuration error
  */
-type Env = Record<string, string | undefined>;
-
 export const SCRAPER_TOKEN_TTL_SECONDS = 15 * 60;
 export const SCRAPER_TOKEN_ISSUER = 'service-review-api';
 export const SCRAPER_TOKEN_AUDIENCE = 'scraper-session';
@@ -63,7 +62,7 @@ const RPA_TOKEN_KEYS: SigningKeySource = {
   label: 'RPA token',
 };
 
-export const scraperTokenKeysFromEnvironment = (env: Env = process.env) =>
+export const scraperTokenKeysFromEnvironment = (env: Env = environment()) =>
   signingKeysFromEnvironment(RPA_TOKEN_KEYS, env);
 
 /** The token keys of this container. */

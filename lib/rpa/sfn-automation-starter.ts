@@ -1,6 +1,6 @@
 import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { sfn } from '#lib/aws/sfn';
-import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config';
+import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config/resources';
 import type { AutomationMachine, AutomationStarter, ExecutionStatus } from './automation-starter.ts';
 
 /** Where each state machine is: set by the CDK app (the automation stack) and by the local stack. */

@@ -1,6 +1,6 @@
 import { DescribeExecutionCommand, ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
 import { sfn } from '#lib/aws/sfn';
-import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config';
+import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config/resources';
 import type { AutomationMachine, ExecutionStatus } from './automation-starter.ts';
 import type { ExecutionReader } from './execution-reader.ts';
 

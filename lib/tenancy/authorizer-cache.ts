@@ -1,5 +1,5 @@
 import { type APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
-import { AUTHORIZER_CACHE_TTL_SECONDS } from '#lib/config';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '#lib/config/defaults';
 
 export type CacheFlush = { authorizerCacheFlushed: true } | { authorizerCacheFlushed: false; reason: string };
 

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalUpdate } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import type { TableKey } from '#lib/entities/define-entity';
 import { attachmentBytesUsageEntity, portalAccountsUsageEntity } from '#lib/entities/storage-usage';
 import type { StorageUsageStore } from './storage-usage.ts';

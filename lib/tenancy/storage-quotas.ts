@@ -1,4 +1,4 @@
-import { storageQuotaDefaults } from '#lib/config';
+import { storageQuotaDefaults } from '#lib/config/settings';
 import { LimitReached } from '#lib/errors';
 import { log } from '#lib/observability/logger';
 import type { StorageUsageStore } from './storage-usage.ts';

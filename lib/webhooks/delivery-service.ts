@@ -1,4 +1,4 @@
-import { webhookUrlPolicy } from '#lib/config';
+import { webhookUrlPolicy } from '#lib/config/settings';
 import { webhookDelivery } from './delivery.ts';
 import { dynamoWebhookStore } from './dynamo-webhook-store.ts';
 import { signingSecretOpener } from './open-signing-secret.ts';

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import { conditionalPut } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { webhookDeliveryEntity, webhookEntity, webhooksUsageEntity } from '#lib/entities/webhook';
 import { LimitReached } from '#lib/errors';
 import { GSI1 } from '#lib/table';

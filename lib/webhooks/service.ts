@@ -1,4 +1,4 @@
-import { webhookUrlPolicy } from '#lib/config';
+import { webhookUrlPolicy } from '#lib/config/settings';
 import { dynamoWebhookStore } from './dynamo-webhook-store.ts';
 import { webhookService } from './webhooks.ts';
 

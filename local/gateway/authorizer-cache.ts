@@ -1,10 +1,11 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import type { Env } from '#lib/config/environment';
 import { GATEWAY_LIMITS } from '#lib/http/gateway';
 
 /* The authorizer's side of the gateway: its cache, and the cache's lifetime. */
 
 /** LOCAL_AUTHORIZER_CACHE_TTL: whole seconds, 0 to 3600 as API Gateway allows; the deployed value when unset. */
-export const authorizerCacheTtlFromEnv = (env: NodeJS.ProcessEnv = process.env): number => {
+export const authorizerCacheTtlFromEnv = (env: Env): number => {
   const raw = env.LOCAL_AUTHORIZER_CACHE_TTL;
   if (raw === undefined || raw.trim() === '') return GATEWAY_LIMITS.authorizerCacheTtlSeconds;
   const value = Number(raw);

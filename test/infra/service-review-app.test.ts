@@ -12,7 +12,7 @@ import {
   wafRateLimitPerIp,
 } from '#infra/constructs/service-api';
 import type { ServiceFunction } from '#infra/constructs/service-function';
-import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
+import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config/defaults';
 import { apiKeyEntity, clientEntity } from '#lib/entities/tenancy';
 import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
 import { dueRechecksDefinition, type RecheckTaskName, type RecheckTaskResources } from '#lib/rechecks/state-machine';

@@ -6,7 +6,7 @@ import { MAX_ATTACHMENTS_PER_REQUEST } from '#lib/attachments/attachments';
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
 import { attachments } from '#lib/attachments/service';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import type { AttachmentRecord } from '#lib/entities/attachment';
 import { attachmentSlotsEntity } from '#lib/entities/attachment';
 import { keys } from '#lib/keys';

@@ -7,7 +7,7 @@ import {
   MAX_PRESIGNED_FILE_BYTES,
 } from '#lib/attachments/content-policy';
 import { s3 } from '#lib/aws/s3';
-import { bucketName } from '#lib/config';
+import { bucketName } from '#lib/config/resources';
 import { keys } from '#lib/keys';
 import { type ApiResponse, call, newTenant } from '#test/support/api';
 import {

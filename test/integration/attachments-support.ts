@@ -3,7 +3,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
 import { s3 } from '#lib/aws/s3';
-import { bucketName } from '#lib/config';
+import { bucketName } from '#lib/config/resources';
 import { keys } from '#lib/keys';
 import { type ApiResponse, baseUrl, call, expectConforming, uniqueId } from '#test/support/api';
 import { minimalRequest } from '#test/support/fixtures';

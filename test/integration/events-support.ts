@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { authorizationChangeEntity } from '#lib/entities/authorization-history';
 import { outboxEntity } from '#lib/entities/outbox';
 import type { EventType, ServiceEvent } from '#lib/entities/service-event';

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { attachmentEntity } from '#lib/entities/attachment';
 import { portalAccountEntity } from '#lib/entities/portal-account';
 import { requestEntity } from '#lib/entities/request';

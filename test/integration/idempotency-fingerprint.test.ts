@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { fingerprintsOf } from '#lib/http/request-fingerprint';
 import { TABLE_KEY } from '#lib/table';
 import { type ApiResponse, call, newTenant, uniqueId } from '#test/support/api';

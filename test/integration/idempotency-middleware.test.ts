@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { KeyConfigurationError } from '#lib/crypto/config';
+import { KeyConfigurationError } from '#lib/crypto/key-sources';
 import { NotFound } from '#lib/errors';
 import type { ApiEvent } from '#lib/http/api-event';
 import { endpoint } from '#lib/http/endpoint';

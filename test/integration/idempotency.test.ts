@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { TABLE_KEY, TTL_ATTRIBUTE } from '#lib/table';
 import { type ApiResponse, type CallOptions, call, newTenant, uniqueId } from '#test/support/api';
 import { minimalRequest } from '#test/support/fixtures';

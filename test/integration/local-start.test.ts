@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CLIENT_THROTTLE } from '#lib/config';
+import { DEFAULT_CLIENT_THROTTLE } from '#lib/config/defaults';
 import { dropTable } from '#local/stack';
 import { minimalRequest } from '#test/support/fixtures';
 import { localStartProcess } from '#test/support/local-start-process';

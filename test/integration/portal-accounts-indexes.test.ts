@@ -1,7 +1,7 @@
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { portalAccountEntity } from '#lib/entities/portal-account';
 import {
   backfillPortalAccountIndexes,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { SecretDecryptionError } from '#lib/crypto/keyring';
 import { secretsKeyring } from '#lib/crypto/secrets-keyring';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';

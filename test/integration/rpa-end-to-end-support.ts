@@ -12,7 +12,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, inject } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { s3 } from '#lib/aws/s3';
-import { bucketName, tableName } from '#lib/config';
+import { bucketName, tableName } from '#lib/config/resources';
 import { SANDBOX_PAYER_ID, SANDBOX_SERVICE_FROM_DATE, SANDBOX_USERS } from '#local/sandbox-portal/seed';
 import { baseUrl, call, newTenant } from '#test/support/api';
 import { batchPath, rpaOf } from './rpa-support.ts';

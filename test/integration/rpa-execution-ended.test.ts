@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '#functions/rpa/record-execution-ended';
-import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config';
+import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config/resources';
 import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { LOST_AFTER_MS } from '#lib/rpa/rpa';

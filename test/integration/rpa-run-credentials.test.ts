@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { InvokeCommand, type InvokeCommandOutput, ResourceNotFoundException } from '@aws-sdk/client-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lambda } from '#lib/aws/lambda';
-import { runCredentialsFunctionName } from '#lib/config';
+import { runCredentialsFunctionName } from '#lib/config/resources';
 import type { RpaRunRecord, RunStep } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
 import type { RunCredentialsRequest } from '#lib/rpa/credentials-source';

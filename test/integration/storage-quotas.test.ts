@@ -4,7 +4,7 @@ import { attachmentService } from '#lib/attachments/attachments';
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
 import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
 import { s3 } from '#lib/aws/s3';
-import { bucketName } from '#lib/config';
+import { bucketName } from '#lib/config/resources';
 import { keys } from '#lib/keys';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
-import { tableName } from '#lib/config';
+import { tableName } from '#lib/config/resources';
 import { webhookEntity } from '#lib/entities/webhook';
 import { MAX_WEBHOOKS_PER_CLIENT } from '#lib/webhooks/webhook-context';
 import { call, newTenant } from '#test/support/api';

@@ -10,7 +10,7 @@ import { conditionalPut } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { s3 } from '#lib/aws/s3';
 import { VersionConflict } from '#lib/concurrency';
-import { bucketName, tableName } from '#lib/config';
+import { bucketName, tableName } from '#lib/config/resources';
 import { traced } from '#lib/observability/tracer';
 import { daemonOf, traceContextOf } from '#lib/observability/xray';
 

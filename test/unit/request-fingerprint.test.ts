@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KeyConfigurationError } from '#lib/crypto/config';
+import { KeyConfigurationError } from '#lib/crypto/key-sources';
 import { fingerprintKeysFromEnvironment, fingerprintsOf } from '#lib/http/request-fingerprint';
 
 const key = randomBytes(32);

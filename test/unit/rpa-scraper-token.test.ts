@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KeyConfigurationError } from '#lib/crypto/config';
+import { KeyConfigurationError } from '#lib/crypto/key-sources';
 import {
   InvalidScraperToken,
   SCRAPER_TOKEN_AUDIENCE,

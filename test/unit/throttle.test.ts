@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config';
+import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config/defaults';
 import { cachedClientLimits, dailyQuotas, localLimitsFromEnv, tokenBuckets } from '#local/throttle';
 
 describe('local gateway token buckets', () => {

@@ -1,3 +1,4 @@
+import { type Env, environment } from '#lib/config/environment';
 import { log } from '#lib/observability/logger';
 import { AUTOMATED_PORTALS, type AutomatedPortal, isAutomatedPortal } from '../automated-portals.ts';
 import type { PortalDriver } from './driver.ts';
@@ -42,7 +43,7 @@ export const baseUrlProblem = (
  * The portal's base URL from configuration, or undefined when the portal has no driver, no URL is
  * set, or the URL is refused (baseUrlProblem; logged with the portal's id, never the URL).
  */
-export const portalBaseUrl = (portalId: string, env: NodeJS.ProcessEnv = process.env): string | undefined => {
+export const portalBaseUrl = (portalId: string, env: Env = environment()): string | undefined => {
   const registered = DRIVERS.has(portalId) && isAutomatedPortal(portalId) ? AUTOMATED_PORTALS[portalId] : undefined;
   const value = registered && env[registered.baseUrlVariable];
   if (!registered || !value) return undefined;

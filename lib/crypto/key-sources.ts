@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { secretsManager } from '#lib/aws/secrets-manager';
+import { type Env, environment } from '#lib/config/environment';
 import { loadOrCreateKeyFile } from './key-file.ts';
 
 /**
- * Which keys this process uses, decided once from the environment (and nowhere else). The secrets
+ * Which keys this process uses, decided once from the environment (read through lib/config/environment.ts;
+ * lib/config/settings.ts checks the form of the key variables at cold start). The secrets
  * keyring is chosen the same way in secrets-keyring.ts, apart so that only the functions that seal
  * or open secrets bundle the Encryption SDK.
  *
@@ -21,8 +23,6 @@ import { loadOrCreateKeyFile } from './key-file.ts';
  *
  * Local key files are created on first use with mode 0600.
  */
-export type Env = Record<string, string | undefined>;
-
 export class KeyConfigurationError extends Error {
   constructor(message: string) {
     super(message);
@@ -66,7 +66,7 @@ const parseSigningKeys = (value: string, source: string): Buffer[] => {
 /** The keys of `source`: the first signs, all verify (rotation). */
 export const signingKeysFromEnvironment = async (
   source: SigningKeySource,
-  env: Env = process.env,
+  env: Env = environment(),
 ): Promise<Buffer[]> => {
   const direct = env[source.keyVariable];
   if (direct) return parseSigningKeys(direct, source.keyVariable);
@@ -83,7 +83,7 @@ export const signingKeysFromEnvironment = async (
   );
 };
 
-export const cursorKeysFromEnvironment = (env: Env = process.env) =>
+export const cursorKeysFromEnvironment = (env: Env = environment()) =>
   signingKeysFromEnvironment(CURSOR_SIGNING_KEYS, env);
 
 /** Resolves `source` once per container; a failed load is retried on the next call rather than cached. */
