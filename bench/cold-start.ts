@@ -22,7 +22,7 @@ import { build } from 'esbuild';
 import { BUNDLING, FUNCTION_NODE_OPTIONS } from '#infra/constructs/service-function';
 import type { RouteAccess } from '#lib/routes/access-model';
 import { startDynalite, startS3rver } from '#local/emulators';
-import { ensureTable, localCredentials } from '#local/stack';
+import { ensureTable, localCredentials } from '#local/table';
 import { deployedBuildOptions } from './function-bundle.ts';
 
 const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 7));
