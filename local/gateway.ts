@@ -16,11 +16,6 @@ import { type CompiledRoute, compile, headerOf, readBody, requestTarget } from '
 import { answerEdgeRefusals, send } from './gateway/responses.ts';
 import { type ClientLimits, DEFAULT_LOCAL_LIMITS, dailyQuotas, tokenBuckets } from './throttle.ts';
 
-// The names the rest of the local stack and tests read, where they have always found them.
-export { authorizerCacheTtlFromEnv } from './gateway/authorizer-cache.ts';
-export { type HandlerLoader, lambdaContext } from './gateway/invoke.ts';
-export { responseHeaders } from './gateway/responses.ts';
-
 /**
  * A local API Gateway (REST, payload v1): matches the route table, runs the REQUEST authorizer,
  * builds the same proxy event AWS sends, invokes the route's handler and enforces the gateway's

@@ -21,9 +21,6 @@ import {
   type WorkerDependencies,
 } from './worker-context.ts';
 
-// The names tests read, where they have always found them.
-export { PortalAccountBusy, PortalUnavailable, type WorkerDependencies } from './worker-context.ts';
-
 /*
  * The browser worker's two tasks (portal-tasks.ts; docs/rpa.md, "Orchestration"): fill a portal's form;
  * read a batch group's authorization statuses in one session. Runs end through run-recorder.ts. Tasks
@@ -81,5 +78,3 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     ...runRecorder(deps),
   };
 };
-
-export type RpaWorker = ReturnType<typeof rpaWorker>;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ATTACHMENTS_PER_REQUEST } from '#lib/attachments/attachment-limits';
 import { ABANDONED_SLOT_SECONDS } from '#lib/attachments/attachment-slots';
-import { MAX_ATTACHMENTS_PER_REQUEST } from '#lib/attachments/attachments';
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
 import { attachments } from '#lib/attachments/service';
 import { dynamo } from '#lib/aws/dynamodb';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ATTACHMENTS_PER_REQUEST } from '#lib/attachments/attachments';
+import { MAX_ATTACHMENTS_PER_REQUEST } from '#lib/attachments/attachment-limits';
 import {
   MAX_DESCRIPTION_LENGTH,
   MAX_DIRECT_BODY_BYTES,

@@ -5,7 +5,7 @@ import { AUDIT_MARKER } from '#lib/audit/audit-record';
 import { keys } from '#lib/keys';
 import { METRIC, METRICS_NAMESPACE } from '#lib/observability/names';
 import { functionNameOf, routes } from '#lib/routes/route-table';
-import { lambdaContext } from '#local/gateway';
+import { lambdaContext } from '#local/gateway/invoke';
 import { newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
 import { loadSourceHandler, startInProcessGateway } from '#test/support/in-process-gateway';

@@ -9,7 +9,9 @@ import type { AutomationMachine, AutomationStarter, ExecutionStatus } from '#lib
 import { dynamoAutomationUsage } from '#lib/rpa/dynamo-automation-usage';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { NoPortalAccount } from '#lib/rpa/portal-account-choice';
-import { LOST_AFTER_MS, RequestsNotAutomatable, RequestsNotFound, rpaService } from '#lib/rpa/rpa';
+import { rpaService } from '#lib/rpa/rpa';
+import { LOST_AFTER_MS } from '#lib/rpa/rpa-limits';
+import { RequestsNotAutomatable, RequestsNotFound } from '#lib/rpa/run-start';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
 import { scraperTokens } from '#lib/rpa/scraper-token';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';

@@ -9,9 +9,10 @@ import { readRouteAsset } from '#lib/openapi/route-assets';
 import { RUN_STEP_TEXTS, rpaSchemas, SCREENSHOT_LABELS } from '#lib/openapi/rpa-schemas';
 import { OPENAPI_DOCUMENT } from '#lib/routes/route-table';
 import { checkPortalAuthorization, enteredValuesOf } from '#lib/rpa/portal-answers';
-import { type BatchProgress, runViewOf, type ScraperSession, SESSION_HISTORY } from '#lib/rpa/rpa';
+import { SESSION_HISTORY } from '#lib/rpa/rpa-limits';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
 import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
+import { type BatchProgress, runViewOf, type ScraperSession } from '#lib/rpa/run-views';
 import { statusOfOutcome, withStep } from '#lib/rpa/runs';
 
 /*
