@@ -6,7 +6,7 @@ import type {
   APIGatewayProxyResult,
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
-import { GATEWAY_LIMITS, gatewayResponses } from '#lib/http/gateway';
+import { GATEWAY_LIMITS, gatewayResponses } from '#lib/http/gateway-responses';
 import type { RouteRow } from '#lib/routes/route-table';
 import { localEnvironment } from './config.ts';
 import { type AuthorizerCache, authorizerCache, authorizerCacheTtlFromEnv } from './gateway/authorizer-cache.ts';

@@ -2,8 +2,8 @@ import type { LastLogin, PortalAccountAttention, StoredPortalAccount } from '#li
 import type { RpaRunRecord, RunOutcome } from '#lib/entities/rpa';
 import { LEASE_SECONDS } from './account-lease.ts';
 import { isPortalFailure, type PortalFailureOutcome, type PortalSession } from './drivers/driver.ts';
+import { changeRun, withStep } from './run-changes.ts';
 import { isTerminal, type RunRef } from './run-store.ts';
-import { changeRun, withStep } from './runs.ts';
 import {
   type Browser,
   finishAll,

@@ -5,8 +5,8 @@ import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
 import { CredentialsRefused, type RefusalReason, type RunCredentialsRequest } from './credentials-source.ts';
 import type { ExecutionReader } from './execution-reader.ts';
+import { changeRun, withStep } from './run-changes.ts';
 import { isTerminal, type RunStore } from './run-store.ts';
-import { changeRun, withStep } from './runs.ts';
 
 /*
  * The run credentials function (IssueRunCredentials, docs/rpa.md): the one place portal secrets are

@@ -2,9 +2,9 @@ import type { BatchItem, RpaRunRecord, RunOutcome, RunStatus } from '#lib/entiti
 import { log } from '#lib/observability/logger';
 import { recordAutomationRun } from '#lib/observability/metrics';
 import type { AutomationQuotaService } from './automation-quotas.ts';
+import { changeRun, closeBatch, statusOfOutcome, withStep } from './run-changes.ts';
 import { runFinishedEvents } from './run-events.ts';
 import { isTerminal, type RunRef, type RunStore } from './run-store.ts';
-import { changeRun, closeBatch, statusOfOutcome, withStep } from './runs.ts';
 
 /*
  * How automation runs end, shared by every task that ends one (docs/rpa.md): the fixed step and

@@ -8,8 +8,8 @@ import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
 import { choosePortalAccount, NoPortalAccount } from './portal-account-choice.ts';
 import { existingRequest, type RpaContext } from './rpa-context.ts';
 import { MAX_BATCH_ITEMS } from './rpa-limits.ts';
+import { changeBatch, changeRun, withStep } from './run-changes.ts';
 import { isTerminal } from './run-store.ts';
-import { changeBatch, changeRun, withStep } from './runs.ts';
 import { TIMEOUTS } from './state-machines.ts';
 
 /*

@@ -1,6 +1,6 @@
 import type { StoredRequest } from '#lib/entities/request';
 import type { RpaRunRecord, RunKind, RunOutcome } from '#lib/entities/rpa';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
@@ -9,9 +9,9 @@ import type { AccountLeases } from './account-lease.ts';
 import type { AutomationQuotaService } from './automation-quotas.ts';
 import type { RunCredentialsRequest } from './credentials-source.ts';
 import type { PortalDriver, PortalSession, PriorAuthorizationForm } from './drivers/driver.ts';
+import { changeRun, withStep } from './run-changes.ts';
 import { finisherOf, RunNotFound } from './run-recorder.ts';
 import { isTerminal, type RunRef, type RunStore } from './run-store.ts';
-import { changeRun, withStep } from './runs.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
 
 /*

@@ -9,7 +9,7 @@ import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config/resources';
 import type { AttachmentRecord } from '#lib/entities/attachment';
 import { attachmentSlotsEntity } from '#lib/entities/attachment';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { call, newTenant } from '#test/support/api';
 import { attachmentsOf, expectProblem, newRequest, sample, sha256, upload } from './attachments-support.ts';
 

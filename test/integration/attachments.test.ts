@@ -6,7 +6,7 @@ import {
   MAX_DIRECT_FILE_BYTES,
   MAX_FILE_NAME_LENGTH,
 } from '#lib/attachments/content-policy';
-import { GATEWAY_LIMITS } from '#lib/http/gateway';
+import { GATEWAY_LIMITS } from '#lib/http/gateway-responses';
 import { call, newTenant } from '#test/support/api';
 import { minimalRequest } from '#test/support/fixtures';
 import {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { S3Event } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_MARKER } from '#lib/audit/audit-record';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { METRIC, METRICS_NAMESPACE } from '#lib/observability/names';
 import { functionNameOf, routes } from '#lib/routes/route-table';
 import { lambdaContext } from '#local/gateway/invoke';

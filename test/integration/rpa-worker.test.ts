@@ -7,7 +7,7 @@ import { s3 } from '#lib/aws/s3';
 import { bucketName, tableName } from '#lib/config/resources';
 import { localKeyFile } from '#lib/crypto/key-sources';
 import { rpaRunEntity } from '#lib/entities/rpa';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { encryptionContextOf, type PortalCredentials } from '#lib/portal-accounts/credentials';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';

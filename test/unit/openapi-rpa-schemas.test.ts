@@ -10,10 +10,10 @@ import { RUN_STEP_TEXTS, rpaSchemas, SCREENSHOT_LABELS } from '#lib/openapi/rpa-
 import { OPENAPI_DOCUMENT } from '#lib/routes/route-table';
 import { checkPortalAuthorization, enteredValuesOf } from '#lib/rpa/portal-answers';
 import { SESSION_HISTORY } from '#lib/rpa/rpa-limits';
+import { statusOfOutcome, withStep } from '#lib/rpa/run-changes';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
 import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
 import { type BatchProgress, runViewOf, type ScraperSession } from '#lib/rpa/run-views';
-import { statusOfOutcome, withStep } from '#lib/rpa/runs';
 
 /*
  * The automation's answers as the served document describes them (lib/openapi/rpa-schemas.ts),
