@@ -1,22 +1,13 @@
 import type { RunKind } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
+import { InvalidTaskInput, PortalAccountBusy, PortalUnavailable, RunNotFound } from './errors.ts';
 import { type AccountGroupInput, checkPortalStatus, fillPortalForm, type GroupResult } from './portal-tasks.ts';
-import {
-  InvalidTaskInput,
-  RunNotFound,
-  refsOf,
-  resultOf,
-  runRecorder,
-  runRefOf,
-  type TaskResult,
-} from './run-recorder.ts';
+import { refsOf, resultOf, runRecorder, runRefOf, type TaskResult } from './run-recorder.ts';
 import type { RunRef } from './run-store.ts';
 import {
   contextOf,
   finishAll,
   type Invocation,
-  PortalAccountBusy,
-  PortalUnavailable,
   type WorkerContext,
   type WorkerDependencies,
 } from './worker-context.ts';

@@ -12,7 +12,7 @@ import { encryptionContextOf, type PortalCredentials } from '#lib/portal-account
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import { CredentialsRefused, type RunCredentialsRequest } from '#lib/rpa/credentials-source';
+import type { RunCredentialsRequest } from '#lib/rpa/credentials-source';
 import {
   type FilledForm,
   type PortalAuthorization,
@@ -23,6 +23,7 @@ import {
 } from '#lib/rpa/drivers/driver';
 import { dynamoAccountLeases } from '#lib/rpa/dynamo-account-lease';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
+import { CredentialsRefused } from '#lib/rpa/errors';
 import type { ExecutionReader } from '#lib/rpa/execution-reader';
 import { runCredentialsIssuer } from '#lib/rpa/run-credentials';
 
@@ -30,11 +31,11 @@ type Browser = Parameters<PortalDriver['logIn']>[0];
 
 import type { RpaBatchRecord, RpaRunRecord, RunKind } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
+import { InvalidTaskInput, PortalAccountBusy, PortalUnavailable, RunNotFound } from '#lib/rpa/errors';
 import { type PriorAuthorizationForm, priorAuthorizationFormOf } from '#lib/rpa/prior-authorization-form';
-import { InvalidTaskInput, RunNotFound } from '#lib/rpa/run-recorder';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
 import { rpaWorker } from '#lib/rpa/worker';
-import { PortalAccountBusy, PortalUnavailable, type WorkerDependencies } from '#lib/rpa/worker-context';
+import type { WorkerDependencies } from '#lib/rpa/worker-context';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { sealV1WithLocalKey } from '#test/support/legacy-envelope';
 import { newRequest, png } from './rpa-support.ts';
