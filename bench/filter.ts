@@ -1,10 +1,10 @@
 /**
  * `npm run bench:filter`: what a sparse portal-account filter costs in an organization of 10 accounts
- * and in one of 1,000, through the portal-account service and its DynamoDB store (the embedded
+ * and in ones of 1,000 and 10,000 (BENCH_SIZES=10,1000 to skip the largest), through the portal-account service and its DynamoDB store (the embedded
  * dynalite). For each filter (by portal, status, portal and status, payer, free text; the unfiltered
- * list for comparison) it measures the first page's p50 latency and the read capacity it consumed
+ * list for comparison) it measures the first page's p50 and p95 latency and the read capacity it consumed
  * (ReturnConsumedCapacity), and the same for following nextCursor to the end; it prints the ratios
- * 1,000 vs 10 and the p50 against a floor measured in the same run (GetItem of one account). The two
+ * of each size vs 10 and the p50 against a floor measured in the same run (GetItem of one account). The
  * sizes are measured in turns, so a change in the shared machine's load weighs on both.
  * Results go to bench/results/filter.json. Bounded: fixed iteration counts, in memory.
  *
@@ -17,7 +17,9 @@ import { startLocalStack } from '#local/stack';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 60);
 const WARMUP = 5;
-const SIZES = [10, 1000] as const;
+/** The organizations' sizes: the first is the base the others are compared with (BENCH_SIZES=10,1000). */
+const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
+const [BASE, ...LARGER] = SIZES as [number, ...number[]];
 
 const stack = await startLocalStack({ port: 0 });
 const { dynamoPortalAccountStore } = await import('#lib/portal-accounts/dynamo-portal-account-store');
@@ -67,9 +69,11 @@ const accountOf = (size: number, i: number) => {
 
 for (const size of SIZES) {
   const accounts = Array.from({ length: size }, (_, i) => accountOf(size, i));
+  const seeding = performance.now();
   for (let i = 0; i < accounts.length; i += 25) {
     await Promise.all(accounts.slice(i, i + 25).map((account) => dynamoPortalAccountStore.create(account)));
   }
+  process.stdout.write(`seeded ${size} accounts in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
 }
 
 const filters: Array<{ name: string; filter: Filter; matches: (size: number) => number }> = [
@@ -91,6 +95,7 @@ const scanned = () => recorder.calls.reduce((sum, call) => sum + call.scanned, 0
 
 interface Measured {
   p50: number;
+  p95: number;
   rcu: number;
   itemsRead: number;
   queries: number;
@@ -102,7 +107,7 @@ interface Measured {
  */
 const measure = async (run: (size: number) => Promise<unknown>) => {
   const samples = new Map<number, number[]>(SIZES.map((size) => [size, []]));
-  const costs = new Map<number, Omit<Measured, 'p50'>>();
+  const costs = new Map<number, Omit<Measured, 'p50' | 'p95'>>();
   for (let i = 0; i < WARMUP + ITERATIONS; i++) {
     for (const size of SIZES) {
       recorder.reset();
@@ -115,9 +120,9 @@ const measure = async (run: (size: number) => Promise<unknown>) => {
   return Object.fromEntries(
     SIZES.map((size) => {
       const sorted = samples.get(size)!.sort((a, b) => a - b);
-      return [size, { p50: percentile(sorted, 50), ...costs.get(size)! }];
+      return [size, { p50: percentile(sorted, 50), p95: percentile(sorted, 95), ...costs.get(size)! }];
     }),
-  ) as Record<(typeof SIZES)[number], Measured>;
+  ) as Record<number, Measured>;
 };
 
 const firstPage = (size: number, filter: Filter) =>
@@ -150,39 +155,49 @@ const rows: Array<{
   name: string;
   filter: Filter;
   bySize: Record<number, SizeResult>;
-  ratio1000vs10: { p50: number; rcu: number };
+  /** Each larger size against the base: first page p50 and RCU. */
+  ratios: Record<number, { p50: number; rcu: number }>;
 }> = [];
 for (const { name, filter, matches } of filters) {
   const bySize: Record<number, SizeResult> = {};
   const firstPages = await measure((size) => firstPage(size, filter));
   for (const size of SIZES) {
-    const first = firstPages[size as (typeof SIZES)[number]];
+    const first = firstPages[size]!;
     const { found, pages } = await allPages(size, filter);
     if (found !== matches(size)) throw new Error(`${name} at ${size}: found ${found}, expected ${matches(size)}`);
     recorder.reset();
     await allPages(size, filter);
     bySize[size] = {
-      firstPage: { ...first, p50VsFloor: first.p50 / floors[size as (typeof SIZES)[number]].p50 },
+      firstPage: { ...first, p50VsFloor: first.p50 / floors[size]!.p50 },
       toTheEnd: { pages, rcu: capacity(), itemsRead: scanned(), queries: recorder.calls.length },
     };
   }
-  const [small, large] = [bySize[10]!.firstPage, bySize[1000]!.firstPage];
-  rows.push({ name, filter, bySize, ratio1000vs10: { p50: large.p50 / small.p50, rcu: large.rcu / small.rcu } });
+  const small = bySize[BASE]!.firstPage;
+  const ratios = Object.fromEntries(
+    LARGER.map((size) => {
+      const large = bySize[size]!.firstPage;
+      return [size, { p50: large.p50 / small.p50, rcu: large.rcu / small.rcu }];
+    }),
+  );
+  rows.push({ name, filter, bySize, ratios });
 }
 recorder.stop();
 
 const fixed = (n: number, digits = 2) => n.toFixed(digits);
 process.stdout.write(
-  `floor (GetItem of one account): p50 ${fixed(floors[10].p50, 3)} ms at 10, ${fixed(floors[1000].p50, 3)} ms at 1,000\n`,
+  `floor (GetItem of one account), p50: ${SIZES.map((size) => `${fixed(floors[size]!.p50, 3)} ms at ${size}`).join(', ')}\n`,
 );
-process.stdout.write(
-  `${'first page'.padEnd(30)} ${'p50 @10'.padStart(9)} ${'p50 @1000'.padStart(10)} ${'×'.padStart(6)}  ${'RCU @10'.padStart(8)} ${'RCU @1000'.padStart(9)} ${'×'.padStart(6)}  read@1000  to the end @1000\n`,
-);
-for (const { name, bySize, ratio1000vs10: ratio } of rows) {
-  const [small, large] = [bySize[10]!, bySize[1000]!];
+for (const size of LARGER) {
   process.stdout.write(
-    `${name.padEnd(30)} ${fixed(small.firstPage.p50).padStart(6)} ms ${fixed(large.firstPage.p50).padStart(7)} ms ${fixed(ratio.p50).padStart(5)}×  ${fixed(small.firstPage.rcu, 1).padStart(8)} ${fixed(large.firstPage.rcu, 1).padStart(9)} ${fixed(ratio.rcu).padStart(5)}×  ${String(large.firstPage.itemsRead).padStart(9)}  ${large.toTheEnd.pages} page(s), ${fixed(large.toTheEnd.rcu, 1)} RCU\n`,
+    `\nfirst page, ${size} vs ${BASE}: ${'p50'.padStart(16)} ${'p95'.padStart(16)} ${'×p50'.padStart(6)}  ${'RCU'.padStart(14)} ${'×RCU'.padStart(6)}  items read  to the end @${size}\n`,
   );
+  for (const { name, bySize, ratios } of rows) {
+    const [small, large] = [bySize[BASE]!.firstPage, bySize[size]!.firstPage];
+    const pair = (a: number, b: number, digits: number) => `${fixed(a, digits)}/${fixed(b, digits)}`.padStart(16);
+    process.stdout.write(
+      `${name.padEnd(32)} ${pair(small.p50, large.p50, 2)} ${pair(small.p95, large.p95, 2)} ${fixed(ratios[size]!.p50).padStart(5)}×  ${pair(small.rcu, large.rcu, 1).slice(2)} ${fixed(ratios[size]!.rcu).padStart(5)}×  ${String(large.itemsRead).padStart(10)}  ${bySize[size]!.toTheEnd.pages} page(s), ${fixed(bySize[size]!.toTheEnd.rcu, 1)} RCU\n`,
+    );
+  }
 }
 
 mkdirSync('bench/results', { recursive: true });

@@ -136,3 +136,69 @@ export const portalAccountPayerEntity = defineEntity<PortalAccountPayer>()({
     updatedAt: attr.string(),
   },
 });
+
+/** How many characters (code points) a search index entry holds: searches this long or longer use it. */
+const SEARCH_GRAM_LENGTH = 3;
+
+/** A UTF-16 half of a character without its other half (a search may hold one; no key can). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The distinct trigrams (3 code points each) of the given normalized texts. A search is a substring
+ * of a text only if each of its own trigrams is one of the text's: so the accounts that have a given
+ * trigram of the search hold every match. Code points, not UTF-16 units: a key must be valid UTF-8.
+ */
+export const searchGramsOf = (...texts: readonly string[]) => {
+  const grams = new Set<string>();
+  for (const text of texts) {
+    const points = Array.from(text);
+    for (let i = 0; i + SEARCH_GRAM_LENGTH <= points.length; i++) {
+      const gram = points.slice(i, i + SEARCH_GRAM_LENGTH).join('');
+      // No well-formed search holds one of these: it need not (and as a key cannot) be indexed.
+      if (!LONE_SURROGATE.test(gram)) grams.add(gram);
+    }
+  }
+  return [...grams];
+};
+
+/** The trigrams of a normalized search, or undefined when it is too short or not well-formed Unicode. */
+export const searchGramsOfQuery = (search: string) =>
+  !LONE_SURROGATE.test(search) && Array.from(search).length >= SEARCH_GRAM_LENGTH ? searchGramsOf(search) : undefined;
+
+/** One trigram of an account's search text: the account's entry in the search index (below). */
+export interface PortalAccountGram {
+  clientId: string;
+  organizationId: string;
+  externalId: string;
+  gram: string;
+  /** The account's normalized texts, when this entry was written: the index query filters on them. */
+  displayNameSearch: string;
+  usernameSearch: string;
+  createdAt: string;
+}
+
+/**
+ * The search index (docs/data-model.md, patterns 40–41): each distinct trigram of an account's normalized
+ * display name and username has an item in the account's item collection, indexed in gsi2 beside the
+ * portal and payer partitions (`…#GRAM#<gram>`, the account's order). A search of 3 characters or more
+ * reads the partition of one of its trigrams (the one whose first entries match best), filtered on the
+ * copies, then the accounts it names.
+ */
+export const portalAccountGramEntity = defineEntity<PortalAccountGram>()({
+  name: 'PortalAccountGram',
+  keys: {
+    pk: 'CLIENT#<clientId>#PACC#<externalId>',
+    sk: 'GRAM#<gram>',
+    gsi2pk: 'CLIENT#<clientId>#ORG#<organizationId>#PACC#GRAM#<gram>',
+    gsi2sk: '<createdAt>#<externalId>',
+  },
+  attributes: {
+    clientId: attr.string(),
+    organizationId: attr.string(),
+    externalId: attr.string(),
+    gram: attr.string(),
+    displayNameSearch: attr.string(),
+    usernameSearch: attr.string(),
+    createdAt: attr.string(),
+  },
+});

@@ -5,8 +5,10 @@ import { tableName } from '#lib/config/resources';
 import {
   normalizeSearchText,
   portalAccountEntity,
+  portalAccountGramEntity,
   portalAccountPayerEntity,
   type StoredPortalAccount,
+  searchGramsOfQuery,
 } from '#lib/entities/portal-account';
 import { GSI1, GSI2, GSI3, GSI4, TABLE_KEY } from '#lib/table';
 import type { Page, PageQuery } from './portal-account-store.ts';
@@ -123,6 +125,47 @@ const readByIndex = ({ clientId, organizationId, criteria }: PageQuery): Read =>
   };
 };
 
+/**
+ * The accounts index entries name (payer or search entries: the account's pk, its position), those
+ * that are still the account the entry was written for (not one re-created under its id since) and
+ * match every criterion: what the entries do not say is checked here, in code.
+ */
+const accountsOfEntries = async (entries: Record<string, unknown>[], organizationId: string, criteria: Criteria) => {
+  const accounts = await accountsByKey(entries.map((entry) => String(entry[TABLE_KEY.partition])));
+  return entries.flatMap((entry) => {
+    const item = accounts.get(String(entry[TABLE_KEY.partition]));
+    if (!item || !portalAccountEntity.matches(item) || item[GSI1.sort] !== entry[GSI2.sort]) return [];
+    return matchesInCode(fromItem(item), organizationId, criteria) ? [item] : [];
+  });
+};
+
+/** One query of a gsi2 partition of index entries, from a position: the entries, their positions. */
+const queryEntries = async (partition: string, after: string | undefined, limit: number, filter = filterOf({})) => {
+  const out = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: GSI2.name,
+      KeyConditionExpression: keyConditionExpression(after),
+      ...(filter.expression ? { FilterExpression: filter.expression } : {}),
+      ProjectionExpression: '#account, #position',
+      ExpressionAttributeNames: {
+        '#pk': GSI2.partition,
+        ...(after ? { '#sk': GSI2.sort } : {}),
+        '#account': TABLE_KEY.partition,
+        '#position': GSI2.sort,
+      },
+      ExpressionAttributeValues: { ':pk': partition, ...(after ? { ':after': after } : {}), ...filter.values },
+      Limit: limit,
+    }),
+  );
+  const last = out.LastEvaluatedKey?.[GSI2.sort];
+  return {
+    entries: out.Items ?? [],
+    evaluated: out.ScannedCount ?? 0,
+    ...(last !== undefined ? { last: String(last) } : {}),
+  };
+};
+
 /** A payer's entries in the payer index, then their accounts; the other criteria are checked in code. */
 const readByPayer = ({ clientId, organizationId, criteria }: PageQuery): Read => {
   const partition = portalAccountPayerEntity.keys.gsi2pk.render({
@@ -133,34 +176,68 @@ const readByPayer = ({ clientId, organizationId, criteria }: PageQuery): Read =>
   return {
     filtered: criteria.portalId !== undefined || criteria.status !== undefined || criteria.search !== undefined,
     next: async (after, limit) => {
-      const out = await dynamo.send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: GSI2.name,
-          KeyConditionExpression: keyConditionExpression(after),
-          ProjectionExpression: '#account, #position',
-          ExpressionAttributeNames: {
-            '#pk': GSI2.partition,
-            ...(after ? { '#sk': GSI2.sort } : {}),
-            '#account': TABLE_KEY.partition,
-            '#position': GSI2.sort,
-          },
-          ExpressionAttributeValues: { ':pk': partition, ...(after ? { ':after': after } : {}) },
-          Limit: limit,
-        }),
-      );
-      const entries = out.Items ?? [];
-      const accounts = await accountsByKey(entries.map((entry) => String(entry[TABLE_KEY.partition])));
-      const matches = entries.flatMap((entry) => {
-        const item = accounts.get(String(entry[TABLE_KEY.partition]));
-        // The same account the entry was written for (not one re-created under its id since).
-        if (!item || !portalAccountEntity.matches(item) || item[GSI1.sort] !== entry[GSI2.sort]) return [];
-        return matchesInCode(fromItem(item), organizationId, criteria) ? [item] : [];
-      });
-      const last = out.LastEvaluatedKey?.[GSI2.sort];
-      return { matches, evaluated: out.ScannedCount ?? 0, ...(last !== undefined ? { last: String(last) } : {}) };
+      const { entries, ...rest } = await queryEntries(partition, after, limit);
+      return { matches: await accountsOfEntries(entries, organizationId, criteria), ...rest };
     },
   };
+};
+
+/** Trigrams a search's first read weighs, at most, spread over it (one Query each, in parallel). */
+const MAX_WEIGHED = 4;
+
+/** The first, the last and evenly between: a name's rare part is often at one end (a number, a place). */
+const weighedGrams = (grams: readonly string[]) => {
+  const count = Math.min(grams.length, MAX_WEIGHED);
+  const step = count > 1 ? (grams.length - 1) / (count - 1) : 0;
+  return [...new Set(Array.from({ length: count }, (_, i) => grams[Math.round(i * step)]!))];
+};
+
+/**
+ * A search of 3 characters or more (pattern 40): every match has each of the search's trigrams, so
+ * the partition of any one holds them all. The first read queries up to 4 of them at once and keeps
+ * the one that tells most: a partition read to its end (it holds every match), else the one whose
+ * entries matched most often (the rarest trigram's entries are mostly matches); the others' reads are
+ * dropped. Then that partition only, from the position reached: the same order as every index.
+ * Entries are filtered on their copies of the texts (FilterExpression), then their accounts read and
+ * checked against every criterion.
+ */
+const readBySearch = ({ clientId, organizationId, criteria }: PageQuery, grams: readonly string[]): Read => {
+  const filter = filterOf(criteria);
+  const partitionOf = (gram: string) => portalAccountGramEntity.keys.gsi2pk.render({ clientId, organizationId, gram });
+  let partition: string | undefined;
+  const first = async (after: string | undefined, limit: number) => {
+    // Together no more than the read asked for (the per-request bound holds).
+    const weighed = weighedGrams(grams).slice(0, Math.max(limit, 1));
+    const each = Math.max(Math.floor(limit / weighed.length), 1);
+    const probes = await Promise.all(
+      weighed.map(async (gram) => ({ gram, read: await queryEntries(partitionOf(gram), after, each, filter) })),
+    );
+    const score = ({ read }: (typeof probes)[number]) =>
+      read.last === undefined ? Number.POSITIVE_INFINITY : read.entries.length / Math.max(read.evaluated, 1);
+    const best = probes.reduce((a, b) => (score(b) > score(a) ? b : a));
+    partition = partitionOf(best.gram);
+    // The bound counts every entry the probes read.
+    return { ...best.read, evaluated: probes.reduce((sum, probe) => sum + probe.read.evaluated, 0) };
+  };
+  return {
+    filtered: true,
+    next: async (after, limit) => {
+      const { entries, ...rest } =
+        partition === undefined ? await first(after, limit) : await queryEntries(partition, after, limit, filter);
+      return { matches: await accountsOfEntries(entries, organizationId, criteria), ...rest };
+    },
+  };
+};
+
+/**
+ * Which read answers a page: a search's trigram entries (they hold only its matches, whatever the
+ * organization's size), else a payer's entries, else the index whose key condition covers the most.
+ * A search of 1–2 characters matches densely: its FilterExpression drops few of the items read.
+ */
+const readOf = (query: PageQuery): Read => {
+  const grams = query.criteria.search === undefined ? undefined : searchGramsOfQuery(query.criteria.search);
+  if (grams) return readBySearch(query, grams);
+  return query.criteria.payerId === undefined ? readByIndex(query) : readByPayer(query);
 };
 
 /*
@@ -173,7 +250,7 @@ const readByPayer = ({ clientId, organizationId, criteria }: PageQuery): Read =>
 export async function page(query: PageQuery, filteredBatch: number): Promise<Page> {
   const { limit, maxEvaluated } = query;
   const wanted = limit + 1;
-  const read = query.criteria.payerId === undefined ? readByIndex(query) : readByPayer(query);
+  const read = readOf(query);
   const found: Record<string, unknown>[] = [];
   let position = query.after;
   let evaluated = 0;

@@ -9,11 +9,13 @@ import {
   portalAccountEntity,
   type StoredPortalAccount,
 } from '#lib/entities/portal-account';
+import { accountOf, indexSearchText } from './dynamo-portal-account-grams.ts';
 import { deletePayerEntries, payerIdsOf, putPayerEntries } from './dynamo-portal-account-payers.ts';
 
 /*
  * The adapter's writes: each one conditional single-item write of the account, then its payer index
- * entries (dynamo-portal-account-payers.ts). A failed condition is a VersionConflict.
+ * entries (dynamo-portal-account-payers.ts) and search index entries (dynamo-portal-account-grams.ts).
+ * A failed condition is a VersionConflict.
  */
 
 export async function createAccount(account: StoredPortalAccount): Promise<void> {
@@ -29,7 +31,7 @@ export async function createAccount(account: StoredPortalAccount): Promise<void>
     if (isConditionFailure(error)) throw new VersionConflict();
     throw error;
   }
-  await putPayerEntries(account);
+  await Promise.all([putPayerEntries(account), indexSearchText(undefined, account)]);
 }
 
 export async function updateAccount(account: StoredPortalAccount, expectedVersion: number): Promise<void> {
@@ -50,7 +52,11 @@ export async function updateAccount(account: StoredPortalAccount, expectedVersio
   }
   // Every entry again (an organization move changes their index key; a lost one comes back).
   const removed = payerIdsOf(previous).filter((payerId) => !account.payerIds.includes(payerId));
-  await Promise.all([putPayerEntries(account), deletePayerEntries(account.clientId, account.externalId, removed)]);
+  await Promise.all([
+    putPayerEntries(account),
+    deletePayerEntries(account.clientId, account.externalId, removed),
+    indexSearchText(accountOf(previous), account),
+  ]);
 }
 
 export async function deleteAccount(clientId: string, externalId: string, expectedVersion: number): Promise<void> {
@@ -69,7 +75,10 @@ export async function deleteAccount(clientId: string, externalId: string, expect
     if (isConditionFailure(error)) throw new VersionConflict();
     throw error;
   }
-  await deletePayerEntries(clientId, externalId, payerIdsOf(previous));
+  await Promise.all([
+    deletePayerEntries(clientId, externalId, payerIdsOf(previous)),
+    indexSearchText(accountOf(previous), undefined),
+  ]);
 }
 
 export async function setLastLogin(

@@ -87,7 +87,10 @@ export const tableActions = (...lists: ReadonlyArray<readonly TableAction[]>): T
   );
 };
 
-/** The filter's key conditions: organization, portal or payer, status, portal and status (dynamo-portal-account-pages.ts). */
+/**
+ * The filter's key conditions: organization, portal, payer or a search's trigram (gsi2), status, portal and status
+ * (dynamo-portal-account-pages.ts).
+ */
 const PORTAL_ACCOUNT_FILTER_INDEXES: readonly IndexName[] = ['gsi1', 'gsi2', 'gsi3', 'gsi4'];
 
 /**
@@ -149,6 +152,7 @@ export const routeAccess: Record<HandlerId, RouteAccess> = {
   },
 
   // Portal accounts (v1.1 and the obsolete v1 mirror)
+  // PutItem: also the account's payer and trigram entries (docs/data-model.md, patterns 24 and 41).
   'portal-accounts/create-portal-account': {
     table: { actions: tableActions(['GetItem', 'PutItem'], IDEMPOTENT) },
     secrets: 'encrypt',
@@ -157,13 +161,14 @@ export const routeAccess: Record<HandlerId, RouteAccess> = {
   'portal-accounts/list-portal-accounts': { table: { actions: ['GetItem'], queryIndexes: ['gsi1'] }, cursors: 'sign' },
   'portal-accounts/get-portal-account': { table: { actions: ['GetItem'] } },
   // UpdateItem: the organizations' portal-account counts, when an account moves (storage quotas).
-  // DeleteItem: the payer index entries of payers the replacement drops.
+  // DeleteItem: the payer index entries of payers the replacement drops, the trigram entries a rename drops.
   'portal-accounts/replace-portal-account': {
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secrets: 'encrypt',
   },
+  // DeleteItem: also the account's payer and trigram entries (patterns 24 and 41).
   'portal-accounts/delete-portal-account': { table: { actions: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
-  // BatchGetItem: a filter by payer reads the accounts its payer index entries name.
+  // BatchGetItem: a filter by payer or by search reads the accounts its index entries name (patterns 13, 40).
   'portal-accounts/filter-portal-accounts': {
     table: { actions: ['GetItem', 'BatchGetItem'], queryIndexes: PORTAL_ACCOUNT_FILTER_INDEXES },
     cursors: 'sign',

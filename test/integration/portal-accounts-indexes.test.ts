@@ -106,15 +106,24 @@ describe('filters at 1,000 accounts read what they return, not the organization'
     expect(reads.items).toBeLessThanOrEqual(1 + 2 * 2);
   });
 
-  it('by free text: reads at most the bound per request, says a short page is partial, and finds every match', async () => {
+  it('by free text (3 characters or more): the trigram entries of the matches, then their accounts', async () => {
     recorder.reset();
     const first = await filter(t, { search: 'needle' });
+    expect(idsOf(first)).toEqual([ids(998), ids(999)]);
+    expect(first).toMatchObject({ nextCursor: null, partial: false });
+    // The client user, then the 2 entries of each of the search's 4 trigrams (the accounts: BatchGetItem).
+    expect(readsOf()).toEqual({ items: 1 + 4 * 2, indexes: ['gsi2'] });
+  });
+
+  it('by free text of 1–2 characters: reads at most the bound per request, says a short page is partial, and finds every match', async () => {
+    recorder.reset();
+    const first = await filter(t, { search: 'ne' });
     expect(idsOf(first)).toEqual([]);
     expect(first.partial).toBe(true);
     expect(first.nextCursor).toEqual(expect.any(String));
     expect(readsOf().items).toBeLessThanOrEqual(1 + MAX_EVALUATED_PER_PAGE);
 
-    const pages = await allPages(t, { search: 'needle' });
+    const pages = await allPages(t, { search: 'ne' });
     expect(pages.flatMap((page) => page.ids)).toEqual([ids(998), ids(999)]);
     // One request per bound's worth of accounts, and one that finds the end (DynamoDB cannot tell sooner).
     expect(pages.length).toBeLessThanOrEqual(Math.ceil(1000 / MAX_EVALUATED_PER_PAGE) + 1);
@@ -122,11 +131,13 @@ describe('filters at 1,000 accounts read what they return, not the organization'
     expect(pages.at(-1)!.partial).toBe(false);
   });
 
-  it('by free text within a key condition: reads that partition only', async () => {
+  it('by free text with other criteria: reads trigram entries, checks the rest on the accounts', async () => {
     recorder.reset();
     const page = await filter(t, { portalId: 'evicore', search: 'NEEDLE 999' });
     expect(idsOf(page)).toEqual([ids(999)]);
-    expect(readsOf()).toEqual({ items: 1 + 2, indexes: ['gsi2'] });
+    // One query's worth (100) shared by 4 of its trigrams: `nee` and `edl` (2 entries each), `999` (one), and
+    // `e 9`, which every `office 9…` has (its first 25 entries).
+    expect(readsOf()).toEqual({ items: 1 + 2 + 2 + 1 + 25, indexes: ['gsi2'] });
   });
 
   it('pages a payer filter in the stable order with look-ahead, across its entries', async () => {
@@ -250,11 +261,13 @@ describe('accounts written before the filter indexes', () => {
     expect(idsOf(await filter(t, {}))).toEqual([account.externalId]);
     expect(idsOf(await filter(t, { payerId: 'OLD' }))).toEqual([]);
     expect(idsOf(await filter(t, { portalId: 'carelon' }))).toEqual([]);
+    expect(idsOf(await filter(t, { search: account.username }))).toEqual([]);
 
     const { rewritten } = await backfillPortalAccountIndexes();
     expect(rewritten).toBeGreaterThanOrEqual(1);
-    for (const criteria of [{ payerId: 'OLD' }, { portalId: 'carelon' }, { status: 'disabled' as const }]) {
-      expect(idsOf(await filter(t, criteria)), JSON.stringify(criteria)).toEqual([account.externalId]);
+    const criteria = [{ payerId: 'OLD' }, { portalId: 'carelon' }, { status: 'disabled' as const }];
+    for (const criterion of [...criteria, { search: account.username }]) {
+      expect(idsOf(await filter(t, criterion)), JSON.stringify(criterion)).toEqual([account.externalId]);
     }
     expect(await dynamoPortalAccountStore.get(t.clientId, account.externalId)).toEqual(account);
   });

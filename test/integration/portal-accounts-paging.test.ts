@@ -181,9 +181,10 @@ describe('paging a sparse filter (DynamoDB applies Limit before FilterExpression
   const rare: string[] = [];
   beforeAll(async () => {
     t = await newTenant('portal-accounts-sparse');
-    // Free text is the one criterion no key condition covers: a FilterExpression, applied after Limit.
+    // Free text of 1–2 characters is the one criterion no index covers: a FilterExpression, applied
+    // after Limit (3 characters or more read the search index). The usernames hold no `ra`.
     for (let i = 0; i < 20; i++) {
-      const account = await create(t, { displayName: i % 4 === 3 ? `Rare ${i}` : `Common ${i}` });
+      const account = await create(t, { displayName: i % 4 === 3 ? `Rare ${i}` : `Common ${i}`, username: `u${i}` });
       if (i % 4 === 3) rare.push(account.externalId);
     }
   });
@@ -205,7 +206,7 @@ describe('paging a sparse filter (DynamoDB applies Limit before FilterExpression
         { clientId: t.clientId },
         {
           clientUserId: t.clientUserId,
-          search: 'RARE',
+          search: 'RA',
           pageSize,
           ...(cursor ? { cursor } : {}),
         },
