@@ -89,15 +89,15 @@ async function startStorage(options: LocalStackOptions, scratch: string, bucketN
   return { emulators, dynamoEndpoint, s3, s3Endpoint };
 }
 
-/** The table, emptied on an external DynamoDB for a clean start; a re-created one gets its index attributes back. */
+/** The table, emptied on an external DynamoDB for a clean start; a kept or re-created one gets its index items back. */
 async function prepareTable(options: LocalStackOptions, dynamoEndpoint: string, tableName: string) {
   // The embedded dynalite starts empty with stateDir; an external DynamoDB keeps the table, so empty it there.
   if (options.clean && options.dynamoEndpoint) await dropTable(dynamoEndpoint, tableName);
-  const { recreated } = await ensureTable(dynamoEndpoint, tableName);
-  if (recreated) {
-    const { backfillPortalAccountIndexes } = await import('#lib/portal-accounts/dynamo-portal-account-store');
-    await backfillPortalAccountIndexes();
-  }
+  await ensureTable(dynamoEndpoint, tableName);
+  // A kept (or re-created) table may hold accounts written before an index or before the search index's entries:
+  // the backfill brings them up to date (a new table: one Scan of nothing).
+  const { backfillPortalAccountIndexes } = await import('#lib/portal-accounts/dynamo-portal-account-store');
+  await backfillPortalAccountIndexes();
 }
 
 /** Each handler module imported once, on first use, each invocation in a context of its own. */

@@ -1,5 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { normalizeSearchText, searchGramsOf } from '#lib/entities/portal-account';
 import { AlreadyExists } from '#lib/errors';
+import { portalOf } from '#lib/portal-accounts/portal-registry';
 import { portalAccountsWithSecrets } from '#lib/portal-accounts/service-with-secrets';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { requestService } from '#lib/requests/requests';
@@ -37,7 +39,7 @@ describe('create request', () => {
 describe('create portal account', () => {
   const accounts = portalAccountsWithSecrets;
 
-  it('reads the client user, takes the organization’s quota, puts the account conditionally (no read of it), then its payer entries', async () => {
+  it('reads the client user, takes the organization’s quota, puts the account conditionally (no read of it), then its payer and trigram entries', async () => {
     const t = await newTenant('round-trips-portal-account');
     const input = {
       externalId: uniqueId('pacc'),
@@ -56,6 +58,8 @@ describe('create portal account', () => {
       'PutItemCommand',
       'PutItemCommand',
       'PutItemCommand',
+      // One search index entry per trigram of the display name (the portal's name) and username.
+      ...searchGramsOf(normalizeSearchText(portalOf('sandbox')!.name), 'u').map(() => 'PutItemCommand'),
     ]);
 
     recorder.reset();
