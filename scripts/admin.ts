@@ -38,8 +38,9 @@ const usage = `Usage: npm run admin -- <command>
   create-organization <clientId> <name>                  → {"organizationId"}
   create-client-user <clientId> <organizationId> <clientUserId>
   reencrypt-portal-secrets [--client <clientId>]         → {"found","resealed","changedConcurrently","failed"}
-  backfill-portal-account-indexes                        → {"scanned","rewritten"} (once, after deploying the
-                                                         filter indexes: docs/data-model.md; scans the table)
+  backfill-portal-account-indexes                        → {"scanned","rewritten","searchIndexed"} (once, after
+                                                         deploying the filter or search indexes: docs/data-model.md;
+                                                         scans the table)
 <duration>: whole hours or days, 1h to 365d (e.g. 12h, 90d); keys do not expire without it.
 --organization: the key reaches only that organization of the client (docs/security.md); the whole client without it.
 reencrypt-portal-secrets: re-seals portal secrets stored before the Encryption SDK (v1), all clients' or one's; run it
