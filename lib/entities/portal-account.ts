@@ -175,6 +175,8 @@ export interface PortalAccountGram {
   displayNameSearch: string;
   usernameSearch: string;
   createdAt: string;
+  /** The account's, when this entry was written: an older write never overwrites a newer one. */
+  version: number;
 }
 
 /**
@@ -200,5 +202,6 @@ export const portalAccountGramEntity = defineEntity<PortalAccountGram>()({
     displayNameSearch: attr.string(),
     usernameSearch: attr.string(),
     createdAt: attr.string(),
+    version: attr.number(),
   },
 });

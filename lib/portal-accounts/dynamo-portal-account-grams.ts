@@ -24,6 +24,7 @@ interface Indexed {
   organizationId: string;
   externalId: string;
   createdAt: string;
+  version: number;
   displayNameSearch: string;
   usernameSearch: string;
   grams: string[];
@@ -33,9 +34,9 @@ const indexedOf = (account: StoredPortalAccount | undefined): Indexed | undefine
   if (!account) return undefined;
   const displayNameSearch = normalizeSearchText(account.displayName);
   const usernameSearch = normalizeSearchText(account.username);
-  const { clientId, organizationId, externalId, createdAt } = account;
+  const { clientId, organizationId, externalId, createdAt, version } = account;
   const grams = searchGramsOf(displayNameSearch, usernameSearch);
-  return { clientId, organizationId, externalId, createdAt, displayNameSearch, usernameSearch, grams };
+  return { clientId, organizationId, externalId, createdAt, version, displayNameSearch, usernameSearch, grams };
 };
 
 const sameEntries = (a: Indexed, b: Indexed) =>
@@ -44,8 +45,26 @@ const sameEntries = (a: Indexed, b: Indexed) =>
   a.displayNameSearch === b.displayNameSearch &&
   a.usernameSearch === b.usernameSearch;
 
-const putEntry = (indexed: Indexed, gram: string) =>
-  dynamo.send(new PutCommand({ TableName: tableName(), Item: portalAccountGramEntity.toItem({ ...indexed, gram }) }));
+/**
+ * Puts the entry unless a later write of the same account already did (concurrent renames land in any
+ * order); an entry of an account since deleted and re-created under its id (another position) is replaced.
+ */
+const putEntry = async (indexed: Indexed, gram: string) => {
+  const item = portalAccountGramEntity.toItem({ ...indexed, gram });
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(#version) OR #version < :version OR #position <> :position',
+        ExpressionAttributeNames: { '#version': 'version', '#position': GSI2.sort },
+        ExpressionAttributeValues: { ':version': indexed.version, ':position': item.gsi2sk },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+};
 
 /** Deletes the entry only if it is still the one `indexed` wrote (a concurrent rename may have rewritten it). */
 const deleteEntry = async (indexed: Indexed, gram: string) => {
