@@ -22,7 +22,7 @@ import { build } from 'esbuild';
 import { BUNDLING, FUNCTION_NODE_OPTIONS } from '#infra/constructs/service-function';
 import type { RouteAccess } from '#lib/routes/access-model';
 import { startDynalite, startS3rver } from '#local/emulators';
-import { ensureTable, localCredentials } from '#local/stack';
+import { ensureTable, localCredentials } from '#local/table';
 import { deployedBuildOptions } from './function-bundle.ts';
 
 const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 7));
@@ -90,7 +90,7 @@ const { automationTasks, invokedFunctions } = await import('#lib/routes/automati
 const { createGateway } = await import('#local/gateway');
 const { provisioning } = await import('#lib/tenancy/provisioning');
 const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
-const { keys } = await import('#lib/keys');
+const { keys } = await import('#lib/object-keys');
 const { s3 } = await import('#lib/aws/s3');
 const { PutObjectCommand } = await import('@aws-sdk/client-s3');
 const { validRequest } = await import('#test/support/fixtures');

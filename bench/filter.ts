@@ -25,7 +25,7 @@ const { portalAccountService } = await import('#lib/portal-accounts/portal-accou
 const { dynamoStorageQuotas } = await import('#lib/tenancy/storage-quotas-service');
 const { recordDynamoCalls } = await import('#test/support/dynamo-recorder');
 const { storedPortalAccount } = await import('#test/support/fixtures');
-type Filter = Omit<import('#lib/portal-accounts/portal-accounts').FilterRequest, 'clientUserId'>;
+type Filter = Omit<import('#lib/portal-accounts/portal-account-input').FilterRequest, 'clientUserId'>;
 
 const clientId = `bench-${Date.now().toString(36)}`;
 const organizationOf = (size: number) => `org-${size}`;

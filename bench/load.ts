@@ -8,7 +8,8 @@
  * non-zero on a lost write, a cross-client leak, a 5xx or any other unexpected answer.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dropTable, startLocalStack } from '#local/stack';
+import { startLocalStack } from '#local/stack';
+import { dropTable } from '#local/table';
 import { SUITE_CLIENT_LIMITS } from '#test/support/limits';
 
 const argument = (name: string) => {

@@ -97,7 +97,7 @@ const { GetCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
 const { requestEntity } = await import('#lib/entities/request');
 const { TABLE_KEY } = await import('#lib/table');
 const { tableName } = await import('#lib/config/resources');
-const { lambdaContext } = await import('#local/gateway');
+const { lambdaContext } = await import('#local/gateway/invoke');
 const { ownInvocation } = await import('#local/invocations');
 // Each call an invocation of its own, as the stack runs its functions (local/invocations.ts).
 const getRequest = ownInvocation((await import('#functions/requests/get-request')).handler);

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { dynamoStorageQuotas } from '#lib/tenancy/storage-quotas-service';
 import { startDynalite, startS3rver } from '#local/emulators';
-import { ensureTable, localCredentials } from '#local/stack';
+import { ensureTable, localCredentials } from '#local/table';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SIZES_MIB = (process.env.BENCH_SIZES_MIB ?? '1,10,100').split(',').map(Number);

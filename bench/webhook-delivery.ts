@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { startDynalite } from '#local/emulators';
-import { ensureTable, localCredentials } from '#local/stack';
+import { ensureTable, localCredentials } from '#local/table';
 import { bundleFunction, ownerOf } from './function-bundle.ts';
 
 const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 9));

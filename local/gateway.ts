@@ -6,7 +6,7 @@ import type {
   APIGatewayProxyResult,
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
-import { GATEWAY_LIMITS, gatewayResponses } from '#lib/http/gateway';
+import { GATEWAY_LIMITS, gatewayResponses } from '#lib/http/gateway-responses';
 import type { RouteRow } from '#lib/routes/route-table';
 import { localEnvironment } from './config.ts';
 import { type AuthorizerCache, authorizerCache, authorizerCacheTtlFromEnv } from './gateway/authorizer-cache.ts';
@@ -15,11 +15,6 @@ import { authorizerEventOf, type MatchedRequest, matchedRequest, proxyEventOf } 
 import { type CompiledRoute, compile, headerOf, readBody, requestTarget } from './gateway/request.ts';
 import { answerEdgeRefusals, send } from './gateway/responses.ts';
 import { type ClientLimits, DEFAULT_LOCAL_LIMITS, dailyQuotas, tokenBuckets } from './throttle.ts';
-
-// The names the rest of the local stack and tests read, where they have always found them.
-export { authorizerCacheTtlFromEnv } from './gateway/authorizer-cache.ts';
-export { type HandlerLoader, lambdaContext } from './gateway/invoke.ts';
-export { responseHeaders } from './gateway/responses.ts';
 
 /**
  * A local API Gateway (REST, payload v1): matches the route table, runs the REQUEST authorizer,

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import type { InvokedFunction } from '#lib/routes/automation-tasks';
 import { functionArnOf } from './arns.ts';
-import { type HandlerLoader, lambdaContext } from './gateway.ts';
+import { type HandlerLoader, lambdaContext } from './gateway/invoke.ts';
 
 /**
  * A local AWS Lambda on loopback for the functions other functions invoke (`invokedFunctions` of

@@ -3,7 +3,7 @@ import { recheckEverySeconds } from '#lib/config/settings';
 import { dueRechecksDefinition, type RecheckTaskResources } from '#lib/rechecks/state-machine';
 import { recheckTasks } from '#lib/routes/automation-tasks';
 import { functionArnOf } from './arns.ts';
-import { type HandlerLoader, lambdaContext } from './gateway.ts';
+import { type HandlerLoader, lambdaContext } from './gateway/invoke.ts';
 
 /*
  * The re-check timer of the local stack (docs/rechecks.md): every RECHECK_EVERY_SECONDS (also the first

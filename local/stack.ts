@@ -3,31 +3,18 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type AttributeValue,
-  BatchWriteItemCommand,
-  CreateTableCommand,
-  DeleteTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ResourceInUseException,
-  ResourceNotFoundException,
-  ScanCommand,
-  type ScanCommandOutput,
-  waitUntilTableExists,
-  waitUntilTableNotExists,
-} from '@aws-sdk/client-dynamodb';
-import type { Context, S3Event } from 'aws-lambda';
 import type { EventDelivery } from '#lib/events/event-delivery';
 import type { OutboxRelay } from '#lib/events/relay';
-import { TABLE_KEY, tableIndexes } from '#lib/table';
-import { localEnvironment, setFunctionEnvironment, stackSettingsOf } from './config.ts';
+import { localEnvironment, type StackSettings, setFunctionEnvironment, stackSettingsOf } from './config.ts';
 import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './emulators.ts';
+import type { HandlerLoader } from './gateway/invoke.ts';
 import { enableInvocationContexts, ownInvocation } from './invocations.ts';
 import { type LocalLambda, startLambda } from './lambda.ts';
 import type { RecheckTimer } from './rechecks.ts';
+import { relayS3Events } from './s3-events.ts';
 import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
 import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from './step-functions.ts';
+import { dropTable, ensureTable, localCredentials } from './table.ts';
 import type { ClientLimits } from './throttle.ts';
 
 /**
@@ -83,116 +70,113 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
-export const localCredentials = {
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'S3RVER',
-  AWS_SECRET_ACCESS_KEY: 'S3RVER',
-} as const;
-
-const tableClient = (endpoint: string) =>
-  new DynamoDBClient({
-    endpoint,
-    region: localCredentials.AWS_REGION,
-    credentials: {
-      accessKeyId: localCredentials.AWS_ACCESS_KEY_ID,
-      secretAccessKey: localCredentials.AWS_SECRET_ACCESS_KEY,
-    },
-  });
-
-/** Creates the table with the keys and indexes of lib/table.ts; false if it already exists. */
-const createTable = async (client: DynamoDBClient, tableName: string) => {
-  const string = (name: string) => ({ AttributeName: name, AttributeType: 'S' as const });
-  try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          TABLE_KEY.partition,
-          TABLE_KEY.sort,
-          ...tableIndexes.flatMap((index) => [index.partition, index.sort]),
-        ].map(string),
-        KeySchema: [
-          { AttributeName: TABLE_KEY.partition, KeyType: 'HASH' },
-          { AttributeName: TABLE_KEY.sort, KeyType: 'RANGE' },
-        ],
-        GlobalSecondaryIndexes: tableIndexes.map((index) => ({
-          IndexName: index.name,
-          KeySchema: [
-            { AttributeName: index.partition, KeyType: 'HASH' as const },
-            { AttributeName: index.sort, KeyType: 'RANGE' as const },
-          ],
-          Projection: { ProjectionType: 'ALL' as const },
-        })),
-      }),
-    );
-  } catch (error) {
-    if (error instanceof ResourceInUseException) return false;
-    throw error;
+/** DynamoDB and S3: the embedded emulators, unless the options point at others. */
+async function startStorage(options: LocalStackOptions, scratch: string, bucketName: string) {
+  const emulators: Emulator[] = [];
+  let dynamoEndpoint = options.dynamoEndpoint;
+  if (!dynamoEndpoint) {
+    const db = await startDynalite(options.stateDir ? { path: join(options.stateDir, 'dynamodb') } : {});
+    emulators.push(db);
+    dynamoEndpoint = db.endpoint;
   }
-  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 0.1, maxDelay: 1 }, { TableName: tableName });
-  return true;
-};
+  let s3: S3Emulator | undefined;
+  let s3Endpoint = options.s3Endpoint;
+  if (!s3Endpoint) {
+    s3 = await startS3rver({ directory: join(scratch, 's3'), buckets: [bucketName] });
+    emulators.push(s3);
+    s3Endpoint = s3.endpoint;
+  }
+  return { emulators, dynamoEndpoint, s3, s3Endpoint };
+}
 
-/** Every item of the table, as stored. */
-const scanAll = async (client: DynamoDBClient, tableName: string) => {
-  const items: Record<string, AttributeValue>[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page: ScanCommandOutput = await client.send(
-      new ScanCommand({ TableName: tableName, ...(start ? { ExclusiveStartKey: start } : {}) }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-};
+/** The table, emptied on an external DynamoDB for a clean start; a re-created one gets its index attributes back. */
+async function prepareTable(options: LocalStackOptions, dynamoEndpoint: string, tableName: string) {
+  // The embedded dynalite starts empty with stateDir; an external DynamoDB keeps the table, so empty it there.
+  if (options.clean && options.dynamoEndpoint) await dropTable(dynamoEndpoint, tableName);
+  const { recreated } = await ensureTable(dynamoEndpoint, tableName);
+  if (recreated) {
+    const { backfillPortalAccountIndexes } = await import('#lib/portal-accounts/dynamo-portal-account-store');
+    await backfillPortalAccountIndexes();
+  }
+}
+
+/** Each handler module imported once, on first use, each invocation in a context of its own. */
+function handlerLoader(): HandlerLoader {
+  const loaded = new Map<string, ReturnType<HandlerLoader>>();
+  return (module) => {
+    if (!loaded.has(module)) {
+      // A computed URL (not a template literal) so Vite's dynamic-import rewriting leaves it alone in tests.
+      const url = new URL(`../functions/${module}.ts`, import.meta.url).href;
+      loaded.set(
+        module,
+        import(/* @vite-ignore */ url).then((m) => ownInvocation(m.handler)),
+      );
+    }
+    return loaded.get(module)!;
+  };
+}
 
 /**
- * Creates the table unless it exists. A table kept in a state directory from before an index of
- * lib/table.ts existed is re-created with its items (dynalite cannot add an index to a table), and
- * `recreated` tells the caller to backfill the index attributes (docs/data-model.md).
+ * The payer portal, Step Functions and Lambda, reached like DynamoDB and S3 through endpoints in the
+ * functions' environment, set before any handler's module (and so its SDK client) is loaded.
  */
-export const ensureTable = async (endpoint: string, tableName: string) => {
-  const client = tableClient(endpoint);
-  try {
-    if (await createTable(client, tableName)) return { recreated: false };
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
-    if (tableIndexes.every((index) => present.has(index.name))) return { recreated: false };
-    const items = await scanAll(client, tableName);
-    await dropTable(endpoint, tableName);
-    await createTable(client, tableName);
-    for (let i = 0; i < items.length; i += 25) {
-      let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-      while (requests.length > 0) {
-        const { UnprocessedItems } = await client.send(
-          new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
-        );
-        requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
-      }
-    }
-    return { recreated: true };
-  } finally {
-    client.destroy();
-  }
-};
+async function startAutomation(options: LocalStackOptions, loadHandler: HandlerLoader, env: Record<string, string>) {
+  const { invokedFunctions } = await import('#lib/routes/automation-tasks');
+  const host = options.host ?? '127.0.0.1';
+  const portal = await startSandboxPortal({ host, ...options.sandboxPortal });
+  const stepFunctions = await startStepFunctions({ loadHandler, ...options.stepFunctions });
+  const lambda = await startLambda({ functions: invokedFunctions, loadHandler, host });
+  // The operator's token goes with the URL: tests and scripts decide pended authorizations with it (docs/sandbox-portal.md).
+  Object.assign(
+    env,
+    { SANDBOX_PORTAL_URL: portal.url, SANDBOX_OPERATOR_TOKEN: portal.operatorToken },
+    stepFunctions.env,
+    lambda.env,
+  );
+  setFunctionEnvironment(env);
+  // The stand-in starts with no executions: runs an earlier start left unended are lost (lost-runs.ts).
+  const { endLostRuns } = await import('./lost-runs.ts');
+  await endLostRuns();
+  return { portal, stepFunctions, lambda };
+}
 
-/** Deletes the table if it exists and waits until it is gone. */
-export const dropTable = async (endpoint: string, tableName: string) => {
-  const client = tableClient(endpoint);
-  try {
-    await client.send(new DeleteTableCommand({ TableName: tableName }));
-    await waitUntilTableNotExists({ client, maxWaitTime: 60, minDelay: 0.1, maxDelay: 1 }, { TableName: tableName });
-  } catch (error) {
-    if (!(error instanceof ResourceNotFoundException)) throw error;
-  } finally {
-    client.destroy();
-  }
-};
+/** No stream on dynalite: the relay reads the outbox items the writes left (docs/events.md). */
+async function startEventRelay(options: LocalStackOptions, settings: StackSettings) {
+  const { startOutboxRelay } = await import('#lib/events/relay');
+  const { dynamoOutboxStore } = await import('#lib/events/dynamo-outbox-store');
+  const { deliverEvent } = await import('#lib/webhooks/delivery-service');
+  const pollIntervalMs = options.events?.pollIntervalMs ?? settings.relayIntervalMs;
+  return startOutboxRelay({
+    outbox: dynamoOutboxStore,
+    // Locally the relay hands each event to webhook delivery itself; on AWS a queue's function will (docs/events.md).
+    delivery: options.events?.delivery ?? {
+      deliver: async (event) => {
+        await deliverEvent(event);
+      },
+    },
+    ...(pollIntervalMs ? { pollIntervalMs } : {}),
+  });
+}
 
-/** S3 URL-encodes object keys in event notifications (spaces as "+"); s3rver sends them raw. */
-const s3EventKey = (key: string) => encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+');
+/** The local gateway serving the route table, listening. */
+async function startGateway(options: LocalStackOptions, settings: StackSettings, loadHandler: HandlerLoader) {
+  const { routes } = await import('#lib/routes/route-table');
+  const { createGateway } = await import('./gateway.ts');
+  const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
+  const { cachedClientLimits } = await import('./throttle.ts');
+  const server: Server = createGateway({
+    routes,
+    loadHandler,
+    defaultLimits: options.defaultLimits ?? settings.defaultLimits,
+    clientLimits: cachedClientLimits(dynamoTenantStore),
+    authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
+  });
+  return server;
+}
 
 export const startLocalStack = async (options: LocalStackOptions = {}): Promise<LocalStack> => {
   // Before the first SDK request: every function runs in this process, each invocation in its own context.
@@ -205,22 +189,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   if (stateDir && options.clean) rmSync(stateDir, { recursive: true, force: true });
   const scratch = stateDir ?? join(tmpdir(), `service-review-${process.pid}-${Date.now()}`);
   mkdirSync(scratch, { recursive: true });
-
-  const emulators: Emulator[] = [];
-  let dynamoEndpoint = options.dynamoEndpoint;
-  if (!dynamoEndpoint) {
-    const db = await startDynalite(stateDir ? { path: join(stateDir, 'dynamodb') } : {});
-    emulators.push(db);
-    dynamoEndpoint = db.endpoint;
-  }
-  let s3: S3Emulator | undefined;
-  let s3Endpoint = options.s3Endpoint;
-  if (!s3Endpoint) {
-    s3 = await startS3rver({ directory: join(scratch, 's3'), buckets: [bucketName] });
-    emulators.push(s3);
-    s3Endpoint = s3.endpoint;
-  }
-
+  const { emulators, dynamoEndpoint, s3, s3Endpoint } = await startStorage(options, scratch, bucketName);
   const env: Record<string, string> = {
     ...localCredentials,
     TABLE_NAME: tableName,
@@ -236,127 +205,37 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   };
   // Explicit values win over whatever the shell had, so a developer's AWS profile is never used by accident.
   setFunctionEnvironment(env);
-  // The embedded dynalite starts empty with stateDir; an external DynamoDB keeps the table, so empty it there.
-  if (options.clean && options.dynamoEndpoint) await dropTable(dynamoEndpoint, tableName);
-  const { recreated } = await ensureTable(dynamoEndpoint, tableName);
-  if (recreated) {
-    const { backfillPortalAccountIndexes } = await import('#lib/portal-accounts/dynamo-portal-account-store');
-    await backfillPortalAccountIndexes();
-  }
-
-  const { routes } = await import('#lib/routes/route-table');
+  await prepareTable(options, dynamoEndpoint, tableName);
+  const loadHandler = handlerLoader();
+  const { portal, stepFunctions, lambda } = await startAutomation(options, loadHandler, env);
+  const relay = await startEventRelay(options, settings);
   const { eventFunctions } = await import('#lib/routes/event-functions');
-  const { invokedFunctions } = await import('#lib/routes/automation-tasks');
-  const { createGateway, lambdaContext } = await import('./gateway.ts');
-  const loaded = new Map<string, Promise<(event: unknown, context: Context) => Promise<unknown>>>();
-  const loadHandler = (module: string) => {
-    if (!loaded.has(module)) {
-      // A computed URL (not a template literal) so Vite's dynamic-import rewriting leaves it alone in tests.
-      const url = new URL(`../functions/${module}.ts`, import.meta.url).href;
-      loaded.set(
-        module,
-        import(/* @vite-ignore */ url).then((m) => ownInvocation(m.handler)),
-      );
-    }
-    return loaded.get(module)!;
-  };
-  // The payer portal, Step Functions and Lambda, like DynamoDB and S3, are reached through endpoints in the
-  // environment, set before any handler's module (and so its SDK client) is loaded.
-  const portal = await startSandboxPortal({ host: options.host ?? '127.0.0.1', ...options.sandboxPortal });
-  const stepFunctions = await startStepFunctions({ loadHandler, ...options.stepFunctions });
-  const lambda = await startLambda({ functions: invokedFunctions, loadHandler, host: options.host ?? '127.0.0.1' });
-  // The operator's token goes with the URL: tests and scripts decide pended authorizations with it (docs/sandbox-portal.md).
-  Object.assign(
-    env,
-    { SANDBOX_PORTAL_URL: portal.url, SANDBOX_OPERATOR_TOKEN: portal.operatorToken },
-    stepFunctions.env,
-    lambda.env,
-  );
-  setFunctionEnvironment(env);
-  // The stand-in starts with no executions: runs an earlier start left unended are lost (lost-runs.ts).
-  const { endLostRuns } = await import('./lost-runs.ts');
-  await endLostRuns();
-  // No stream on dynalite: the relay reads the outbox items the writes left (docs/events.md).
-  const { startOutboxRelay } = await import('#lib/events/relay');
-  const { dynamoOutboxStore } = await import('#lib/events/dynamo-outbox-store');
-  const { deliverEvent } = await import('#lib/webhooks/delivery-service');
-  const pollIntervalMs = options.events?.pollIntervalMs ?? settings.relayIntervalMs;
-  const relay = startOutboxRelay({
-    outbox: dynamoOutboxStore,
-    // Locally the relay hands each event to webhook delivery itself; on AWS a queue's function will (docs/events.md).
-    delivery: options.events?.delivery ?? {
-      deliver: async (event) => {
-        await deliverEvent(event);
-      },
-    },
-    ...(pollIntervalMs ? { pollIntervalMs } : {}),
-  });
-  const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
-  const { cachedClientLimits } = await import('./throttle.ts');
-  const server: Server = createGateway({
-    routes,
-    loadHandler,
-    defaultLimits: options.defaultLimits ?? settings.defaultLimits,
-    clientLimits: cachedClientLimits(dynamoTenantStore),
-    authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
-  });
-  // S3 event notifications: s3rver's 'event' → the same handlers the CDK stack subscribes, invoked
-  // asynchronously as Lambda does (a failure is logged; AWS would retry it, then dead-letter it).
-  const invocations = new Set<Promise<unknown>>();
-  s3?.server.on('event', (event: S3Event) => {
-    for (const fn of eventFunctions) {
-      const { prefix = '', suffix = '' } = fn.trigger.s3ObjectCreated;
-      const records = event.Records.filter(
-        (r) =>
-          r.eventName.startsWith('ObjectCreated:') &&
-          r.s3.bucket.name === bucketName &&
-          r.s3.object.key.startsWith(prefix) &&
-          r.s3.object.key.endsWith(suffix),
-      ).map((r) => ({ ...r, s3: { ...r.s3, object: { ...r.s3.object, key: s3EventKey(r.s3.object.key) } } }));
-      if (records.length === 0) continue;
-      const invocation = loadHandler(fn.handler)
-        .then((handler) => handler({ Records: records }, lambdaContext(fn.name)))
-        .catch((error: Error) => process.stderr.write(`local ${fn.name}: ${error.stack ?? String(error)}\n`))
-        .finally(() => invocations.delete(invocation));
-      invocations.add(invocation);
-    }
-  });
+  const invocations = s3 ? relayS3Events(s3, bucketName, eventFunctions, loadHandler) : new Set<Promise<unknown>>();
   // Webhook retries: the due-deliveries timer (local/webhook-deliveries.ts).
   const { startWebhookTimer } = await import('./webhook-deliveries.ts');
   const webhookTimer = await startWebhookTimer(settings.webhookSweepMs);
   // Scheduled re-checks: the DueRechecks state machine on a timer (local/rechecks.ts).
   const { startRecheckTimer } = await import('./rechecks.ts');
   const rechecks = startRecheckTimer(loadHandler, options.rechecks?.intervalMs);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
-  });
+  const server = await startGateway(options, settings, loadHandler);
   const { port } = server.address() as AddressInfo;
 
-  return {
-    baseUrl: `http://${options.host ?? '127.0.0.1'}:${port}`,
-    env,
-    ...(s3 ? { s3 } : {}),
-    portal,
-    stepFunctions,
-    lambda,
-    relay,
-    rechecks,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.allSettled([...invocations]);
-      await webhookTimer.close();
-      await rechecks.close();
-      await stepFunctions.close();
-      await lambda.close();
-      // After the last writes, before the table goes; a poll under way finishes first.
-      await relay.close();
-      // The table before the portal: a task its aborted execution left running must not record what
-      // the portal's closing does to it (the run is lost, and the next start says so).
-      for (const emulator of emulators.reverse()) await emulator.close();
-      await portal.close();
-      if (!stateDir) rmSync(scratch, { recursive: true, force: true });
-    },
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.allSettled([...invocations]);
+    await webhookTimer.close();
+    await rechecks.close();
+    await stepFunctions.close();
+    await lambda.close();
+    // After the last writes, before the table goes; a poll under way finishes first.
+    await relay.close();
+    // The table before the portal: a task its aborted execution left running must not record what
+    // the portal's closing does to it (the run is lost, and the next start says so).
+    for (const emulator of emulators.reverse()) await emulator.close();
+    await portal.close();
+    if (!stateDir) rmSync(scratch, { recursive: true, force: true });
   };
+  const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  return { baseUrl, env, ...(s3 ? { s3 } : {}), portal, stepFunctions, lambda, relay, rechecks, close };
 };

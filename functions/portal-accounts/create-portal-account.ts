@@ -3,7 +3,8 @@ import { endpoint } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import { etagOf, type NewPortalAccount, representationOf } from '#lib/portal-accounts/portal-accounts';
+import type { NewPortalAccount } from '#lib/portal-accounts/portal-account-input';
+import { etagOf, representationOf } from '#lib/portal-accounts/portal-account-representation';
 import { portalAccountsWithSecrets } from '#lib/portal-accounts/service-with-secrets';
 import { portalAccountValidator } from '#lib/validation/generated/per-schema/portal-account';
 

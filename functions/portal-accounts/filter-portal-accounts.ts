@@ -1,7 +1,7 @@
 import { scopeOf } from '#lib/http/api-event';
 import { endpoint } from '#lib/http/endpoint';
 import { json } from '#lib/http/response';
-import type { FilterRequest } from '#lib/portal-accounts/portal-accounts';
+import type { FilterRequest } from '#lib/portal-accounts/portal-account-input';
 import { portalAccounts } from '#lib/portal-accounts/service';
 import { portalAccountFilterValidator } from '#lib/validation/generated/per-schema/portal-account-filter';
 

@@ -3,7 +3,7 @@ import { notModified } from '#lib/http/conditional';
 import { endpoint } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
-import { etagOf, representationOf } from '#lib/portal-accounts/portal-accounts';
+import { etagOf, representationOf } from '#lib/portal-accounts/portal-account-representation';
 import { portalAccounts } from '#lib/portal-accounts/service';
 
 /** GET /api/external/v1.1/Portals/accounts/{externalId}: one account, secrets shown only as set/changed. */

@@ -2,7 +2,8 @@ import { scopeOf } from '#lib/http/api-event';
 import { endpoint } from '#lib/http/endpoint';
 import { header, pathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
-import { etagOf, type PortalAccountInput, representationOf } from '#lib/portal-accounts/portal-accounts';
+import type { PortalAccountInput } from '#lib/portal-accounts/portal-account-input';
+import { etagOf, representationOf } from '#lib/portal-accounts/portal-account-representation';
 import { portalAccountsWithSecrets } from '#lib/portal-accounts/service-with-secrets';
 import { portalAccountReplacementValidator } from '#lib/validation/generated/per-schema/portal-account-replacement';
 

@@ -14,7 +14,7 @@ import {
   withoutToken,
 } from '#lib/http/scraper-credentials';
 import { continuePage, prefersHtml, scraperSessionPage } from '#lib/http/scraper-session-page';
-import { InvalidScraperToken } from '#lib/rpa/scraper-token';
+import { InvalidScraperToken } from '#lib/rpa/errors';
 import { rpa } from '#lib/rpa/service';
 
 const WWW_AUTHENTICATE = 'Bearer realm="scraper-session", error="invalid_token"';

@@ -10,7 +10,7 @@ import {
   StorageClass,
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import type { RouteAccess } from '#lib/routes/access-model';
 import type { ServiceFunction } from './service-function.ts';
 
@@ -134,7 +134,7 @@ const unique = (lists: string[][]) => [...new Set(lists.flat())];
 
 /**
  * Tells a function which bucket to use (BUCKET_NAME) and grants exactly the listed actions, on
- * attachment objects only (keys of the shape lib/keys.ts builds).
+ * attachment objects only (keys of the shape lib/object-keys.ts builds).
  */
 export const bindBucket = (fn: ServiceFunction, attachments: AttachmentsBucket, access: readonly BucketAccess[]) => {
   const { bucketName, bucketNameInFindings, encryptionKey } = attachments;
@@ -149,7 +149,7 @@ export const bindBucket = (fn: ServiceFunction, attachments: AttachmentsBucket, 
   const attachmentKeysOnly = { StringLike: { 's3:prefix': keys.attachmentObjectPattern } };
   if (access.includes('read')) {
     // Without ListBucket, S3 answers a missing key with 403 AccessDenied instead of 404 NoSuchKey, and
-    // readers could not tell "gone" from "forbidden". Keys hold ids only (lib/keys.ts), never PHI.
+    // readers could not tell "gone" from "forbidden". Keys hold ids only (lib/object-keys.ts), never PHI.
     fn.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['s3:ListBucket'],
@@ -182,7 +182,7 @@ export const bindBucket = (fn: ServiceFunction, attachments: AttachmentsBucket, 
   Validations.of(fn.role).acknowledge({
     id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${bucketNameInFindings}/${keys.attachmentObjectPattern}]`,
     reason:
-      "Attachment keys start with the caller's clientId, known only per request: tenancy is enforced by lib/keys.ts deriving every key from the authorizer's clientId; IAM limits the function to attachment objects of this one bucket.",
+      "Attachment keys start with the caller's clientId, known only per request: tenancy is enforced by lib/object-keys.ts deriving every key from the authorizer's clientId; IAM limits the function to attachment objects of this one bucket.",
   });
 };
 

@@ -24,7 +24,7 @@ import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cd
 import { Construct } from 'constructs';
 import { serviceConfigOf } from '#infra/config';
 import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config/defaults';
-import { BINARY_MEDIA_TYPES, GATEWAY_LIMITS, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
+import { BINARY_MEDIA_TYPES, GATEWAY_LIMITS, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway-responses';
 import { baseHeaders } from '#lib/http/response';
 import type { Route } from '#lib/routes/route-table';
 import type { ServiceFunction } from './service-function.ts';
@@ -253,7 +253,7 @@ function ownExecutionLogs(scope: Construct, restApi: RestApi, logKey: IKey) {
   restApi.deploymentStage.node.addDependency(executionLogs);
 }
 
-/** One gateway response per type (lib/http/gateway.ts has one problem per type, which a test holds it to). */
+/** One gateway response per type (lib/http/gateway-responses.ts has one problem per type, which a test holds it to). */
 function addGatewayResponses(restApi: RestApi) {
   const headers = Object.fromEntries(
     Object.entries({ ...baseHeaders, 'Content-Type': 'application/problem+json; charset=utf-8' }).map(

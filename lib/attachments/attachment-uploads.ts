@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { VersionConflict } from '#lib/concurrency';
 import type { AttachmentRecord, UploadMethod } from '#lib/entities/attachment';
 import { Invalid } from '#lib/errors';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { log } from '#lib/observability/logger';
 import { admitAndCreate } from './attachment-admission.ts';
 import { type AttachmentContext, idsOf, requireRequest, transition } from './attachment-context.ts';

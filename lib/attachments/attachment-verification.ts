@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { retryOnConflict } from '#lib/concurrency';
 import type { AttachmentRecord } from '#lib/entities/attachment';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { log } from '#lib/observability/logger';
 import { isSweepable } from './attachment.ts';
 import { type AttachmentContext, transition } from './attachment-context.ts';

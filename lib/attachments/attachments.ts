@@ -19,8 +19,6 @@ import { servedContentType } from './content-policy.ts';
 import type { DirectUpload, PresignedUploadRequest } from './upload-input.ts';
 
 export type { AttachmentServiceDependencies } from './attachment-context.ts';
-// The numbers tests read, where they have always found them.
-export { MAX_ATTACHMENTS_PER_REQUEST, UPLOAD_GRACE_SECONDS, UPLOAD_URL_SECONDS } from './attachment-limits.ts';
 
 async function list(ctx: AttachmentContext, clientId: string, externalId: string): Promise<AttachmentRecord[]> {
   await requireRequest(ctx, clientId, externalId);
@@ -87,5 +85,3 @@ export const attachmentService = (deps: AttachmentServiceDependencies) => {
     sweep: (clientId: string, externalId: string) => sweep(ctx, clientId, externalId),
   };
 };
-
-export type AttachmentService = ReturnType<typeof attachmentService>;

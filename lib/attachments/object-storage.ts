@@ -1,4 +1,4 @@
-/** Port: the bytes of attachments, one object per attachment, addressed by keys from lib/keys.ts. */
+/** Port: the bytes of attachments, one object per attachment, addressed by keys from lib/object-keys.ts. */
 export interface PresignedRequest {
   method: 'PUT' | 'GET';
   url: string;

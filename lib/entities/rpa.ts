@@ -76,7 +76,7 @@ export interface RunStep {
 }
 
 export interface RunScreenshot {
-  /** `<clientId>/rpa/<runId>/<n>.png` (lib/keys.ts). */
+  /** `<clientId>/rpa/<runId>/<n>.png` (lib/object-keys.ts). */
   objectKey: string;
   label: string;
   capturedAt: string;

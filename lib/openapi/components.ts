@@ -3,8 +3,6 @@ import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
 import { MAX_ERROR_TEXTS } from '#lib/validation/error-text';
 import { type JsonSchema, nullable, timestamp } from './schema-builders.ts';
 
-export { rpaSchemas } from './rpa-schemas.ts';
-
 /**
  * The shapes of the document that are not request bodies: responses, headers, security schemes.
  * Body schemas come from the validators' sources (document.ts); the representations below extend

@@ -17,13 +17,13 @@ import {
   portalAccountRepresentationOf,
   problemDetailsSchema,
   requestRepresentationOf,
-  rpaSchemas,
   schemaListSchema,
   securitySchemes,
   validationResultSchema,
 } from './components.ts';
 import type { OperationDoc, Outcome } from './operation-doc.ts';
 import { operations } from './operations.ts';
+import { rpaSchemas } from './rpa-schemas.ts';
 import { globalTagsOf } from './tags.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
 import { webhooksOf } from './webhooks.ts';

@@ -21,10 +21,10 @@ import {
 } from '#lib/openapi/schema-builders';
 import { PORTAL_IDS } from '#lib/portal-accounts/portal-registry';
 import { MAX_BATCH_ITEMS, SCREENSHOT_URL_SECONDS, SESSION_HISTORY, SESSION_RUNS } from '#lib/rpa/rpa-limits';
+import { MAX_RUN_STEPS } from '#lib/rpa/run-changes';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
 import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
 import type { BatchProgress, RunView, ScraperSession } from '#lib/rpa/run-views';
-import { MAX_RUN_STEPS } from '#lib/rpa/runs';
 import { SCRAPER_TOKEN_TTL_SECONDS } from '#lib/rpa/scraper-token';
 
 /**
@@ -88,7 +88,7 @@ export const SCREENSHOT_LABELS = [
 const MAX_ENTERED_FIELDS = 200;
 const MAX_FIELD_NAME = 100;
 const MAX_FIELD_VALUE = 1000;
-/** A step's detail is sliced to this (lib/rpa/runs.ts). */
+/** A step's detail is sliced to this (lib/rpa/run-changes.ts). */
 const MAX_STEP_DETAIL = 200;
 
 const oneOf = (values: readonly string[], description?: string) => string(description, { enum: [...values] });

@@ -5,11 +5,6 @@ import type { FilterRequest, NewPortalAccount, PortalAccountInput } from './port
 import { filter, list } from './portal-account-pages.ts';
 import { create, remove, replace } from './portal-account-writes.ts';
 
-// The names handlers and tests read, where they have always found them.
-export { MAX_EVALUATED_PER_PAGE } from './portal-account-context.ts';
-export type { FilterRequest, NewPortalAccount, PortalAccountInput } from './portal-account-input.ts';
-export { etagOf, representationOf } from './portal-account-representation.ts';
-
 /**
  * Portal-account use cases, independent of HTTP and storage (docs/portal-accounts.md), each in the
  * module of its job: writes (portal-account-writes.ts), pages (portal-account-pages.ts).

@@ -24,25 +24,3 @@ export interface CredentialsSource {
    */
   issue(request: RunCredentialsRequest): Promise<PortalCredentials>;
 }
-
-/** Why the credentials function refuses: fixed codes, named in its error's message and its log line. */
-export const REFUSAL_REASONS = [
-  'invalid_input',
-  'run_not_found',
-  'not_a_browser_run',
-  'run_ended',
-  'not_current_attempt',
-  'already_issued',
-  'other_account',
-  'account_unusable',
-  'no_live_execution',
-] as const;
-export type RefusalReason = (typeof REFUSAL_REASONS)[number];
-
-/** The refusal as the function throws it: Lambda reports its name as `errorType`, the reason as `errorMessage`. */
-export class CredentialsRefused extends Error {
-  constructor(readonly reason: RefusalReason) {
-    super(reason);
-    this.name = 'CredentialsRefused';
-  }
-}

@@ -1,9 +1,10 @@
 import type { RpaBatchRecord, RunOutcome } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import type { AutomationMachine, ExecutionStatus } from './automation-starter.ts';
-import { finisherOf, InvalidTaskInput, type RecorderDependencies } from './run-recorder.ts';
+import { InvalidTaskInput } from './errors.ts';
+import { closeBatch } from './run-changes.ts';
+import { finisherOf, type RecorderDependencies } from './run-recorder.ts';
 import { isTerminal, type RunRef } from './run-store.ts';
-import { closeBatch } from './runs.ts';
 
 /*
  * No run is left hanging (docs/rpa.md): an execution that ends without having recorded its runs'

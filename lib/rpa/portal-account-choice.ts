@@ -1,7 +1,8 @@
 import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import type { StoredRequest } from '#lib/entities/request';
-import { NotFound, Unprocessable } from '#lib/errors';
+import { NotFound } from '#lib/errors';
 import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
+import { NoPortalAccount } from './errors.ts';
 
 /**
  * Which portal account a run uses, chosen when the run is started (docs/rpa.md, "Choosing the portal
@@ -10,33 +11,6 @@ import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-sto
  * active account. A start that cannot choose is refused with the reason, so no run is queued that
  * could never reach a portal.
  */
-
-/** Why no account could be chosen: a fixed code clients can branch on, and its text. */
-const NO_ACCOUNT_REASONS = {
-  named_disabled: 'The named portal account is disabled.',
-  named_not_automated: 'The named portal account is on a portal the automation does not drive.',
-  no_payer_match_several_accounts:
-    "No active portal account of the organization serves the request's payer, and the organization has several active accounts: name one with portalAccountExternalId.",
-  no_payer_and_several_accounts:
-    'The request names no payer (patient.PayerId) and the organization has several active portal accounts: name one with portalAccountExternalId.',
-  no_active_account: 'The organization has no active portal account.',
-  only_account_not_automated:
-    "The organization's only active portal account is on a portal the automation does not drive.",
-} as const;
-export type NoAccountReason = keyof typeof NO_ACCOUNT_REASONS;
-
-/** A request that cannot be automated as it stands: no account can be chosen for it. */
-export class NoPortalAccount extends Unprocessable {
-  constructor(
-    readonly reason: NoAccountReason,
-    readonly requestExternalId: string,
-  ) {
-    super(`Request ${requestExternalId} cannot be automated: ${NO_ACCOUNT_REASONS[reason]}`, {
-      reason,
-      requestExternalId,
-    });
-  }
-}
 
 export interface AccountChoiceDependencies {
   accounts: Pick<PortalAccountStore, 'get' | 'page'>;

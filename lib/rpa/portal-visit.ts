@@ -2,16 +2,10 @@ import type { LastLogin, PortalAccountAttention, StoredPortalAccount } from '#li
 import type { RpaRunRecord, RunOutcome } from '#lib/entities/rpa';
 import { LEASE_SECONDS } from './account-lease.ts';
 import { isPortalFailure, type PortalFailureOutcome, type PortalSession } from './drivers/driver.ts';
+import { PortalAccountBusy, PortalUnavailable } from './errors.ts';
+import { changeRun, withStep } from './run-changes.ts';
 import { isTerminal, type RunRef } from './run-store.ts';
-import { changeRun, withStep } from './runs.ts';
-import {
-  type Browser,
-  finishAll,
-  type Invocation,
-  PortalAccountBusy,
-  PortalUnavailable,
-  type WorkerContext,
-} from './worker-context.ts';
+import { type Browser, finishAll, type Invocation, type WorkerContext } from './worker-context.ts';
 
 /*
  * A visit to the portal: one signed-in session on one portal account, under the account's lease, for

@@ -8,10 +8,11 @@ import {
   type PortalSession,
   type StatusQuery,
 } from './drivers/driver.ts';
+import { PortalUnavailable } from './errors.ts';
 import { checkPortalAuthorization, enteredValuesOf } from './portal-answers.ts';
 import type { TaskResult } from './run-recorder.ts';
 import { isTerminal, type RunRef } from './run-store.ts';
-import { PortalUnavailable, type WorkerContext } from './worker-context.ts';
+import type { WorkerContext } from './worker-context.ts';
 
 /*
  * One run's work on the portal, once signed in: fill the form (view-on-page) or read the status

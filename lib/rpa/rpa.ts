@@ -5,11 +5,6 @@ import { type StartBody, startCheckAuthStatus, startViewOnPage } from './run-sta
 import { issueAccessToken, session, verifyAccessToken } from './scraper-access.ts';
 import type { ScraperClaims } from './scraper-token.ts';
 
-// The names tests read, where they have always found them.
-export { LOST_AFTER_MS, SESSION_HISTORY } from './rpa-limits.ts';
-export { RequestsNotAutomatable, RequestsNotFound } from './run-start.ts';
-export { type BatchProgress, runViewOf, type ScraperSession } from './run-views.ts';
-
 /**
  * The automation's API use cases (docs/rpa.md), independent of HTTP and of AWS, each in the module of
  * its job: scraper tokens and the scraper session (scraper-access.ts), starting view-on-page runs and

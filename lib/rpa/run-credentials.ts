@@ -3,10 +3,11 @@ import type { RpaRunRecord, RunKind } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
-import { CredentialsRefused, type RefusalReason, type RunCredentialsRequest } from './credentials-source.ts';
+import type { RunCredentialsRequest } from './credentials-source.ts';
+import { CredentialsRefused, type RefusalReason } from './errors.ts';
 import type { ExecutionReader } from './execution-reader.ts';
+import { changeRun, withStep } from './run-changes.ts';
 import { isTerminal, type RunStore } from './run-store.ts';
-import { changeRun, withStep } from './runs.ts';
 
 /*
  * The run credentials function (IssueRunCredentials, docs/rpa.md): the one place portal secrets are

@@ -2,9 +2,10 @@ import type { BatchItem, RpaRunRecord, RunOutcome, RunStatus } from '#lib/entiti
 import { log } from '#lib/observability/logger';
 import { recordAutomationRun } from '#lib/observability/metrics';
 import type { AutomationQuotaService } from './automation-quotas.ts';
+import { InvalidTaskInput, RunNotFound } from './errors.ts';
+import { changeRun, closeBatch, statusOfOutcome, withStep } from './run-changes.ts';
 import { runFinishedEvents } from './run-events.ts';
 import { isTerminal, type RunRef, type RunStore } from './run-store.ts';
-import { changeRun, closeBatch, statusOfOutcome, withStep } from './runs.ts';
 
 /*
  * How automation runs end, shared by every task that ends one (docs/rpa.md): the fixed step and
@@ -12,22 +13,6 @@ import { changeRun, closeBatch, statusOfOutcome, withStep } from './runs.ts';
  * (RecordRunFailure: the Catch of the browser tasks; FinishBatch); and the task inputs they read (ids
  * only). The browser worker (worker.ts) ends runs through the same finisher.
  */
-
-/** A task for a run that does not exist (or is of another kind): there is nothing to record it on. */
-export class RunNotFound extends Error {
-  constructor() {
-    super('The run does not exist');
-    this.name = 'RunNotFound';
-  }
-}
-
-/** Input that is not the ids the state machine passes. */
-export class InvalidTaskInput extends Error {
-  constructor(field: string) {
-    super(`Task input field ${field} is missing or not a string`);
-    this.name = 'InvalidTaskInput';
-  }
-}
 
 interface RunTaskInput {
   clientId: string;

@@ -2,40 +2,21 @@ import { randomUUID } from 'node:crypto';
 import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import type { StoredRequest } from '#lib/entities/request';
 import type { BatchItem, RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
-import { DomainError, Invalid, Unprocessable } from '#lib/errors';
+import { Invalid } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
-import { choosePortalAccount, NoPortalAccount } from './portal-account-choice.ts';
+import { NoPortalAccount, RequestsNotAutomatable, RequestsNotFound } from './errors.ts';
+import { choosePortalAccount } from './portal-account-choice.ts';
 import { existingRequest, type RpaContext } from './rpa-context.ts';
 import { MAX_BATCH_ITEMS } from './rpa-limits.ts';
+import { changeBatch, changeRun, withStep } from './run-changes.ts';
 import { isTerminal } from './run-store.ts';
-import { changeBatch, changeRun, withStep } from './runs.ts';
 import { TIMEOUTS } from './state-machines.ts';
 
 /*
  * Starting the automation: a view-on-page run, or a check-auth-status batch of runs. Each run's portal
  * account is chosen here, the client's automation quota admits it, then the execution starts.
  */
-
-/** Some requests of a batch do not exist (or are another client's): nothing was started. */
-export class RequestsNotFound extends DomainError {
-  readonly kind = 'not-found';
-  constructor(readonly requestExternalIds: string[]) {
-    super(`Requests not found: ${requestExternalIds.join(', ')}. No check was started.`, { requestExternalIds });
-  }
-}
-
-/** Some requests of a batch cannot be automated: no account can be chosen for them; nothing was started. */
-export class RequestsNotAutomatable extends Unprocessable {
-  constructor(readonly refused: NoPortalAccount[]) {
-    super(
-      `No portal account can be chosen for ${refused.length === 1 ? 'request' : 'requests'} ${refused
-        .map((error) => error.requestExternalId)
-        .join(', ')}. No check was started.`,
-      { requests: refused.map(({ requestExternalId, reason }) => ({ requestExternalId, reason })) },
-    );
-  }
-}
 
 /** What a start's body says: on whose behalf, and optionally which portal account. */
 export interface StartBody {

@@ -2,10 +2,11 @@ import type { RpaRunRecord } from '#lib/entities/rpa';
 import { historyEntryOf } from '#lib/requests/authorization-history';
 import { apiKeyState } from '#lib/tenancy/api-keys';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
+import { InvalidScraperToken } from './errors.ts';
 import { existingRequest, type RpaContext } from './rpa-context.ts';
 import { SCREENSHOT_URL_SECONDS, SESSION_HISTORY, SESSION_RUNS } from './rpa-limits.ts';
 import { runViewOf, type ScraperSession } from './run-views.ts';
-import { InvalidScraperToken, type ScraperClaims } from './scraper-token.ts';
+import type { ScraperClaims } from './scraper-token.ts';
 
 /*
  * The scraper's access: tokens for one request on behalf of one client user, and the session a token

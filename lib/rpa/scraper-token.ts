@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { type Env, environment } from '#lib/config/environment';
 import { type SigningKeySource, signingKeysFromEnvironment, signingKeysOnce } from '#lib/crypto/key-sources';
+import { InvalidScraperToken } from './errors.ts';
 
 /*
  * The scraper token: a JWT (HS256) that lets its holder read one request's scraper session for 15
@@ -44,14 +45,6 @@ interface ScraperGrant {
   keyId: string;
   clientUserId: string;
   requestExternalId: string;
-}
-
-/** Missing, malformed, expired, for another request, or badly signed: the holder learns no more than that. */
-export class InvalidScraperToken extends Error {
-  constructor(readonly reason: string) {
-    super('The scraper token is not valid');
-    this.name = 'InvalidScraperToken';
-  }
 }
 
 const RPA_TOKEN_KEYS: SigningKeySource = {

@@ -1,4 +1,4 @@
-/** Port: the automation's screenshots (PNG), addressed by keys from lib/keys.ts. */
+/** Port: the automation's screenshots (PNG), addressed by keys from lib/object-keys.ts. */
 interface PresignedImage {
   url: string;
   expiresAt: string;

@@ -1,6 +1,6 @@
 import type { StoredRequest } from '#lib/entities/request';
 import type { RpaRunRecord, RunKind, RunOutcome } from '#lib/entities/rpa';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
@@ -9,34 +9,16 @@ import type { AccountLeases } from './account-lease.ts';
 import type { AutomationQuotaService } from './automation-quotas.ts';
 import type { RunCredentialsRequest } from './credentials-source.ts';
 import type { PortalDriver, PortalSession, PriorAuthorizationForm } from './drivers/driver.ts';
-import { finisherOf, RunNotFound } from './run-recorder.ts';
+import { RunNotFound } from './errors.ts';
+import { changeRun, withStep } from './run-changes.ts';
+import { finisherOf } from './run-recorder.ts';
 import { isTerminal, type RunRef, type RunStore } from './run-store.ts';
-import { changeRun, withStep } from './runs.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
 
 /*
  * What the browser worker's tasks share: their dependencies with defaults, their two failures the state
  * machine retries, and the steps every task writes on its runs.
  */
-
-/** The worker's own failure for a portal that did not answer: the state machine retries it. */
-export class PortalUnavailable extends Error {
-  constructor() {
-    super('The portal did not answer in time');
-    this.name = 'PortalUnavailable';
-  }
-}
-
-/**
- * The run's portal account is in another session (one login at a time per account): the state
- * machine retries the task later, so the run waits behind the lease rather than beside it.
- */
-export class PortalAccountBusy extends Error {
-  constructor() {
-    super('The portal account is in another automation session');
-    this.name = 'PortalAccountBusy';
-  }
-}
 
 /** What a task reads of its invocation (the Lambda context): the time it has left. */
 export interface Invocation {

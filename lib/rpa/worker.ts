@@ -1,28 +1,16 @@
 import type { RunKind } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
+import { InvalidTaskInput, PortalAccountBusy, PortalUnavailable, RunNotFound } from './errors.ts';
 import { type AccountGroupInput, checkPortalStatus, fillPortalForm, type GroupResult } from './portal-tasks.ts';
-import {
-  InvalidTaskInput,
-  RunNotFound,
-  refsOf,
-  resultOf,
-  runRecorder,
-  runRefOf,
-  type TaskResult,
-} from './run-recorder.ts';
+import { refsOf, resultOf, runRecorder, runRefOf, type TaskResult } from './run-recorder.ts';
 import type { RunRef } from './run-store.ts';
 import {
   contextOf,
   finishAll,
   type Invocation,
-  PortalAccountBusy,
-  PortalUnavailable,
   type WorkerContext,
   type WorkerDependencies,
 } from './worker-context.ts';
-
-// The names tests read, where they have always found them.
-export { PortalAccountBusy, PortalUnavailable, type WorkerDependencies } from './worker-context.ts';
 
 /*
  * The browser worker's two tasks (portal-tasks.ts; docs/rpa.md, "Orchestration"): fill a portal's form;
@@ -81,5 +69,3 @@ export const rpaWorker = (deps: WorkerDependencies) => {
     ...runRecorder(deps),
   };
 };
-
-export type RpaWorker = ReturnType<typeof rpaWorker>;

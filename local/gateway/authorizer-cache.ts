@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import type { Env } from '#lib/config/environment';
-import { GATEWAY_LIMITS } from '#lib/http/gateway';
+import { GATEWAY_LIMITS } from '#lib/http/gateway-responses';
 
 /* The authorizer's side of the gateway: its cache, and the cache's lifetime. */
 

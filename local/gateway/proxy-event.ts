@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { isBinaryMediaType } from '#lib/http/gateway';
+import { isBinaryMediaType } from '#lib/http/gateway-responses';
 import type { RouteRow } from '#lib/routes/route-table';
 import { collect, dictionary, headerOf, headerPairs } from './request.ts';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { type GatewayProblem, problemBody } from '#lib/http/gateway';
+import { type GatewayProblem, problemBody } from '#lib/http/gateway-responses';
 import { baseHeaders } from '#lib/http/response';
 
 /* Sending a proxy result as API Gateway does, and the edge's own answers to what never becomes a request. */

@@ -8,9 +8,6 @@ import { route } from './portal-routes.ts';
 import { type HostileMode, type Portal, redirect, type Submission, securityHeaders, sendPage } from './portal-state.ts';
 import { SANDBOX_SERVICE_FROM_DATE, type SandboxAuthorization, type SandboxSeed, sandboxSeed } from './seed.ts';
 
-// The names tests read, where they have always found them.
-export type { HostileMode, Submission } from './portal-state.ts';
-
 /**
  * The sandbox payer portal: a small server-rendered web app on loopback that behaves like a payer
  * portal as far as a driver can tell (sign-in, two-step verification, lockout, a prior-authorization

@@ -3,7 +3,7 @@ import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError } from 'aw
 import { automationTasks } from '#lib/routes/automation-tasks';
 import { automationEventFunctions } from '#lib/routes/event-functions';
 import { ACCOUNT, REGION } from '../arns.ts';
-import { lambdaContext } from '../gateway.ts';
+import { lambdaContext } from '../gateway/invoke.ts';
 import { historyEventsOf } from './history.ts';
 import {
   type Emulator,

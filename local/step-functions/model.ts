@@ -1,7 +1,7 @@
 import type { StateMachine, StateMachineDefinition } from 'aws-local-stepfunctions';
 import type { AutomationTaskName, DefinitionOptions, StateMachineKey } from '#lib/rpa/state-machines';
 import { ACCOUNT, REGION } from '../arns.ts';
-import type { HandlerLoader } from '../gateway.ts';
+import type { HandlerLoader } from '../gateway/invoke.ts';
 
 /* The local Step Functions' records: executions, their history, the state machines, the errors it answers. */
 

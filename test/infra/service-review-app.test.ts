@@ -14,7 +14,7 @@ import {
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config/defaults';
 import { apiKeyEntity, clientEntity } from '#lib/entities/tenancy';
-import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
+import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway-responses';
 import { dueRechecksDefinition, type RecheckTaskName, type RecheckTaskResources } from '#lib/rechecks/state-machine';
 import { authorizerAccess, type InvokedFunctionName, routeAccess } from '#lib/routes/access-model';
 import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
@@ -940,7 +940,7 @@ describe('REST API', () => {
     expect(AUTHORIZER_CACHE_TTL.toSeconds()).toBe(60);
   });
 
-  it('answers gateway errors with problem+json, one response per type of lib/http/gateway.ts', () => {
+  it('answers gateway errors with problem+json, one response per type of lib/http/gateway-responses.ts', () => {
     const types = new Set(Object.values(GATEWAY_PROBLEMS).map((problem) => problem.type));
     // API Gateway keeps one response per type: two problems of one type would silently lose one.
     expect(types.size).toBe(Object.keys(GATEWAY_PROBLEMS).length);

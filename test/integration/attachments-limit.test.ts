@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ATTACHMENTS_PER_REQUEST } from '#lib/attachments/attachment-limits';
 import { ABANDONED_SLOT_SECONDS } from '#lib/attachments/attachment-slots';
-import { MAX_ATTACHMENTS_PER_REQUEST } from '#lib/attachments/attachments';
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
 import { attachments } from '#lib/attachments/service';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config/resources';
 import type { AttachmentRecord } from '#lib/entities/attachment';
 import { attachmentSlotsEntity } from '#lib/entities/attachment';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { call, newTenant } from '#test/support/api';
 import { attachmentsOf, expectProblem, newRequest, sample, sha256, upload } from './attachments-support.ts';
 

@@ -8,7 +8,7 @@ import {
 } from '#lib/attachments/content-policy';
 import { s3 } from '#lib/aws/s3';
 import { bucketName } from '#lib/config/resources';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { type ApiResponse, call, newTenant } from '#test/support/api';
 import {
   attachmentsOf,

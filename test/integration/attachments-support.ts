@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
 import { s3 } from '#lib/aws/s3';
 import { bucketName } from '#lib/config/resources';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { type ApiResponse, baseUrl, call, expectConforming, uniqueId } from '#test/support/api';
 import { minimalRequest } from '#test/support/fixtures';
 

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SWEEP_INTERVAL_SECONDS } from '#lib/attachments/attachment-slots';
-import type { AttachmentStore } from '#lib/attachments/attachment-store';
 import {
-  attachmentService,
   MAX_ATTACHMENTS_PER_REQUEST,
   UPLOAD_GRACE_SECONDS,
   UPLOAD_URL_SECONDS,
-} from '#lib/attachments/attachments';
+} from '#lib/attachments/attachment-limits';
+import { SWEEP_INTERVAL_SECONDS } from '#lib/attachments/attachment-slots';
+import type { AttachmentStore } from '#lib/attachments/attachment-store';
+import { attachmentService } from '#lib/attachments/attachments';
 import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
 import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ATTACHMENTS_PER_REQUEST } from '#lib/attachments/attachments';
+import { MAX_ATTACHMENTS_PER_REQUEST } from '#lib/attachments/attachment-limits';
 import {
   MAX_DESCRIPTION_LENGTH,
   MAX_DIRECT_BODY_BYTES,
   MAX_DIRECT_FILE_BYTES,
   MAX_FILE_NAME_LENGTH,
 } from '#lib/attachments/content-policy';
-import { GATEWAY_LIMITS } from '#lib/http/gateway';
+import { GATEWAY_LIMITS } from '#lib/http/gateway-responses';
 import { call, newTenant } from '#test/support/api';
 import { minimalRequest } from '#test/support/fixtures';
 import {

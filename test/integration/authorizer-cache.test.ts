@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_LIMITS } from '#lib/http/gateway';
-import { authorizerCacheTtlFromEnv } from '#local/gateway';
+import { GATEWAY_LIMITS } from '#lib/http/gateway-responses';
+import { authorizerCacheTtlFromEnv } from '#local/gateway/authorizer-cache';
 import { newTenant } from '#test/support/api';
 import { startInProcessGateway } from '#test/support/in-process-gateway';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_BODY_BYTES } from '#lib/http/endpoint';
-import { GATEWAY_LIMITS } from '#lib/http/gateway';
+import { GATEWAY_LIMITS } from '#lib/http/gateway-responses';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
 

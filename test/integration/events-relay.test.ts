@@ -5,7 +5,7 @@ import { dynamoOutboxStore, outboxPutsOf } from '#lib/events/dynamo-outbox-store
 import type { EventDelivery } from '#lib/events/event-delivery';
 import { newEvent } from '#lib/events/events';
 import { type OutboxRelay, startOutboxRelay } from '#lib/events/relay';
-import { dropTable, ensureTable } from '#local/stack';
+import { dropTable, ensureTable } from '#local/table';
 import { outboxItem } from './events-support.ts';
 
 /*

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteRow } from '#lib/routes/route-table';
-import { createGateway, responseHeaders } from '#local/gateway';
+import { createGateway } from '#local/gateway';
+import { responseHeaders } from '#local/gateway/responses';
 
 /*
  * The local gateway passes cookies as API Gateway (REST, proxy integration) does: every Cookie field

@@ -1,6 +1,6 @@
 import { type OutgoingHttpHeaders, request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway';
+import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway-responses';
 import { baseUrl, call, newTenant, uniqueId } from '#test/support/api';
 import { minimalRequest } from '#test/support/fixtures';
 

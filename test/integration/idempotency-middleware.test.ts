@@ -7,7 +7,7 @@ import type { ApiEvent } from '#lib/http/api-event';
 import { endpoint } from '#lib/http/endpoint';
 import { type IdempotencyOptions, idempotentRequests } from '#lib/http/idempotency';
 import { json } from '#lib/http/response';
-import { lambdaContext } from '#local/gateway';
+import { lambdaContext } from '#local/gateway/invoke';
 
 /*
  * The idempotency middleware driven directly, in the house stack, on the local stack's DynamoDB:

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CLIENT_THROTTLE } from '#lib/config/defaults';
-import { dropTable } from '#local/stack';
+import { dropTable } from '#local/table';
 import { minimalRequest } from '#test/support/fixtures';
 import { localStartProcess } from '#test/support/local-start-process';
 

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emulator, startDynalite } from '#local/emulators';
-import { localCredentials } from '#local/stack';
+import { localCredentials } from '#local/table';
 
 /*
  * dynalite has no transactions; the local stack's stand-in (local/dynalite-transactions.ts) gives it

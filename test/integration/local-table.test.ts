@@ -8,7 +8,7 @@ import {
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GSI1, TABLE_KEY, tableIndexes } from '#lib/table';
 import { type Emulator, startDynalite } from '#local/emulators';
-import { ensureTable, localCredentials } from '#local/stack';
+import { ensureTable, localCredentials } from '#local/table';
 
 /*
  * A state directory kept from before an index existed holds a table without it, and dynalite cannot

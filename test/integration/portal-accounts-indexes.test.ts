@@ -7,7 +7,8 @@ import {
   backfillPortalAccountIndexes,
   dynamoPortalAccountStore,
 } from '#lib/portal-accounts/dynamo-portal-account-store';
-import { type FilterRequest, MAX_EVALUATED_PER_PAGE } from '#lib/portal-accounts/portal-accounts';
+import { MAX_EVALUATED_PER_PAGE } from '#lib/portal-accounts/portal-account-context';
+import type { FilterRequest } from '#lib/portal-accounts/portal-account-input';
 import { portalAccountsWithSecrets } from '#lib/portal-accounts/service-with-secrets';
 import { TABLE_KEY } from '#lib/table';
 import { call, newTenant, uniqueId } from '#test/support/api';

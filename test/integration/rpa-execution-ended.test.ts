@@ -4,8 +4,8 @@ import { handler } from '#functions/rpa/record-execution-ended';
 import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config/resources';
 import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
-import { LOST_AFTER_MS } from '#lib/rpa/rpa';
-import { InvalidTaskInput } from '#lib/rpa/run-recorder';
+import { InvalidTaskInput } from '#lib/rpa/errors';
+import { LOST_AFTER_MS } from '#lib/rpa/rpa-limits';
 import { call, newTenant } from '#test/support/api';
 import { batchPath, newRequest, rpaOf, storedRun } from './rpa-support.ts';
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RpaRunRecord } from '#lib/entities/rpa';
-import { dropTable, type LocalStack, startLocalStack } from '#local/stack';
+import { type LocalStack, startLocalStack } from '#local/stack';
+import { dropTable } from '#local/table';
 import { rpaOf } from './rpa-support.ts';
 
 /*

@@ -6,7 +6,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { rpaRunEntity } from '#lib/entities/rpa';
 import { DEMO_CLIENT_ID } from '#local/seed';
-import { dropTable } from '#local/stack';
+import { dropTable } from '#local/table';
 import { localStartProcess } from '#test/support/local-start-process';
 import { batchPath, rpaOf } from './rpa-support.ts';
 

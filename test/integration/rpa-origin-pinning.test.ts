@@ -19,8 +19,9 @@ import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { priorAuthorizationFormOf } from '#lib/rpa/prior-authorization-form';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
 import { rpaWorker } from '#lib/rpa/worker';
+import type { HostileMode } from '#local/sandbox-portal/portal-state';
 import { SANDBOX_USERS, sandboxSeed } from '#local/sandbox-portal/seed';
-import { type HostileMode, type SandboxPortal, startSandboxPortal } from '#local/sandbox-portal/server';
+import { type SandboxPortal, startSandboxPortal } from '#local/sandbox-portal/server';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { newRequest } from './rpa-support.ts';
 

@@ -9,8 +9,8 @@ import type { RunCredentialsRequest } from '#lib/rpa/credentials-source';
 import { PortalFailure } from '#lib/rpa/drivers/driver';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { lambdaCredentialsSource } from '#lib/rpa/lambda-credentials-source';
+import { changeRun, withStep } from '#lib/rpa/run-changes';
 import type { RunRef } from '#lib/rpa/run-store';
-import { changeRun, withStep } from '#lib/rpa/runs';
 import { SANDBOX_HANG_MEMBER_ID, SANDBOX_MEMBERS, SANDBOX_USERS } from '#local/sandbox-portal/seed';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import {

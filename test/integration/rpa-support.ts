@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
 import { call, uniqueId } from '#test/support/api';

@@ -7,12 +7,12 @@ import { s3 } from '#lib/aws/s3';
 import { bucketName, tableName } from '#lib/config/resources';
 import { localKeyFile } from '#lib/crypto/key-sources';
 import { rpaRunEntity } from '#lib/entities/rpa';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { encryptionContextOf, type PortalCredentials } from '#lib/portal-accounts/credentials';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import { CredentialsRefused, type RunCredentialsRequest } from '#lib/rpa/credentials-source';
+import type { RunCredentialsRequest } from '#lib/rpa/credentials-source';
 import {
   type FilledForm,
   type PortalAuthorization,
@@ -23,6 +23,7 @@ import {
 } from '#lib/rpa/drivers/driver';
 import { dynamoAccountLeases } from '#lib/rpa/dynamo-account-lease';
 import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
+import { CredentialsRefused } from '#lib/rpa/errors';
 import type { ExecutionReader } from '#lib/rpa/execution-reader';
 import { runCredentialsIssuer } from '#lib/rpa/run-credentials';
 
@@ -30,10 +31,11 @@ type Browser = Parameters<PortalDriver['logIn']>[0];
 
 import type { RpaBatchRecord, RpaRunRecord, RunKind } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
+import { InvalidTaskInput, PortalAccountBusy, PortalUnavailable, RunNotFound } from '#lib/rpa/errors';
 import { type PriorAuthorizationForm, priorAuthorizationFormOf } from '#lib/rpa/prior-authorization-form';
-import { InvalidTaskInput, RunNotFound } from '#lib/rpa/run-recorder';
 import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
-import { PortalAccountBusy, PortalUnavailable, rpaWorker, type WorkerDependencies } from '#lib/rpa/worker';
+import { rpaWorker } from '#lib/rpa/worker';
+import type { WorkerDependencies } from '#lib/rpa/worker-context';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { sealV1WithLocalKey } from '#test/support/legacy-envelope';
 import { newRequest, png } from './rpa-support.ts';

@@ -5,7 +5,7 @@ import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store'
 import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
 import { s3 } from '#lib/aws/s3';
 import { bucketName } from '#lib/config/resources';
-import { keys } from '#lib/keys';
+import { keys } from '#lib/object-keys';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoStorageUsageStore } from '#lib/tenancy/dynamo-storage-usage-store';

@@ -10,7 +10,7 @@ import { newEvent } from '#lib/events/events';
 import { outboxItemOf } from '#lib/events/outbox';
 import { dynamoWebhookStore } from '#lib/webhooks/dynamo-webhook-store';
 import { webhooksWithSecrets } from '#lib/webhooks/service-with-secrets';
-import { dropTable, ensureTable } from '#local/stack';
+import { dropTable, ensureTable } from '#local/table';
 import { type Answer, matchingSignatures, type Receiver, startReceiver } from './webhook-receiver-support.ts';
 
 /*

@@ -2,7 +2,8 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { sandboxSeed } from '#local/sandbox-portal/seed';
-import { dropTable, type LocalStack, startLocalStack } from '#local/stack';
+import { type LocalStack, startLocalStack } from '#local/stack';
+import { dropTable } from '#local/table';
 import { SUITE_CLIENT_LIMITS } from './limits.ts';
 import { TEST_PORTAL_USERS } from './portal-users.ts';
 

@@ -15,7 +15,7 @@ import {
 } from '#lib/attachments/content-policy';
 import { DomainError } from '#lib/errors';
 import { problemOf } from '#lib/http/domain-errors';
-import { GATEWAY_LIMITS } from '#lib/http/gateway';
+import { GATEWAY_LIMITS } from '#lib/http/gateway-responses';
 
 const typeOf = (mediaType: string) => ALLOWED_TYPES.find((type) => type.mediaType === mediaType)!;
 const statusOf = (fn: () => unknown) => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config/defaults';
 import { ConfigurationError } from '#lib/config/environment';
 import { parseSettings } from '#lib/config/settings';
-import { GATEWAY_LIMITS } from '#lib/http/gateway';
+import { GATEWAY_LIMITS } from '#lib/http/gateway-responses';
 import { sandboxPortalSettingsOf, stackSettingsOf, startSettingsOf } from '#local/config';
 
 const errorOf = (parse: () => unknown) => {

@@ -9,10 +9,11 @@ import { readRouteAsset } from '#lib/openapi/route-assets';
 import { RUN_STEP_TEXTS, rpaSchemas, SCREENSHOT_LABELS } from '#lib/openapi/rpa-schemas';
 import { OPENAPI_DOCUMENT } from '#lib/routes/route-table';
 import { checkPortalAuthorization, enteredValuesOf } from '#lib/rpa/portal-answers';
-import { type BatchProgress, runViewOf, type ScraperSession, SESSION_HISTORY } from '#lib/rpa/rpa';
+import { SESSION_HISTORY } from '#lib/rpa/rpa-limits';
+import { statusOfOutcome, withStep } from '#lib/rpa/run-changes';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
 import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
-import { statusOfOutcome, withStep } from '#lib/rpa/runs';
+import { type BatchProgress, runViewOf, type ScraperSession } from '#lib/rpa/run-views';
 
 /*
  * The automation's answers as the served document describes them (lib/openapi/rpa-schemas.ts),

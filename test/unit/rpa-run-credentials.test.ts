@@ -6,7 +6,8 @@ import type { RpaRunRecord, RunKind } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type { AutomationMachine, ExecutionStatus } from '#lib/rpa/automation-starter';
-import { CredentialsRefused, type RefusalReason, type RunCredentialsRequest } from '#lib/rpa/credentials-source';
+import type { RunCredentialsRequest } from '#lib/rpa/credentials-source';
+import { CredentialsRefused, type RefusalReason } from '#lib/rpa/errors';
 import {
   CREDENTIALS_ISSUED_STEP,
   type RunCredentialsDependencies,

@@ -4,8 +4,8 @@ import type { RpaRunRecord } from '#lib/entities/rpa';
 import { prefersHtml, scraperSessionPage } from '#lib/http/scraper-session-page';
 import { uuidv7 } from '#lib/ids';
 import { outcomeOfExecution } from '#lib/rpa/execution-ended';
-import type { ScraperSession } from '#lib/rpa/rpa';
-import { MAX_RUN_STEPS, statusOfOutcome, withStep } from '#lib/rpa/runs';
+import { MAX_RUN_STEPS, statusOfOutcome, withStep } from '#lib/rpa/run-changes';
+import type { ScraperSession } from '#lib/rpa/run-views';
 
 const run: RpaRunRecord = {
   clientId: 'c1',

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KeyConfigurationError } from '#lib/crypto/key-sources';
+import { InvalidScraperToken } from '#lib/rpa/errors';
 import {
-  InvalidScraperToken,
   SCRAPER_TOKEN_AUDIENCE,
   SCRAPER_TOKEN_ISSUER,
   scraperTokenKeysFromEnvironment,
