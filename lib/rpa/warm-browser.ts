@@ -109,6 +109,11 @@ export function warmBrowser(options: WarmBrowserOptions): WarmBrowser {
   return warm;
 }
 
+/** Browsers launched by every warm browser of this process (bench/rpa-batch.ts counts them). */
+export function browserLaunches(): number {
+  return [...everyWarmBrowser].reduce((total, warm) => total + warm.launches, 0);
+}
+
 /** Closes every warm browser of this process (local/stack.ts close(); a SIGTERM on Lambda). */
 export async function closeWarmBrowsers(): Promise<void> {
   await Promise.all([...everyWarmBrowser].map((warm) => warm.close()));
