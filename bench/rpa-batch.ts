@@ -242,7 +242,7 @@ function modeledLambdaMs(f: Figures) {
   return orchestration + groupMs * Math.ceil(f.invocations / ACCOUNTS_AT_ONCE);
 }
 
-function summary(runs: Figures[]) {
+function summary(runs: Figures[], modeled: boolean) {
   const floorMs = median(measured.floor.map((f) => f.ms));
   const per = (pick: (f: Figures) => number) => spread(runs.map((f) => pick(f) / REQUESTS));
   const gbSecondsPerCheck = per((f) => (f.taskMs / 1000) * BROWSER_GB);
@@ -259,7 +259,8 @@ function summary(runs: Figures[]) {
     ms: spread(runs.map((f) => f.ms)),
     runsPerMinute: spread(runs.map((f) => (REQUESTS / f.ms) * 60_000)),
     timesTheFloor: spread(runs.map((f) => f.ms / floorMs)),
-    modeledLambdaRunsPerMinute: spread(runs.map((f) => (REQUESTS / modeledLambdaMs(f)) * 60_000)),
+    // One account is one group: its batch has nothing to run in parallel, on Lambda either.
+    modeledLambdaRunsPerMinute: modeled ? spread(runs.map((f) => (REQUESTS / modeledLambdaMs(f)) * 60_000)) : undefined,
     logins: runs.map((f) => f.logins),
     launches: runs.map((f) => f.launches),
     invocations: runs.map((f) => f.invocations),
@@ -275,8 +276,8 @@ const result = {
   requests: REQUESTS,
   accounts: ACCOUNTS,
   rounds: ROUNDS,
-  oneAccount: summary(measured.one),
-  manyAccounts: summary(measured.many),
+  oneAccount: summary(measured.one, false),
+  manyAccounts: summary(measured.many, true),
   oneGroup: {
     taskMs: spread(measured.group.map((f) => f.taskMs)),
     gbSecondsPerCheck: spread(measured.group.map((f) => ((f.taskMs / 1000) * BROWSER_GB) / GROUP)),
@@ -289,7 +290,11 @@ const result = {
 const line = (name: string, s: ReturnType<typeof summary>) =>
   [
     `${name}: ${s.ms.median.toFixed(0)} ms (${s.ms.min.toFixed(0)}–${s.ms.max.toFixed(0)}), ${s.runsPerMinute.median.toFixed(1)} runs/min (${s.runsPerMinute.min.toFixed(1)}–${s.runsPerMinute.max.toFixed(1)}), ${s.timesTheFloor.median}× the floor (${s.timesTheFloor.min}–${s.timesTheFloor.max})`,
-    `  modeled with a Lambda environment per group: ${s.modeledLambdaRunsPerMinute.median.toFixed(1)} runs/min (${s.modeledLambdaRunsPerMinute.min.toFixed(1)}–${s.modeledLambdaRunsPerMinute.max.toFixed(1)})`,
+    ...(s.modeledLambdaRunsPerMinute
+      ? [
+          `  modeled with a Lambda environment per group (from medians): ${s.modeledLambdaRunsPerMinute.median.toFixed(1)} runs/min`,
+        ]
+      : []),
     `  logins ${s.logins.join('/')}, launches ${s.launches.join('/')}, invocations ${s.invocations.join('/')}; per check: ${s.gbSecondsPerCheck.median} GB-s (${s.gbSecondsPerCheck.min}–${s.gbSecondsPerCheck.max}), ${s.transitionsPerCheck.median} transitions, ${s.writesPerCheck.median} writes; $${s.costPer1000.median.toFixed(3)} per 1,000 checks (${s.costPer1000.min.toFixed(3)}–${s.costPer1000.max.toFixed(3)})`,
     `  outcomes: ${JSON.stringify(s.outcomes[0])}`,
   ].join('\n');
