@@ -230,6 +230,20 @@ describe('a portal context', () => {
     }
   });
 
+  it('under --single-process, closes the browser when the origins cannot be cleared (no later run may meet their data)', async () => {
+    const single = await launchBrowser({ singleProcess: true });
+    try {
+      const context = await openPortalContext(single, { origins: [portal.url] });
+      await (await context.context.newPage()).goto(`${portal.url}/cookie`);
+      // The page the clearing needs cannot be opened.
+      context.context.newPage = () => Promise.reject(new Error('no page'));
+      await context.close();
+      expect(single.isConnected()).toBe(false);
+    } finally {
+      await closeBrowser(single);
+    }
+  });
+
   it('closes within seconds when the browser does not answer', async () => {
     const pids = new Set(browserPids());
     const frozen = await launchBrowser({ singleProcess: false });
