@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
+import { openSync, writeSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG } from '#infra/config';
@@ -80,5 +81,49 @@ export const startXrayDaemon = async (): Promise<XrayDaemon> => {
     address: `127.0.0.1:${(socket.address() as AddressInfo).port}`,
     received: () => received,
     close: () => new Promise<void>((closed) => socket.close(() => closed())),
+  };
+};
+
+export interface InProcessLambda {
+  /** Writes to the bench's real stdout (the handlers' lines go to the sink). */
+  print: (text: string) => void;
+  /** A fresh sampled trace header, as the runtime sets one per invocation. */
+  nextInvocation: () => void;
+}
+
+/**
+ * For benches that run handlers in their own process (after the local stack started): the deployed
+ * variables set on this process, the local key files named one by one instead of LOCAL_STATE_DIR (so the
+ * audit lines go to stdout only, as deployed), and stdout sent to /dev/null with one write(2) per line, as
+ * Lambda's pipe takes them (EMF, log and audit lines would otherwise flood the bench's output). `observe`
+ * sees every line written.
+ */
+export const runAsDeployedInProcess = (
+  handler: string,
+  daemonAddress: string,
+  observe?: (line: string | Uint8Array) => void,
+): InProcessLambda => {
+  const stateDir = process.env.LOCAL_STATE_DIR;
+  Object.assign(process.env, lambdaEnvironment(handler, daemonAddress), stateDir ? localKeyFiles(stateDir) : {});
+  delete process.env.LOCAL_STATE_DIR;
+  delete process.env.LOCAL_AUDIT_FILE;
+  const stdout = process.stdout;
+  const print = stdout.write.bind(stdout);
+  const sink = openSync('/dev/null', 'w');
+  stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    observe?.(chunk);
+    if (typeof chunk === 'string') writeSync(sink, chunk);
+    else writeSync(sink, chunk);
+    const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+    callback?.();
+    return true;
+  }) as typeof stdout.write;
+  return {
+    print: (text) => {
+      print(text);
+    },
+    nextInvocation: () => {
+      process.env._X_AMZN_TRACE_ID = traceHeader();
+    },
   };
 };
