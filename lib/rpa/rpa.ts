@@ -1,5 +1,5 @@
 import type { Scope } from '#lib/tenancy/scope';
-import { contextOf, type RpaDependencies } from './rpa-context.ts';
+import { contextOf, type RpaDependencies, type RunReadDependencies, type RunStartDependencies } from './rpa-context.ts';
 import { batchProgress, getRun } from './run-reads.ts';
 import { type StartBody, startCheckAuthStatus, startViewOnPage } from './run-start.ts';
 import { issueAccessToken, session, verifyAccessToken } from './scraper-access.ts';
@@ -19,11 +19,27 @@ export const rpaService = (deps: RpaDependencies) => {
       issueAccessToken(ctx, caller, externalId, clientUserId),
     verifyAccessToken: (token: string | undefined, externalId: string) => verifyAccessToken(ctx, token, externalId),
     session: (claims: ScraperClaims) => session(ctx, claims),
+    ...runStartService(deps),
+    ...runReadService(deps),
+  };
+};
+
+/** Reading runs and batches alone (the GET routes): a wiring of these imports no token key, S3 or Secrets Manager. */
+export const runReadService = (deps: RunReadDependencies) => {
+  const ctx = contextOf(deps);
+  return {
+    getRun: (scope: Scope, externalId: string, runId: string) => getRun(ctx, scope, externalId, runId),
+    batchProgress: (scope: Scope, batchId: string) => batchProgress(ctx, scope, batchId),
+  };
+};
+
+/** Starting runs and batches alone (the start routes, the re-checks): no token key, S3 or Secrets Manager. */
+export const runStartService = (deps: RunStartDependencies) => {
+  const ctx = contextOf(deps);
+  return {
     startViewOnPage: (scope: Scope, externalId: string, body: StartBody) =>
       startViewOnPage(ctx, scope, externalId, body),
     startCheckAuthStatus: (scope: Scope, body: StartBody & { requestExternalIds: readonly string[] }) =>
       startCheckAuthStatus(ctx, scope, body),
-    getRun: (scope: Scope, externalId: string, runId: string) => getRun(ctx, scope, externalId, runId),
-    batchProgress: (scope: Scope, batchId: string) => batchProgress(ctx, scope, batchId),
   };
 };
