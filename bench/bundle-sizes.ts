@@ -37,7 +37,12 @@ const importOnce = (file: string, handler: string, nodeOptions: string[] = []) =
   return Number(
     execFileSync(process.execPath, [...nodeOptions, '--input-type=module', '-e', script], {
       // The deployed function's variables (bench/lambda-environment.ts), its route's names, nothing of this process.
-      env: { PATH: process.env.PATH ?? '', ...lambdaEnvironment(handler, XRAY_DAEMON), TABLE_NAME: 't', BUCKET_NAME: 'b' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...lambdaEnvironment(handler, XRAY_DAEMON),
+        TABLE_NAME: 't',
+        BUCKET_NAME: 'b',
+      },
     }),
   );
 };

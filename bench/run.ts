@@ -113,10 +113,11 @@ const { requestEntity } = await import('#lib/entities/request');
 const { TABLE_KEY } = await import('#lib/table');
 const { tableName } = await import('#lib/config/resources');
 const { lambdaContext } = await import('#local/gateway/invoke');
-const { ownInvocation } = await import('#local/invocations');
-// Each call an invocation of its own, as the stack runs its functions (local/invocations.ts).
-const getRequest = ownInvocation((await import('#functions/requests/get-request')).handler);
-const createRequest = ownInvocation((await import('#functions/requests/create-request')).handler);
+// Called directly, one invocation at a time, as a standard Lambda instance runs them: not through the local
+// stack's per-invocation contexts (local/invocations.ts, Lambda Managed Instances' AWS_LAMBDA_MAX_CONCURRENCY),
+// which make Powertools and the logger take their per-invocation store paths; the variable is unset meanwhile.
+const getRequest = (await import('#functions/requests/get-request')).handler;
+const createRequest = (await import('#functions/requests/create-request')).handler;
 
 const errors: string[] = [];
 /**
@@ -250,6 +251,8 @@ const inProcessPair = async (
 };
 
 const requestPath = (id: string) => `/api/external/v1.1/Requests/${id}`;
+const sharedProcess = process.env.AWS_LAMBDA_MAX_CONCURRENCY;
+delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
 const inProcess = [
   await inProcessPair('get-request', 200, getRequest as Invoke, bareGet, (i) =>
     proxyEvent(
@@ -269,6 +272,8 @@ const inProcess = [
     ),
   ),
 ];
+
+if (sharedProcess !== undefined) process.env.AWS_LAMBDA_MAX_CONCURRENCY = sharedProcess;
 
 // Throughput: CONNECTIONS at once through the gateway, and against a floor server making the same calls.
 const storageFloor = createServer((req, res) => {
