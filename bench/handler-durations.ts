@@ -8,6 +8,7 @@
  * lines counted apart). The handlers run with the deployed variables (bench/lambda-environment.ts).
  * Results: bench/results/handler-durations.json.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,10 +31,16 @@ const { sampleEvents } = await import('#scripts/sample-events');
 const { dynamoClient } = await import('#lib/aws/dynamodb');
 const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
 
+/**
+ * Whether the code running is a measured call: what the local stack does meanwhile on the same client and
+ * stdout (the event relay's polling, its log lines) is not the call's.
+ */
+const inCall = new AsyncLocalStorage<true>();
 /** DynamoDB calls of the current measurement: operation → count and request bytes. */
 let calls: Record<string, { count: number; requestBytes: number }> = {};
 dynamoClient.middlewareStack.add(
   (next) => async (args) => {
+    if (!inCall.getStore()) return next(args);
     const request = args.request as { headers?: Record<string, string>; body?: string };
     const operation = request.headers?.['x-amz-target']?.split('.')[1] ?? 'unknown';
     calls[operation] ??= { count: 0, requestBytes: 0 };
@@ -56,7 +63,7 @@ let measuring = false;
 const auditMarker = `"${AUDIT_MARKER.field}":"${AUDIT_MARKER.value}"`;
 const daemon = await startXrayDaemon();
 const lambda = runAsDeployedInProcess('bench', daemon.address, (chunk) => {
-  if (!measuring) return;
+  if (!measuring || !inCall.getStore()) return;
   const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
   if (typeof chunk === 'string' && chunk.includes(auditMarker)) auditedBytes += bytes;
   else loggedBytes += bytes;
@@ -79,7 +86,7 @@ const measure = async (name: string, call: (i: number) => Promise<unknown>) => {
     lambda.nextInvocation();
     const start = performance.now();
     try {
-      await call(i);
+      await inCall.run(true, () => call(i));
     } finally {
       measuring = false;
     }
