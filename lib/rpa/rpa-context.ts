@@ -44,6 +44,16 @@ export type RunStartContext = Pick<
   'runs' | 'requests' | 'accounts' | 'automated' | 'tenants' | 'automation' | 'quotas' | 'now'
 >;
 
+/** What the scraper's token and session need (scraper-access.ts): no Step Functions, portal accounts or quotas. */
+export type ScraperAccessDependencies = Pick<
+  RpaDependencies,
+  'runs' | 'requests' | 'tenants' | 'screenshots' | 'history' | 'tokens' | 'now'
+>;
+export type ScraperAccessContext = Pick<
+  RpaContext,
+  'runs' | 'requests' | 'tenants' | 'screenshots' | 'history' | 'tokens' | 'now'
+>;
+
 /** `deps` with the clock's default and the run ender: a route's own wiring passes only what its use cases read. */
 export function contextOf<Deps extends Pick<RpaDependencies, 'runs' | 'now'>>(
   deps: Deps,

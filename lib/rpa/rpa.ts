@@ -1,5 +1,11 @@
 import type { Scope } from '#lib/tenancy/scope';
-import { contextOf, type RpaDependencies, type RunReadDependencies, type RunStartDependencies } from './rpa-context.ts';
+import {
+  contextOf,
+  type RpaDependencies,
+  type RunReadDependencies,
+  type RunStartDependencies,
+  type ScraperAccessDependencies,
+} from './rpa-context.ts';
 import { batchProgress, getRun } from './run-reads.ts';
 import { type StartBody, startCheckAuthStatus, startViewOnPage } from './run-start.ts';
 import { issueAccessToken, session, verifyAccessToken } from './scraper-access.ts';
@@ -12,15 +18,20 @@ import type { ScraperClaims } from './scraper-token.ts';
  * in the worker (worker.ts). An organization-restricted key (#lib/tenancy/scope) reaches only its
  * organization's client users, runs and batches: others are 404.
  */
-export const rpaService = (deps: RpaDependencies) => {
+export const rpaService = (deps: RpaDependencies) => ({
+  ...scraperAccessService(deps),
+  ...runStartService(deps),
+  ...runReadService(deps),
+});
+
+/** The scraper's token and session alone (the scraper routes): no Step Functions client. */
+export const scraperAccessService = (deps: ScraperAccessDependencies) => {
   const ctx = contextOf(deps);
   return {
     issueAccessToken: (caller: Scope & { keyId: string }, externalId: string, clientUserId: string) =>
       issueAccessToken(ctx, caller, externalId, clientUserId),
     verifyAccessToken: (token: string | undefined, externalId: string) => verifyAccessToken(ctx, token, externalId),
     session: (claims: ScraperClaims) => session(ctx, claims),
-    ...runStartService(deps),
-    ...runReadService(deps),
   };
 };
 

@@ -11,7 +11,7 @@ import { sfnAutomationStarter } from './sfn-automation-starter.ts';
 /**
  * Starting runs and batches on DynamoDB and Step Functions, built once per cold start: what the start
  * routes and the re-checks use, so their bundles carry neither the scraper token's key (jose, Secrets
- * Manager) nor the screenshots' S3 client (service.ts wires those).
+ * Manager) nor the screenshots' S3 client (scraper-access-service.ts wires those).
  */
 export const runStarts = runStartService({
   runs: dynamoRunStore,

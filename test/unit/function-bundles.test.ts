@@ -86,6 +86,15 @@ describe('function bundles', () => {
     expect(inputs.filter((input) => /client-secrets-manager/.test(input))).toEqual([]);
   });
 
+  it.each(['rpa/issue-rpa-access-token', 'rpa/get-scraper-session'])(
+    '%s (the scraper token and session) bundles no Step Functions client',
+    async (handler) => {
+      const inputs = await inputsOf(handler);
+      expect(inputs).toContain('lib/rpa/scraper-token.ts');
+      expect(inputs.filter((input) => /client-sfn|lib\/rpa\/sfn-automation-starter\.ts/.test(input))).toEqual([]);
+    },
+  );
+
   it('the browser workers bundle no Encryption SDK (they ask the run credentials function); it bundles no browser', async () => {
     const browser = ['@sparticuz/chromium', 'playwright-core'];
     const worker = Object.keys((await bundleFunction('rpa/fill-portal-form', browser)).inputs);
