@@ -35,6 +35,12 @@ export const scraperAccessService = (deps: ScraperAccessDependencies) => {
   };
 };
 
+/** Issuing scraper tokens alone (the token route): no screenshots' S3 client, no run store reads. */
+export const accessTokenService = (deps: Pick<ScraperAccessDependencies, 'tenants' | 'requests' | 'tokens'>) => ({
+  issueAccessToken: (caller: Scope & { keyId: string }, externalId: string, clientUserId: string) =>
+    issueAccessToken(deps, caller, externalId, clientUserId),
+});
+
 /** Reading runs and batches alone (the GET routes): a wiring of these imports no token key, S3 or Secrets Manager. */
 export const runReadService = (deps: RunReadDependencies) => {
   const ctx = contextOf(deps);

@@ -18,7 +18,7 @@ import type { ScraperClaims } from './scraper-token.ts';
  * key that asked for it (`keyId`, the authorizer's).
  */
 export async function issueAccessToken(
-  ctx: ScraperAccessContext,
+  ctx: Pick<ScraperAccessContext, 'tenants' | 'requests' | 'tokens'>,
   caller: Scope & { keyId: string },
   externalId: string,
   clientUserId: string,

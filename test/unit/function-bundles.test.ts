@@ -95,6 +95,13 @@ describe('function bundles', () => {
     },
   );
 
+  it('the token route bundles no S3 client or presigner (only the session links screenshots)', async () => {
+    const inputs = await inputsOf('rpa/issue-rpa-access-token');
+    expect(inputs.filter((input) => /@aws-sdk\/client-s3\/|s3-request-presigner|lib\/aws\/s3\.ts/.test(input))).toEqual(
+      [],
+    );
+  });
+
   it('the browser workers bundle no Encryption SDK (they ask the run credentials function); it bundles no browser', async () => {
     const browser = ['@sparticuz/chromium', 'playwright-core'];
     const worker = Object.keys((await bundleFunction('rpa/fill-portal-form', browser)).inputs);
