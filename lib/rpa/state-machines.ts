@@ -174,7 +174,7 @@ export const viewOnPageDefinition = (resources: TaskResources, options: Definiti
 /**
  * CheckAuthStatusBatch, input `{clientId, batchId, groups: [{portalAccountId, items: [{requestExternalId,
  * runId}]}]}`: the batch's requests grouped by portal account, so each account signs in once. Each
- * group is one session at a time (two groups at once); its task looks up part of the group and returns
+ * group is one session at a time (ACCOUNTS_AT_ONCE groups at once); its task looks up part of the group and returns
  * the rest (`more`), and the loop calls it again for those. A group that fails for good is recorded and
  * the batch goes on; FinishBatch then closes it. Results are dropped: the runs hold the outcomes.
  */
