@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeBrowser, launchBrowser } from '#lib/rpa/browser';
 import { openPortalContext } from '#lib/rpa/drivers/portal-context';
 import { closeWarmBrowsers, type WarmBrowser, warmBrowser } from '#lib/rpa/warm-browser';
+import { browserPids } from '#test/support/browser-processes';
 
 /*
  * The browser worker's Chromium kept across warm invocations (lib/rpa/warm-browser.ts), in the real
@@ -153,20 +153,3 @@ it('launches again after a launch failed', async () => {
   await warm.release(browser);
   await warm.close();
 });
-
-/** The Chromium main processes this process started (their children are theirs). */
-const browserPids = (): number[] =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return (
-          parent === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--remote-debugging-pipe')
-        );
-      } catch {
-        return false; // a process that ended meanwhile
-      }
-    })
-    .map(Number);
