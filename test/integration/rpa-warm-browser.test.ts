@@ -22,7 +22,8 @@ beforeAll(async () => {
     if (req.url === '/sign-in') {
       res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=run-1; Path=/' });
       return res.end(
-        "<script>localStorage.setItem('member', 'M-1'); sessionStorage.setItem('tab', '1'); indexedDB.open('portal')</script>",
+        // The title says when the database exists: opening it is asynchronous, and leaving the page first loses it.
+        "<script>localStorage.setItem('member', 'M-1'); sessionStorage.setItem('tab', '1'); indexedDB.open('portal').onsuccess = () => { document.title = 'signed in'; }</script>",
       );
     }
     res.writeHead(200, { 'content-type': 'text/plain' });
@@ -77,6 +78,9 @@ describe.each([false, true])('a warm browser (single process: %s)', (singleProce
       await visit(warm, async (page) => {
         browsers.push(page.context().browser()!);
         await page.goto(`${portal.url}/sign-in`);
+        await page.waitForFunction(
+          () => (globalThis as unknown as { document: { title: string } }).document.title === 'signed in',
+        );
         expect(await leftOver(page)).toEqual({
           sent: 'cookies: session=run-1',
           local: 'M-1',
