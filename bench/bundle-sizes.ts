@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleFunction, deployedFunctions, ownerOf } from './function-bundle.ts';
+import { lambdaEnvironment } from './lambda-environment.ts';
 
 const BUDGET_BYTES = 700 * 1024;
 const TOP = Number(process.env.BENCH_TOP ?? 8);
@@ -24,16 +25,24 @@ const IMPORTED = [
 ];
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 
+/** No call is made on import, so nothing is sent: an address only, as Lambda sets it. */
+const XRAY_DAEMON = '169.254.79.129:2000';
 const dir = mkdtempSync(join(tmpdir(), 'bundle-sizes-'));
 /**
  * One import of `file` in a fresh process (what a new Lambda container does): the CPU time it
  * took, in ms. CPU time, not wall time: on a shared machine, waiting for a core is not the import's.
  */
-const importOnce = (file: string, nodeOptions: string[] = []) => {
+const importOnce = (file: string, handler: string, nodeOptions: string[] = []) => {
   const script = `const c = process.cpuUsage(); await import(${JSON.stringify(file)}); const d = process.cpuUsage(c); process.stdout.write(String((d.user + d.system) / 1000));`;
   return Number(
     execFileSync(process.execPath, [...nodeOptions, '--input-type=module', '-e', script], {
-      env: { ...process.env, TABLE_NAME: 't', BUCKET_NAME: 'b', AWS_REGION: 'us-east-1', NODE_OPTIONS: '' },
+      // The deployed function's variables (bench/lambda-environment.ts), its route's names, nothing of this process.
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...lambdaEnvironment(handler, XRAY_DAEMON),
+        TABLE_NAME: 't',
+        BUCKET_NAME: 'b',
+      },
     }),
   );
 };
@@ -61,9 +70,9 @@ for (const { handler, installedModules } of deployedFunctions()) {
     writeFileSync(file, bundle.code);
     writeFileSync(join(folder, 'index.mjs.map'), bundle.sourceMap);
     const [floorMs, plain, withSourceMaps] = importMedians([
-      () => importOnce(empty),
-      () => importOnce(file),
-      () => importOnce(file, ['--enable-source-maps']),
+      () => importOnce(empty, handler),
+      () => importOnce(file, handler),
+      () => importOnce(file, handler, ['--enable-source-maps']),
     ]) as [number, number, number];
     imports.push({ handler, bytes: bundle.bytes, floorMs, importMs: plain, withSourceMapsMs: withSourceMaps });
   }

@@ -13,7 +13,6 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack } from '#local/stack';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 60);
@@ -28,11 +27,7 @@ const { portalAccountService } = await import('#lib/portal-accounts/portal-accou
 const { dynamoStorageQuotas } = await import('#lib/tenancy/storage-quotas-service');
 const { recordDynamoCalls } = await import('#test/support/dynamo-recorder');
 const { storedPortalAccount } = await import('#test/support/fixtures');
-const { dynamo } = await import('#lib/aws/dynamodb');
-const { tableName } = await import('#lib/config/resources');
-const { normalizeSearchText, portalAccountEntity, portalAccountGramEntity, portalAccountPayerEntity, searchGramsOf } =
-  await import('#lib/entities/portal-account');
-type StoredPortalAccount = import('#lib/entities/portal-account').StoredPortalAccount;
+const { seedPortalAccounts } = await import('#test/support/seed-portal-accounts');
 type Filter = Omit<import('#lib/portal-accounts/portal-account-input').FilterRequest, 'clientUserId'>;
 
 const clientId = `bench-${Date.now().toString(36)}`;
@@ -73,44 +68,11 @@ const accountOf = (size: number, i: number) => {
   );
 };
 
-/**
- * The items the store writes for an account (the account, its payer and trigram entries), written
- * 25 a request: how organizations over 1,000 accounts are seeded, the store's one write per item
- * being too slow on dynalite (the 1,000 accounts through the store time the write path).
- */
-const itemsOf = (account: StoredPortalAccount) => {
-  const [displayNameSearch, usernameSearch] = [account.displayName, account.username].map(normalizeSearchText);
-  return [
-    portalAccountEntity.toItem(account),
-    ...account.payerIds.map((payerId) => portalAccountPayerEntity.toItem({ ...account, payerId })),
-    ...searchGramsOf(displayNameSearch!, usernameSearch!).map((gram) =>
-      portalAccountGramEntity.toItem({
-        ...account,
-        gram,
-        displayNameSearch: displayNameSearch!,
-        usernameSearch: usernameSearch!,
-      }),
-    ),
-  ];
-};
-const writeAll = async (items: Record<string, unknown>[]) => {
-  let requests = items.map((Item) => ({ PutRequest: { Item } }));
-  while (requests.length > 0) {
-    const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-    requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-  }
-};
-const bulkSeed = async (accounts: StoredPortalAccount[]) => {
-  const items = accounts.flatMap(itemsOf);
-  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, i * 25 + 25));
-  for (let i = 0; i < batches.length; i += 8) await Promise.all(batches.slice(i, i + 8).map(writeAll));
-};
-
 for (const size of SIZES) {
   const accounts = Array.from({ length: size }, (_, i) => accountOf(size, i));
   const seeding = performance.now();
   if (size > 1000) {
-    await bulkSeed(accounts);
+    await seedPortalAccounts(accounts);
   } else {
     for (let i = 0; i < accounts.length; i += 25) {
       await Promise.all(accounts.slice(i, i + 25).map((account) => dynamoPortalAccountStore.create(account)));

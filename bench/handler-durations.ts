@@ -4,19 +4,20 @@
  * start` seeds it) with its sample event (events/, scripts/sample-events.ts): its duration (p50,
  * p95) as a ratio to a floor measured in the same run (one GetItem on the same emulator, the least
  * any of them does), its DynamoDB calls and request bytes (counted on the SDK client), and the
- * bytes it logs (log lines and audit records, both stdout, so CloudWatch Logs ingestion on AWS; the
- * audit records counted apart, from the local audit file that holds the same lines).
+ * bytes it logs (log, EMF and audit lines, all stdout, so CloudWatch Logs ingestion on AWS; the audit
+ * lines counted apart). The handlers run with the deployed variables (bench/lambda-environment.ts).
  * Results: bench/results/handler-durations.json.
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { AUDIT_FILE_NAME } from '#lib/audit/audit-file';
 import { AUDIT_MARKER } from '#lib/audit/audit-record';
 import { ownInvocation } from '#local/invocations';
 import { startLocalStack } from '#local/stack';
+import { runAsDeployedInProcess, startXrayDaemon } from './lambda-environment.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const WARMUP = 20;
@@ -30,10 +31,16 @@ const { sampleEvents } = await import('#scripts/sample-events');
 const { dynamoClient } = await import('#lib/aws/dynamodb');
 const { dynamoTenantStore } = await import('#lib/tenancy/dynamo-tenant-store');
 
+/**
+ * Whether the code running is a measured call: what the local stack does meanwhile on the same client and
+ * stdout (the event relay's polling, its log lines) is not the call's.
+ */
+const inCall = new AsyncLocalStorage<true>();
 /** DynamoDB calls of the current measurement: operation → count and request bytes. */
 let calls: Record<string, { count: number; requestBytes: number }> = {};
 dynamoClient.middlewareStack.add(
   (next) => async (args) => {
+    if (!inCall.getStore()) return next(args);
     const request = args.request as { headers?: Record<string, string>; body?: string };
     const operation = request.headers?.['x-amz-target']?.split('.')[1] ?? 'unknown';
     calls[operation] ??= { count: 0, requestBytes: 0 };
@@ -45,28 +52,22 @@ dynamoClient.middlewareStack.add(
   { step: 'build', name: 'benchCallCounter' },
 );
 
-/** Bytes the handlers write to stdout/stderr (their log lines; CloudWatch Logs on AWS), audit records apart. */
+/**
+ * Bytes the handlers write to stdout (their log, EMF and audit lines; CloudWatch Logs on AWS), audit lines
+ * apart. The handlers run as deployed (bench/lambda-environment.ts: metrics, tracing to a local daemon, the
+ * audit lines on stdout only), stdout to /dev/null.
+ */
 let loggedBytes = 0;
-const auditMarker = `"${AUDIT_MARKER.field}":"${AUDIT_MARKER.value}"`;
-for (const stream of [process.stdout, process.stderr]) {
-  const write = stream.write.bind(stream);
-  stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    if (measuring && !(typeof chunk === 'string' && chunk.includes(auditMarker))) {
-      loggedBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-      return true;
-    }
-    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof stream.write;
-}
+let auditedBytes = 0;
 let measuring = false;
-const auditFile = join(stack.env.LOCAL_STATE_DIR!, AUDIT_FILE_NAME);
-const auditBytes = () => {
-  try {
-    return statSync(auditFile).size;
-  } catch {
-    return 0;
-  }
-};
+const auditMarker = `"${AUDIT_MARKER.field}":"${AUDIT_MARKER.value}"`;
+const daemon = await startXrayDaemon();
+const lambda = runAsDeployedInProcess('bench', daemon.address, (chunk) => {
+  if (!measuring || !inCall.getStore()) return;
+  const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+  if (typeof chunk === 'string' && chunk.includes(auditMarker)) auditedBytes += bytes;
+  else loggedBytes += bytes;
+});
 
 const context = (functionName: string) =>
   ({ functionName, awsRequestId: 'bench', getRemainingTimeInMillis: () => 29_000 }) as Context;
@@ -79,12 +80,13 @@ const measure = async (name: string, call: (i: number) => Promise<unknown>) => {
   const samples: number[] = [];
   calls = {};
   loggedBytes = 0;
-  const auditBefore = auditBytes();
+  auditedBytes = 0;
   for (let i = 0; i < ITERATIONS; i++) {
     measuring = true;
+    lambda.nextInvocation();
     const start = performance.now();
     try {
-      await call(i);
+      await inCall.run(true, () => call(i));
     } finally {
       measuring = false;
     }
@@ -103,7 +105,7 @@ const measure = async (name: string, call: (i: number) => Promise<unknown>) => {
     p95: percentile(samples, 95),
     dynamodb: perCall,
     logBytesPerCall: Math.round(loggedBytes / ITERATIONS),
-    auditBytesPerCall: Math.round((auditBytes() - auditBefore) / ITERATIONS),
+    auditBytesPerCall: Math.round(auditedBytes / ITERATIONS),
   };
 };
 
@@ -186,7 +188,7 @@ const output = {
 };
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/handler-durations.json', `${JSON.stringify(output, null, 2)}\n`);
-process.stdout.write(
+lambda.print(
   [
     `floor (GetItem): p50 ${floor.p50.toFixed(2)} ms`,
     ...withRatios.map(
@@ -199,4 +201,5 @@ process.stdout.write(
   ].join('\n'),
 );
 await stack.close();
+await daemon.close();
 rmSync(seedDir, { recursive: true, force: true });

@@ -9,13 +9,19 @@
  *   ≥ 400, a failed connection) fails the run.
  * - Validation throughput against JSON.parse of the same body (the 250 KB error-laden bodies are
  *   bench/validation.ts, which `npm run bench` runs next).
+ * Every handler runs with the deployed function's variables (bench/lambda-environment.ts: metrics on,
+ * tracing to a local UDP daemon, a fresh sampled trace header per in-process call, the audit lines on
+ * stdout only, stdout to /dev/null). The bare handlers use a client of their own, without the tracing
+ * middleware, as a bare function would.
  * Results: bench/results/bench.json. Bounded: fixed iteration counts, loopback only.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { startLocalStack } from '#local/stack';
+import { runAsDeployedInProcess, startXrayDaemon } from './lambda-environment.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 300);
 const WARMUP = 30;
@@ -34,6 +40,9 @@ const { provisioning } = await import('#lib/tenancy/provisioning');
 const { validate } = await import('#lib/validation/validate');
 const { validRequest } = await import('#test/support/fixtures');
 const { clientId, apiKey } = await provisioning(dynamoTenantStore).createClient('bench');
+const daemon = await startXrayDaemon();
+const lambda = runAsDeployedInProcess('bench', daemon.address);
+lambda.nextInvocation();
 
 const floorServer = createServer((_req, res) => res.end('{}'));
 await new Promise<void>((resolve) => floorServer.listen(0, '127.0.0.1', resolve));
@@ -92,27 +101,39 @@ const parsed = JSON.parse(text);
 const validateOps = opsPerSecond(() => validate('Request', parsed));
 
 // In process: each handler against a bare handler making the same DynamoDB calls through the same client.
-const { dynamo, dynamoClient } = await import('#lib/aws/dynamodb');
-const { GetCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
+const { dynamoClient } = await import('#lib/aws/dynamodb');
+const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+const { DynamoDBDocumentClient, GetCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
+/** The bare handlers' own client: the same options, no tracing middleware. */
+const bareClient = new DynamoDBClient({});
+const dynamo = DynamoDBDocumentClient.from(bareClient, {
+  marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+});
 const { requestEntity } = await import('#lib/entities/request');
 const { TABLE_KEY } = await import('#lib/table');
 const { tableName } = await import('#lib/config/resources');
 const { lambdaContext } = await import('#local/gateway/invoke');
-const { ownInvocation } = await import('#local/invocations');
-// Each call an invocation of its own, as the stack runs its functions (local/invocations.ts).
-const getRequest = ownInvocation((await import('#functions/requests/get-request')).handler);
-const createRequest = ownInvocation((await import('#functions/requests/create-request')).handler);
+// Called directly, one invocation at a time, as a standard Lambda instance runs them: not through the local
+// stack's per-invocation contexts (local/invocations.ts, Lambda Managed Instances' AWS_LAMBDA_MAX_CONCURRENCY),
+// which make Powertools and the logger take their per-invocation store paths; the variable is unset meanwhile.
+const getRequest = (await import('#functions/requests/get-request')).handler;
+const createRequest = (await import('#functions/requests/create-request')).handler;
 
 const errors: string[] = [];
-/** The DynamoDB commands sent while `counting` (the document client shares the low-level client's stack). */
-let counted: string[] | undefined;
-dynamoClient.middlewareStack.add(
-  (next, context) => async (args) => {
-    counted?.push(context.commandName ?? 'unknown');
-    return next(args);
-  },
-  { step: 'initialize', name: 'benchCallCounter' },
-);
+/**
+ * The DynamoDB commands of one call (the document client shares the low-level client's stack): only those
+ * sent from inside it, not the local stack's own polling (the event relay) on the same client.
+ */
+const counted = new AsyncLocalStorage<string[]>();
+for (const client of [dynamoClient, bareClient]) {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      counted.getStore()?.push(context.commandName ?? 'unknown');
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCallCounter' },
+  );
+}
 
 type BareEvent = { pathParameters: { externalId?: string } | null; body: string | null };
 type BareResult = { statusCode: number; headers: Record<string, string>; body: string };
@@ -189,6 +210,7 @@ const inProcessPair = async (
 ) => {
   const call = async (who: 'handler' | 'bare', i: number) => {
     const event = eventOf(i, who);
+    lambda.nextInvocation();
     const start = performance.now();
     const result = (
       who === 'handler' ? await handler(event as never, lambdaContext('bench') as never) : await bare(event)
@@ -198,10 +220,8 @@ const inProcessPair = async (
     return ms;
   };
   const callsOf = async (who: 'handler' | 'bare') => {
-    counted = [];
-    await call(who, -1);
-    const calls = counted;
-    counted = undefined;
+    const calls: string[] = [];
+    await counted.run(calls, () => call(who, -1));
     return calls;
   };
   const handlerCalls = await callsOf('handler');
@@ -231,6 +251,8 @@ const inProcessPair = async (
 };
 
 const requestPath = (id: string) => `/api/external/v1.1/Requests/${id}`;
+const sharedProcess = process.env.AWS_LAMBDA_MAX_CONCURRENCY;
+delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
 const inProcess = [
   await inProcessPair('get-request', 200, getRequest as Invoke, bareGet, (i) =>
     proxyEvent(
@@ -250,6 +272,8 @@ const inProcess = [
     ),
   ),
 ];
+
+if (sharedProcess !== undefined) process.env.AWS_LAMBDA_MAX_CONCURRENCY = sharedProcess;
 
 // Throughput: CONNECTIONS at once through the gateway, and against a floor server making the same calls.
 const storageFloor = createServer((req, res) => {
@@ -329,26 +353,24 @@ const throughput = [
 ];
 
 const rows = results.map((r) => ({ ...r, ratioP50: r.p50 / floor.p50, ratioP95: r.p95 / floor.p95 }));
-process.stdout.write(
-  `floor (empty HTTP server on loopback): p50 ${floor.p50.toFixed(3)} ms, p95 ${floor.p95.toFixed(3)} ms\n`,
-);
+lambda.print(`floor (empty HTTP server on loopback): p50 ${floor.p50.toFixed(3)} ms, p95 ${floor.p95.toFixed(3)} ms\n`);
 for (const r of rows) {
-  process.stdout.write(
+  lambda.print(
     `${r.name.padEnd(42)} p50 ${r.p50.toFixed(2).padStart(7)} ms (${r.ratioP50.toFixed(1)}× floor)  p95 ${r.p95.toFixed(2).padStart(7)} ms (${r.ratioP95.toFixed(1)}× floor)\n`,
   );
 }
 for (const r of inProcess) {
-  process.stdout.write(
+  lambda.print(
     `in process, ${r.name.padEnd(15)} handler ${r.handlerMedianMs.toFixed(3)} ms vs bare handler ${r.bareMedianMs.toFixed(3)} ms per call (median of ${IN_PROCESS_CALLS}; same calls: ${r.storageCalls.join(', ')}) = ${r.ratio.toFixed(2)}×\n`,
   );
 }
 for (const r of throughput) {
-  process.stdout.write(
+  lambda.print(
     `throughput, ${r.name.padEnd(28)} ${r.connections} connections: gateway ${Math.round(r.gatewayRps)} req/s vs floor server ${Math.round(r.floorRps)} req/s (same storage calls) = ${r.ratio.toFixed(2)}× (${r.requests} requests each)\n`,
   );
 }
-process.stdout.write(`errors: ${errors.length}\n`);
-process.stdout.write(
+lambda.print(`errors: ${errors.length}\n`);
+lambda.print(
   `validate(Request): ${Math.round(validateOps)} ops/s = ${(validateOps / parseOps).toFixed(2)}× JSON.parse of the same body (${Math.round(parseOps)} ops/s)\n`,
 );
 
@@ -365,17 +387,19 @@ writeFileSync(
       validation: { validateOpsPerSecond: validateOps, jsonParseOpsPerSecond: parseOps, ratio: validateOps / parseOps },
       inProcess,
       throughput,
+      xraySubsegments: daemon.received(),
       errors,
     },
     null,
     2,
   ),
 );
-process.stdout.write('results: bench/results/bench.json\n');
+lambda.print('results: bench/results/bench.json\n');
 floorServer.close();
 storageFloor.closeAllConnections();
 storageFloor.close();
 await stack.close();
+await daemon.close();
 if (errors.length > 0) {
   process.stderr.write(`${errors.length} error(s): ${errors.slice(0, 5).join('; ')}\n`);
   process.exit(1);

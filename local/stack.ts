@@ -228,6 +228,9 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     await rechecks.close();
     await stepFunctions.close();
     await lambda.close();
+    // The browser workers' shared Chromium (lib/rpa/warm-browser.ts), once no task uses it.
+    const { closeWarmBrowsers } = await import('#lib/rpa/warm-browser');
+    await closeWarmBrowsers();
     // After the last writes, before the table goes; a poll under way finishes first.
     await relay.close();
     // The table before the portal: a task its aborted execution left running must not record what

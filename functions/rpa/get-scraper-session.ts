@@ -15,7 +15,7 @@ import {
 } from '#lib/http/scraper-credentials';
 import { continuePage, prefersHtml, scraperSessionPage } from '#lib/http/scraper-session-page';
 import { InvalidScraperToken } from '#lib/rpa/errors';
-import { rpa } from '#lib/rpa/service';
+import { scraperAccess } from '#lib/rpa/scraper-access-service';
 
 const WWW_AUTHENTICATE = 'Bearer realm="scraper-session", error="invalid_token"';
 
@@ -32,9 +32,9 @@ const invalidToken = () =>
 
 /** The token's claims (its API key still active), told to the audit trail; a 401 otherwise. */
 const verified = async (event: ApiEvent, token: string | undefined, requestExternalId: string) => {
-  let claims: Awaited<ReturnType<typeof rpa.verifyAccessToken>>;
+  let claims: Awaited<ReturnType<typeof scraperAccess.verifyAccessToken>>;
   try {
-    claims = await rpa.verifyAccessToken(token, requestExternalId);
+    claims = await scraperAccess.verifyAccessToken(token, requestExternalId);
   } catch (error) {
     if (error instanceof InvalidScraperToken) throw invalidToken();
     throw error;
@@ -75,7 +75,7 @@ export const handler = endpoint(async (event) => {
     const headers = { ...baseHeaders, ...SESSION_HEADERS, ...page.headers, 'WWW-Authenticate': WWW_AUTHENTICATE };
     return { statusCode: 401, headers, body: page.body };
   }
-  const session = await rpa.session(await verified(event, token, requestExternalId));
+  const session = await scraperAccess.session(await verified(event, token, requestExternalId));
   if (!html) return json(200, session, SESSION_HEADERS);
   const page = scraperSessionPage(session);
   return { statusCode: 200, headers: { ...baseHeaders, ...SESSION_HEADERS, ...page.headers }, body: page.body };

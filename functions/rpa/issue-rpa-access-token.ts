@@ -3,7 +3,7 @@ import { endpoint } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
 import { absoluteUrl, resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import { rpa } from '#lib/rpa/service';
+import { accessTokens } from '#lib/rpa/access-token-service';
 import { rpaAccessRequestValidator } from '#lib/validation/generated/per-schema/rpa-access-request';
 
 /**
@@ -18,7 +18,7 @@ export const handler = endpoint<{ clientUserId: string }>(
   async (event) => {
     const requestExternalId = pathId(event, 'requestExternalId');
     const caller = { ...scopeOf(event), keyId: apiKeyIdOf(event) };
-    const { accessToken } = await rpa.issueAccessToken(caller, requestExternalId, event.body.clientUserId);
+    const { accessToken } = await accessTokens.issueAccessToken(caller, requestExternalId, event.body.clientUserId);
     const scraperUri = absoluteUrl(event, resourceUrl(event, 'rpa/get-scraper-session', { requestExternalId }));
     return json(200, { accessToken, scraperUri });
   },

@@ -4,7 +4,7 @@ import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import type { StartBody } from '#lib/rpa/run-start';
-import { rpa } from '#lib/rpa/service';
+import { runStarts } from '#lib/rpa/run-start-service';
 import { checkAuthStatusBatchValidator } from '#lib/validation/generated/per-schema/check-auth-status-batch';
 
 /**
@@ -17,7 +17,7 @@ import { checkAuthStatusBatchValidator } from '#lib/validation/generated/per-sch
  */
 export const handler = endpoint<StartBody & { requestExternalIds: string[] }>(
   async (event) => {
-    const batch = await rpa.startCheckAuthStatus(scopeOf(event), event.body);
+    const batch = await runStarts.startCheckAuthStatus(scopeOf(event), event.body);
     return json(
       202,
       { batchId: batch.batchId, executionId: batch.executionArn, total: batch.items.length },

@@ -5,7 +5,7 @@ import { pathId } from '#lib/http/path';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
 import type { StartBody } from '#lib/rpa/run-start';
-import { rpa } from '#lib/rpa/service';
+import { runStarts } from '#lib/rpa/run-start-service';
 import { viewOnPageRequestValidator } from '#lib/validation/generated/per-schema/view-on-page-request';
 
 /**
@@ -17,7 +17,7 @@ import { viewOnPageRequestValidator } from '#lib/validation/generated/per-schema
 export const handler = endpoint<StartBody>(
   async (event) => {
     const requestExternalId = pathId(event, 'requestExternalId');
-    const run = await rpa.startViewOnPage(scopeOf(event), requestExternalId, event.body);
+    const run = await runStarts.startViewOnPage(scopeOf(event), requestExternalId, event.body);
     return json(
       202,
       { runId: run.runId, executionId: run.executionArn, status: run.status },

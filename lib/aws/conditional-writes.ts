@@ -12,35 +12,36 @@ import { tableName } from '#lib/config/resources';
 export const isConditionFailure = (error: unknown) =>
   (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
-/** PutItem under `condition`; a failed condition becomes VersionConflict. */
-export const conditionalPut = async (
-  item: Record<string, unknown>,
-  condition: string,
-  values?: Record<string, unknown>,
-): Promise<void> => {
+/** A conditional write's answer; DynamoDB's refusal of its condition becomes VersionConflict. */
+export const orVersionConflict = async <T>(write: Promise<T>): Promise<T> => {
   try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: item,
-        ConditionExpression: condition,
-        ...(values ? { ExpressionAttributeValues: values } : {}),
-      }),
-    );
+    return await write;
   } catch (error) {
     if (isConditionFailure(error)) throw new VersionConflict();
     throw error;
   }
 };
 
-/** UpdateItem (its ConditionExpression required); a failed condition becomes VersionConflict. */
-export const conditionalUpdate = async (
-  update: Omit<UpdateCommandInput, 'TableName' | 'ConditionExpression'> & { ConditionExpression: string },
-): Promise<UpdateCommandOutput> => {
-  try {
-    return await dynamo.send(new UpdateCommand({ TableName: tableName(), ...update }));
-  } catch (error) {
-    if (isConditionFailure(error)) throw new VersionConflict();
-    throw error;
-  }
+/** PutItem under `condition`; a failed condition becomes VersionConflict. */
+export const conditionalPut = async (
+  item: Record<string, unknown>,
+  condition: string,
+  values?: Record<string, unknown>,
+): Promise<void> => {
+  await orVersionConflict(
+    dynamo.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: item,
+        ConditionExpression: condition,
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      }),
+    ),
+  );
 };
+
+/** UpdateItem (its ConditionExpression required); a failed condition becomes VersionConflict. */
+export const conditionalUpdate = (
+  update: Omit<UpdateCommandInput, 'TableName' | 'ConditionExpression'> & { ConditionExpression: string },
+): Promise<UpdateCommandOutput> =>
+  orVersionConflict(dynamo.send(new UpdateCommand({ TableName: tableName(), ...update })));

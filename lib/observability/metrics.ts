@@ -12,11 +12,17 @@ import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './names.ts';
  * Inside Lambda by default; outside it (vitest, the local stack) EMF lines would only flood stdout.
  * POWERTOOLS_METRICS_DISABLED decides when set, either way (`false` turns them on locally).
  */
-const enabled = () => {
+const decide = () => {
   const disabled = metricsDisabledSwitch();
   if (disabled !== undefined) return !['true', '1', 'yes', 'on'].includes(disabled);
   return onLambda();
 };
+/**
+ * Decided once per process, on first use, as Powertools reads its own variables when the Metrics is made:
+ * reading `process.env` on every request cost more than adding the metrics (bench/run.ts, docs/performance.md).
+ */
+let decided: boolean | undefined;
+const enabled = () => (decided ??= decide());
 
 /**
  * Made on first use, inside an invocation: where invocations share the process (local/invocations.ts),

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { BuildMiddleware, MetadataBearer, MiddlewareStack, Provider } from '@smithy/types';
 import { traceHeaderVariable, tracingEnabled, xrayDaemonAddress } from '#lib/config/runtime';
 import { type AwsSubsegment, sendToDaemon, type TraceContext, traceContextOf } from './xray.ts';
@@ -15,6 +15,22 @@ import { type AwsSubsegment, sendToDaemon, type TraceContext, traceContextOf } f
  */
 
 const MIDDLEWARE_NAME = 'xRaySubsegments';
+
+/**
+ * Random 64-bit ids (subsegments, exceptions) from a pool filled 256 at a time: one `randomBytes(8)` per
+ * SDK call cost more than the rest of the subsegment (bench/run.ts's profile, docs/performance.md).
+ */
+const ID_BYTES = 8;
+const idPool = Buffer.alloc(ID_BYTES * 256);
+let idAt = idPool.length;
+const newId = () => {
+  if (idAt === idPool.length) {
+    randomFillSync(idPool);
+    idAt = 0;
+  }
+  idAt += ID_BYTES;
+  return idPool.toString('hex', idAt - ID_BYTES, idAt);
+};
 
 /** Error names the SDK's retry strategy treats as throttling (@smithy/service-error-classification). */
 const THROTTLING_ERRORS = new Set([
@@ -70,7 +86,7 @@ const outcomeOf = (
     ...(error
       ? {
           cause: {
-            exceptions: [{ id: randomBytes(8).toString('hex'), type: error.name ?? 'Error', remote: true as const }],
+            exceptions: [{ id: newId(), type: error.name ?? 'Error', remote: true as const }],
           },
         }
       : {}),
@@ -91,7 +107,7 @@ const subsegmentMiddleware =
     const trace: TraceContext | undefined =
       daemonAddress && tracingEnabled() ? traceContextOf(currentTraceHeader()) : undefined;
     if (!trace || !daemonAddress) return next(args);
-    const id = randomBytes(8).toString('hex');
+    const id = newId();
     // Downstream services (Step Functions) join the trace under this call, as with the X-Ray SDK.
     const request = args.request as { headers?: Record<string, string> } | undefined;
     if (request?.headers) {

@@ -1,7 +1,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from '#lib/aws/conditional-writes';
+import { conditionalPut, isConditionFailure, orVersionConflict } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
-import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config/resources';
 import {
   type LastLogin,
@@ -19,25 +18,13 @@ import { deletePayerEntries, payerIdsOf, putPayerEntries } from './dynamo-portal
  */
 
 export async function createAccount(account: StoredPortalAccount): Promise<void> {
-  try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: portalAccountEntity.toItem(account),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw new VersionConflict();
-    throw error;
-  }
+  await conditionalPut(portalAccountEntity.toItem(account), 'attribute_not_exists(pk)');
   await Promise.all([putPayerEntries(account), indexSearchText(undefined, account)]);
 }
 
 export async function updateAccount(account: StoredPortalAccount, expectedVersion: number): Promise<void> {
-  let previous: Record<string, unknown> | undefined;
-  try {
-    ({ Attributes: previous } = await dynamo.send(
+  const { Attributes: previous } = await orVersionConflict(
+    dynamo.send(
       new PutCommand({
         TableName: tableName(),
         Item: portalAccountEntity.toItem(account),
@@ -45,11 +32,8 @@ export async function updateAccount(account: StoredPortalAccount, expectedVersio
         ExpressionAttributeValues: { ':expected': expectedVersion },
         ReturnValues: 'ALL_OLD',
       }),
-    ));
-  } catch (error) {
-    if (isConditionFailure(error)) throw new VersionConflict();
-    throw error;
-  }
+    ),
+  );
   // Every entry again (an organization move changes their index key; a lost one comes back).
   const removed = payerIdsOf(previous).filter((payerId) => !account.payerIds.includes(payerId));
   await Promise.all([
@@ -60,9 +44,8 @@ export async function updateAccount(account: StoredPortalAccount, expectedVersio
 }
 
 export async function deleteAccount(clientId: string, externalId: string, expectedVersion: number): Promise<void> {
-  let previous: Record<string, unknown> | undefined;
-  try {
-    ({ Attributes: previous } = await dynamo.send(
+  const { Attributes: previous } = await orVersionConflict(
+    dynamo.send(
       new DeleteCommand({
         TableName: tableName(),
         Key: portalAccountEntity.key({ clientId, externalId }),
@@ -70,11 +53,8 @@ export async function deleteAccount(clientId: string, externalId: string, expect
         ExpressionAttributeValues: { ':expected': expectedVersion },
         ReturnValues: 'ALL_OLD',
       }),
-    ));
-  } catch (error) {
-    if (isConditionFailure(error)) throw new VersionConflict();
-    throw error;
-  }
+    ),
+  );
   await Promise.all([
     deletePayerEntries(clientId, externalId, payerIdsOf(previous)),
     indexSearchText(accountOf(previous), undefined),

@@ -1,5 +1,5 @@
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import { rpa } from '#lib/rpa/service';
+import { runStarts } from '#lib/rpa/run-start-service';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { dynamoRecheckStore } from './dynamo-recheck-store.ts';
 import { recheckSettingsOf } from './recheck-settings.ts';
@@ -14,5 +14,5 @@ export const rechecks = rechecksDispatcher({
   requests: dynamoRequestStore,
   settingsOf: recheckSettingsOf(dynamoTenantStore),
   startBatch: ({ clientId, organizationId, clientUserId, requestExternalIds }) =>
-    rpa.startCheckAuthStatus({ clientId, organizationId }, { clientUserId, requestExternalIds }),
+    runStarts.startCheckAuthStatus({ clientId, organizationId }, { clientUserId, requestExternalIds }),
 });

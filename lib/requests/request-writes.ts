@@ -81,6 +81,23 @@ async function putDocument(
   return { request, created: request.version === 1 };
 }
 
+/**
+ * A whole document in place of the stored one: one version-checked put of its own without If-Match, a
+ * read-modify-write under it.
+ */
+function writeDocument(
+  store: RequestStore,
+  clientId: string,
+  externalId: string,
+  body: RequestDocument,
+  { ifMatch, mustExist }: { ifMatch: string | undefined; mustExist: boolean },
+): Promise<Written> {
+  const document = withoutExternalId(externalId, body);
+  return ifMatch === undefined
+    ? putDocument(store, clientId, externalId, document, mustExist)
+    : readModifyWrite(store, clientId, externalId, () => document, { ifMatch, mustExist });
+}
+
 /** v1 PUT: create or replace. */
 export function upsert(
   store: RequestStore,
@@ -89,9 +106,7 @@ export function upsert(
   body: RequestDocument,
   ifMatch?: string,
 ): Promise<Written> {
-  return ifMatch === undefined
-    ? putDocument(store, clientId, externalId, withoutExternalId(externalId, body), false)
-    : readModifyWrite(store, clientId, externalId, () => withoutExternalId(externalId, body), { ifMatch });
+  return writeDocument(store, clientId, externalId, body, { ifMatch, mustExist: false });
 }
 
 /** v1.1 POST: one conditional put, no read first; its refusal is the 409 (the request exists). */
@@ -120,7 +135,7 @@ export async function create(
   return { request, created: true };
 }
 
-/** v1.1 PUT. */
+/** v1.1 PUT: replace only. */
 export function replace(
   store: RequestStore,
   clientId: string,
@@ -128,12 +143,7 @@ export function replace(
   body: RequestDocument,
   ifMatch?: string,
 ): Promise<Written> {
-  return ifMatch === undefined
-    ? putDocument(store, clientId, externalId, withoutExternalId(externalId, body), true)
-    : readModifyWrite(store, clientId, externalId, () => withoutExternalId(externalId, body), {
-        ifMatch,
-        mustExist: true,
-      });
+  return writeDocument(store, clientId, externalId, body, { ifMatch, mustExist: true });
 }
 
 /**

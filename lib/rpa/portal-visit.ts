@@ -123,7 +123,7 @@ export async function visit<T>(
   if (typeof account === 'string') return void (await finishAll(ctx, v.live, account));
   let browser: Browser;
   try {
-    browser = await ctx.launchBrowser();
+    browser = await ctx.acquireBrowser();
   } catch (error) {
     if (isPortalFailure(error)) return void (await finishAll(ctx, v.live, 'browser_failed'));
     throw error;
@@ -137,7 +137,7 @@ export async function visit<T>(
       await session.close();
     }
   } finally {
-    await ctx.closeBrowser(browser);
+    await ctx.releaseBrowser(browser);
   }
 }
 

@@ -31,12 +31,42 @@ export interface RpaDependencies {
 /** The dependencies with their defaults, and the run ender built on them: what every use case is given first. */
 export type RpaContext = Required<RpaDependencies> & { ender: ReturnType<typeof runEnder> };
 
-export function contextOf(deps: RpaDependencies): RpaContext {
+/** What reading runs and batches needs (run-reads.ts): no token key, screenshots or portal accounts. */
+export type RunReadDependencies = Pick<RpaDependencies, 'runs' | 'automation' | 'now'>;
+export type RunReadContext = Pick<RpaContext, 'runs' | 'automation' | 'now' | 'ender'>;
+/** What starting runs and batches needs (run-start.ts): no token key, screenshots or histories. */
+export type RunStartDependencies = Pick<
+  RpaDependencies,
+  'runs' | 'requests' | 'accounts' | 'automated' | 'tenants' | 'automation' | 'quotas' | 'now'
+>;
+export type RunStartContext = Pick<
+  RpaContext,
+  'runs' | 'requests' | 'accounts' | 'automated' | 'tenants' | 'automation' | 'quotas' | 'now'
+>;
+
+/** What the scraper's token and session need (scraper-access.ts): no Step Functions, portal accounts or quotas. */
+export type ScraperAccessDependencies = Pick<
+  RpaDependencies,
+  'runs' | 'requests' | 'tenants' | 'screenshots' | 'history' | 'tokens' | 'now'
+>;
+export type ScraperAccessContext = Pick<
+  RpaContext,
+  'runs' | 'requests' | 'tenants' | 'screenshots' | 'history' | 'tokens' | 'now'
+>;
+
+/** `deps` with the clock's default and the run ender: a route's own wiring passes only what its use cases read. */
+export function contextOf<Deps extends Pick<RpaDependencies, 'runs' | 'now'>>(
+  deps: Deps,
+): Deps & { now: () => Date; ender: ReturnType<typeof runEnder> } {
   const now = deps.now ?? (() => new Date());
   return { ...deps, now, ender: runEnder({ runs: deps.runs, now }) };
 }
 
-export async function existingRequest(ctx: RpaContext, clientId: string, externalId: string): Promise<StoredRequest> {
+export async function existingRequest(
+  ctx: Pick<RpaContext, 'requests'>,
+  clientId: string,
+  externalId: string,
+): Promise<StoredRequest> {
   const request = await ctx.requests.get(clientId, externalId);
   if (!request) throw new NotFound(`Request ${externalId}`);
   return request;

@@ -1,6 +1,6 @@
 import { MAX_BATCH_REQUESTS } from '#lib/validation/schemas/rpa';
 
-/** A batch checks 1 to 25 requests (its schema's bound; the state machine's Map runs 2 at a time). */
+/** A batch checks 1 to 25 requests (its schema's bound: a group's lookups fit one invocation, so one login per account). */
 export const MAX_BATCH_ITEMS = MAX_BATCH_REQUESTS;
 /** The scraper session shows the request's latest runs, newest first. */
 export const SESSION_RUNS = 10;

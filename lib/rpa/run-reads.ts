@@ -4,7 +4,7 @@ import { log } from '#lib/observability/logger';
 import { reaches, type Scope } from '#lib/tenancy/scope';
 import type { AutomationStarter } from './automation-starter.ts';
 import { outcomeOfExecution } from './execution-ended.ts';
-import type { RpaContext } from './rpa-context.ts';
+import type { RunReadContext } from './rpa-context.ts';
 import { LOST_AFTER_MS } from './rpa-limits.ts';
 import { isTerminal } from './run-store.ts';
 import { type BatchProgress, type RunView, runViewOf } from './run-views.ts';
@@ -20,7 +20,7 @@ import { type BatchProgress, type RunView, runViewOf } from './run-views.ts';
  * it cannot be described now (the stored state is shown then).
  */
 async function endedExecutionOutcome(
-  ctx: RpaContext,
+  ctx: RunReadContext,
   executionArn: string | undefined,
   createdAt: string,
 ): Promise<RunOutcome | undefined> {
@@ -40,7 +40,7 @@ async function endedExecutionOutcome(
  * One run of one request. A run its execution left unended (the execution ended, or is gone) is
  * failed now, with the outcome that says how (execution-ended.ts).
  */
-export async function getRun(ctx: RpaContext, scope: Scope, externalId: string, runId: string): Promise<RunView> {
+export async function getRun(ctx: RunReadContext, scope: Scope, externalId: string, runId: string): Promise<RunView> {
   const { clientId } = scope;
   const ref = { clientId, externalId, runId };
   let run = await ctx.runs.getRun(ref);
@@ -62,7 +62,7 @@ export async function getRun(ctx: RpaContext, scope: Scope, externalId: string, 
  * A batch's progress: each item's run, read in one batched read. A batch its execution left open
  * (the execution ended, or is gone) is closed now, its unended runs failed.
  */
-export async function batchProgress(ctx: RpaContext, scope: Scope, batchId: string): Promise<BatchProgress> {
+export async function batchProgress(ctx: RunReadContext, scope: Scope, batchId: string): Promise<BatchProgress> {
   const { clientId } = scope;
   let batch = await ctx.runs.getBatch(clientId, batchId);
   if (!batch || !reaches(scope, batch.organizationId)) throw new NotFound(`Batch ${batchId}`);

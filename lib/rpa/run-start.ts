@@ -7,7 +7,7 @@ import { uuidv7 } from '#lib/ids';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
 import { NoPortalAccount, RequestsNotAutomatable, RequestsNotFound } from './errors.ts';
 import { choosePortalAccount } from './portal-account-choice.ts';
-import { existingRequest, type RpaContext } from './rpa-context.ts';
+import { existingRequest, type RunStartContext } from './rpa-context.ts';
 import { MAX_BATCH_ITEMS } from './rpa-limits.ts';
 import { changeBatch, changeRun, withStep } from './run-changes.ts';
 import { isTerminal } from './run-store.ts';
@@ -40,7 +40,7 @@ const groupsByAccount = (queued: readonly RpaRunRecord[]) => {
 
 /** The account a run of `request` will use, chosen now (portal-account-choice.ts). */
 function accountFor(
-  ctx: RpaContext,
+  ctx: RunStartContext,
   organizationId: string,
   request: StoredRequest,
   named: string | undefined,
@@ -49,7 +49,7 @@ function accountFor(
   return choosePortalAccount({ accounts, automated }, { clientId: request.clientId, organizationId, request, named });
 }
 
-function queuedRun(ctx: RpaContext, base: RunBase, account: StoredPortalAccount): RpaRunRecord {
+function queuedRun(ctx: RunStartContext, base: RunBase, account: StoredPortalAccount): RpaRunRecord {
   const at = ctx.now().toISOString();
   return {
     ...base,
@@ -72,7 +72,7 @@ function queuedRun(ctx: RpaContext, base: RunBase, account: StoredPortalAccount)
 }
 
 /** StartExecution failed: the run will never be picked up. Fails it (without an outcome: no portal was involved). */
-function notStarted(ctx: RpaContext, run: RpaRunRecord) {
+function notStarted(ctx: RunStartContext, run: RpaRunRecord) {
   return changeRun(
     ctx.runs,
     run,
@@ -89,7 +89,7 @@ function notStarted(ctx: RpaContext, run: RpaRunRecord) {
  * Requests of one payer share the answer: a batch reads each payer's accounts once.
  */
 async function chooseEach(
-  ctx: RpaContext,
+  ctx: RunStartContext,
   organizationId: string,
   found: StoredRequest[],
   named: string | undefined,
@@ -117,7 +117,7 @@ async function chooseEach(
 
 /** Queues a view-on-page run and starts its execution; the run, with its execution's ARN. */
 export async function startViewOnPage(
-  ctx: RpaContext,
+  ctx: RunStartContext,
   scope: Scope,
   externalId: string,
   { clientUserId, portalAccountExternalId }: StartBody,
@@ -157,7 +157,7 @@ export async function startViewOnPage(
 
 /** The batch's runs, queued, each with the account chosen for its request; the batch itself. */
 async function queuedBatch(
-  ctx: RpaContext,
+  ctx: RunStartContext,
   scope: Scope,
   { clientUserId, portalAccountExternalId, requestExternalIds }: StartBody & { requestExternalIds: readonly string[] },
 ): Promise<{ batch: RpaBatchRecord; queued: RpaRunRecord[] }> {
@@ -194,7 +194,7 @@ async function queuedBatch(
 
 /** Queues one run per request and starts the batch's execution; the batch. */
 export async function startCheckAuthStatus(
-  ctx: RpaContext,
+  ctx: RunStartContext,
   scope: Scope,
   body: StartBody & { requestExternalIds: readonly string[] },
 ): Promise<RpaBatchRecord> {

@@ -3,7 +3,7 @@ import { historyEntryOf } from '#lib/requests/authorization-history';
 import { apiKeyState } from '#lib/tenancy/api-keys';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import { InvalidScraperToken } from './errors.ts';
-import { existingRequest, type RpaContext } from './rpa-context.ts';
+import { existingRequest, type ScraperAccessContext } from './rpa-context.ts';
 import { SCREENSHOT_URL_SECONDS, SESSION_HISTORY, SESSION_RUNS } from './rpa-limits.ts';
 import { runViewOf, type ScraperSession } from './run-views.ts';
 import type { ScraperClaims } from './scraper-token.ts';
@@ -18,7 +18,7 @@ import type { ScraperClaims } from './scraper-token.ts';
  * key that asked for it (`keyId`, the authorizer's).
  */
 export async function issueAccessToken(
-  ctx: RpaContext,
+  ctx: Pick<ScraperAccessContext, 'tenants' | 'requests' | 'tokens'>,
   caller: Scope & { keyId: string },
   externalId: string,
   clientUserId: string,
@@ -36,7 +36,7 @@ export async function issueAccessToken(
  * ends its tokens too. A key whose organization is not the token's is refused alike.
  */
 export async function verifyAccessToken(
-  ctx: RpaContext,
+  ctx: ScraperAccessContext,
   token: string | undefined,
   externalId: string,
 ): Promise<ScraperClaims> {
@@ -48,7 +48,7 @@ export async function verifyAccessToken(
 }
 
 /** A run's view with a short-lived URL per screenshot. */
-async function sessionRunOf(ctx: RpaContext, run: RpaRunRecord): Promise<ScraperSession['runs'][number]> {
+async function sessionRunOf(ctx: ScraperAccessContext, run: RpaRunRecord): Promise<ScraperSession['runs'][number]> {
   return {
     ...runViewOf(run),
     screenshots: await Promise.all(
@@ -65,7 +65,7 @@ async function sessionRunOf(ctx: RpaContext, run: RpaRunRecord): Promise<Scraper
  * runs with short-lived screenshot URLs. A token issued to an organization-restricted key shows
  * only its organization's runs among them; the history is the request's, so it shows all of it.
  */
-export async function session(ctx: RpaContext, claims: ScraperClaims): Promise<ScraperSession> {
+export async function session(ctx: ScraperAccessContext, claims: ScraperClaims): Promise<ScraperSession> {
   const request = await existingRequest(ctx, claims.clientId, claims.requestExternalId);
   const scope: Scope = claims.organizationId
     ? { clientId: claims.clientId, organizationId: claims.organizationId }

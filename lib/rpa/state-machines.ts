@@ -32,6 +32,15 @@ export const TIMEOUTS = {
  */
 export const BROWSER_CONCURRENCY = 10;
 
+/**
+ * A batch's accounts in session at once (the CheckEachAccount Map's MaxConcurrency), each account in
+ * one session at most (the lease). A batch's accounts are one client's, mostly on one portal, so this
+ * is also what one batch asks of a portal: at most 5 logins at once, then one per account for the
+ * batch (a group's lookups, at most 25, fit in one invocation). Half the browser functions' reserved
+ * concurrency, so that another batch or a view-on-page run still finds a worker.
+ */
+export const ACCOUNTS_AT_ONCE = BROWSER_CONCURRENCY / 2;
+
 /** The error name a worker throws when the portal cannot be reached at all (retried with backoff). */
 const PORTAL_UNAVAILABLE = 'PortalUnavailable';
 /** The error name a worker throws when the run's portal account is in another session (waits behind it). */
@@ -165,7 +174,7 @@ export const viewOnPageDefinition = (resources: TaskResources, options: Definiti
 /**
  * CheckAuthStatusBatch, input `{clientId, batchId, groups: [{portalAccountId, items: [{requestExternalId,
  * runId}]}]}`: the batch's requests grouped by portal account, so each account signs in once. Each
- * group is one session at a time (two groups at once); its task looks up part of the group and returns
+ * group is one session at a time (ACCOUNTS_AT_ONCE groups at once); its task looks up part of the group and returns
  * the rest (`more`), and the loop calls it again for those. A group that fails for good is recorded and
  * the batch goes on; FinishBatch then closes it. Results are dropped: the runs hold the outcomes.
  */
@@ -181,8 +190,8 @@ export const checkAuthStatusDefinition = (resources: TaskResources, options: Def
       CheckEachAccount: {
         Type: 'Map',
         ItemsPath: '$.groups',
-        // Portals rate-limit logins: two accounts' sessions at once at most, one per account (the lease).
-        MaxConcurrency: 2,
+        // Portals rate-limit logins: a few accounts' sessions at once, one per account (the lease).
+        MaxConcurrency: ACCOUNTS_AT_ONCE,
         ItemSelector: {
           'clientId.$': '$.clientId',
           'batchId.$': '$.batchId',

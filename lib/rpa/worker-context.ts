@@ -39,9 +39,13 @@ export interface WorkerDependencies {
    * only: this worker cannot decrypt. Throws PortalFailure('credentials_refused') when it refuses.
    */
   openCredentials: (request: RunCredentialsRequest) => Promise<PortalCredentials>;
-  /** Throws PortalFailure('browser_failed') when Chromium does not start. */
-  launchBrowser: () => Promise<Browser>;
-  closeBrowser: (browser: Browser) => Promise<void>;
+  /**
+   * The browser for one visit (warm-browser.ts: the worker's running Chromium, launched if need be);
+   * throws PortalFailure('browser_failed') when Chromium does not start. The visit opens a context of
+   * its own in it and closes that; releaseBrowser hands the browser back, never closing it for good.
+   */
+  acquireBrowser: () => Promise<Browser>;
+  releaseBrowser: (browser: Browser) => Promise<void>;
   driverFor: (portalId: string) => PortalDriver | undefined;
   portalBaseUrl: (portalId: string) => string | undefined;
   formOf: (request: StoredRequest) => PriorAuthorizationForm;

@@ -1,3 +1,4 @@
+import { onLambda } from '#lib/config/runtime';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { recheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
@@ -11,14 +12,20 @@ import { dynamoRunStore } from './dynamo-run-store.ts';
 import { lambdaCredentialsSource } from './lambda-credentials-source.ts';
 import { priorAuthorizationFormOf } from './prior-authorization-form.ts';
 import { s3ScreenshotStorage } from './s3-screenshot-storage.ts';
+import { closeOnSigterm, warmBrowser } from './warm-browser.ts';
 import { rpaWorker } from './worker.ts';
 
 /**
  * The automation's task handlers on DynamoDB and S3, with headless Chromium and the registered
  * portal drivers, built once per cold start (the API functions use service.ts and bundle none of
  * this). Credentials come from the run credentials function through Lambda: no Encryption SDK here.
- * Tests with a test driver use rpaWorker.
+ * Tests with a test driver use rpaWorker. One Chromium per execution environment (one per process
+ * locally, shared by both browser functions and closed by local/stack.ts), launched on the first visit
+ * and kept while warm; each visit works in a context of its own (warm-browser.ts).
  */
+const browsers = warmBrowser({ launch: () => launchBrowser(), close: (browser) => closeBrowser(browser) });
+if (onLambda()) closeOnSigterm();
+
 export const worker = rpaWorker({
   runs: dynamoRunStore,
   requests: dynamoRequestStore,
@@ -26,8 +33,8 @@ export const worker = rpaWorker({
   leases: dynamoAccountLeases(),
   flights: flightLandings(dynamoAutomationUsage),
   openCredentials: (request) => lambdaCredentialsSource.issue(request),
-  launchBrowser: () => launchBrowser(),
-  closeBrowser: (browser) => closeBrowser(browser),
+  acquireBrowser: () => browsers.acquire(),
+  releaseBrowser: (browser) => browsers.release(browser),
   driverFor,
   portalBaseUrl: (portalId) => portalBaseUrl(portalId),
   formOf: priorAuthorizationFormOf,

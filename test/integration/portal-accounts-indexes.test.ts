@@ -14,6 +14,7 @@ import { TABLE_KEY } from '#lib/table';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { recordDynamoCalls } from '#test/support/dynamo-recorder';
 import { portalAccountReplacementOf, storedPortalAccount } from '#test/support/fixtures';
+import { seedPortalAccounts } from '#test/support/seed-portal-accounts';
 
 /*
  * Filters as key conditions (docs/data-model.md, "Portal account filters"): which index each filter
@@ -80,13 +81,7 @@ describe('filters at 1,000 accounts read what they return, not the organization'
       n >= 998
         ? { portalId: 'evicore', payerIds: ['RARE'], displayName: `Needle ${n}`, status: 'disabled' as const }
         : {};
-    for (let n = 0; n < 1000; n += 50) {
-      await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          dynamoPortalAccountStore.create(storedPortalAccount(ref(n + i), n + i, rare(n + i))),
-        ),
-      );
-    }
+    await seedPortalAccounts(Array.from({ length: 1000 }, (_, n) => storedPortalAccount(ref(n), n, rare(n))));
   }, 120_000);
 
   it.each([

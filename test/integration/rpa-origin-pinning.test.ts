@@ -295,8 +295,8 @@ describe('a run whose portal leads elsewhere, and a portal answer that is not in
       // Not what this test is about: the credentials opened here, as the run credentials function would.
       openCredentials: async ({ clientId, portalAccountId }) =>
         openPortalCredentials((await dynamoPortalAccountStore.get(clientId, portalAccountId))!),
-      launchBrowser: async () => browser,
-      closeBrowser: async () => undefined,
+      acquireBrowser: async () => browser,
+      releaseBrowser: async () => undefined,
       driverFor: (portalId) => (portalId === 'sandbox' ? sandboxDriver : undefined),
       portalBaseUrl: (portalId) => (portalId === 'sandbox' ? portal.url : undefined),
       formOf: priorAuthorizationFormOf,

@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeBrowser, launchBrowser } from '#lib/rpa/browser';
 import { PortalFailure } from '#lib/rpa/drivers/driver';
 import { openPortalContext, type PortalContext } from '#lib/rpa/drivers/portal-context';
+import { browserPids } from '#test/support/browser-processes';
 
 /*
  * Each layer of a portal's browser context (lib/rpa/drivers/portal-context.ts) on its own, in the real
@@ -230,6 +230,20 @@ describe('a portal context', () => {
     }
   });
 
+  it('under --single-process, closes the browser when the origins cannot be cleared (no later run may meet their data)', async () => {
+    const single = await launchBrowser({ singleProcess: true });
+    try {
+      const context = await openPortalContext(single, { origins: [portal.url] });
+      await (await context.context.newPage()).goto(`${portal.url}/cookie`);
+      // The page the clearing needs cannot be opened.
+      context.context.newPage = () => Promise.reject(new Error('no page'));
+      await context.close();
+      expect(single.isConnected()).toBe(false);
+    } finally {
+      await closeBrowser(single);
+    }
+  });
+
   it('closes within seconds when the browser does not answer', async () => {
     const pids = new Set(browserPids());
     const frozen = await launchBrowser({ singleProcess: false });
@@ -263,20 +277,3 @@ describe('a portal context', () => {
     expect(String(error)).toMatch(/closed/);
   });
 });
-
-/** The Chromium main processes this process started (their children are theirs). */
-const browserPids = (): number[] =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return (
-          parent === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--remote-debugging-pipe')
-        );
-      } catch {
-        return false; // a process that ended meanwhile
-      }
-    })
-    .map(Number);

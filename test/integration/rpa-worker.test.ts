@@ -129,7 +129,7 @@ interface Seen {
   statusQueries: unknown[];
   screenshots: string[];
   sessionsClosed: number;
-  browsersClosed: number;
+  browsersReleased: number;
 }
 
 const failure = (outcome: PortalFailureOutcome) => async (): Promise<never> => {
@@ -145,7 +145,7 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
     statusQueries: [],
     screenshots: [],
     sessionsClosed: 0,
-    browsersClosed: 0,
+    browsersReleased: 0,
   };
   const driver: PortalDriver = {
     portalId: 'sandbox',
@@ -184,9 +184,9 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
     leases: dynamoAccountLeases(),
     pauseBetweenLookupsMs: 0,
     openCredentials: issueCredentials,
-    launchBrowser: async () => browser,
-    closeBrowser: async () => {
-      seen.browsersClosed++;
+    acquireBrowser: async () => browser,
+    releaseBrowser: async () => {
+      seen.browsersReleased++;
     },
     driverFor: (portalId) => (portalId === 'sandbox' ? driver : undefined),
     portalBaseUrl: (portalId) => (portalId === 'sandbox' ? 'http://127.0.0.1:9/portal' : undefined),
@@ -296,7 +296,7 @@ describe('FillPortalForm (view-on-page)', () => {
     expect(seen.credentials).toEqual([{ username, password, totpSecret: null }]);
     expect(seen.baseUrls).toEqual(['http://127.0.0.1:9/portal']);
     expect(seen.forms[0]).toMatchObject({ reference: input.requestExternalId, patient: { payerId: PAYER } });
-    expect(seen).toMatchObject({ sessionsClosed: 1, browsersClosed: 1 });
+    expect(seen).toMatchObject({ sessionsClosed: 1, browsersReleased: 1 });
 
     const run = await runOf(input);
     expect(run).toMatchObject({
@@ -357,7 +357,7 @@ describe('FillPortalForm (view-on-page)', () => {
       expect(await worker.fillPortalForm(input)).toEqual({ runId: input.runId, status: 'failed', outcome });
       expect(await lastLoginOf(account)).toEqual({ result: lastLogin, at: expect.any(String) });
       expect(seen.forms).toEqual([]);
-      expect(seen.browsersClosed).toBe(1);
+      expect(seen.browsersReleased).toBe(1);
       const run = await runOf(input);
       expect(run.steps.at(-1)).toMatchObject({ detail: outcome });
       expect(JSON.stringify(run)).not.toContain(`test: ${outcome}`);
@@ -408,7 +408,7 @@ describe('FillPortalForm (view-on-page)', () => {
     const { input } = await queuedRun('view-on-page');
     const { worker, seen } = testWorker(
       {},
-      { launchBrowser: failure('browser_failed') as WorkerDependencies['launchBrowser'] },
+      { acquireBrowser: failure('browser_failed') as WorkerDependencies['acquireBrowser'] },
     );
     expect(await worker.fillPortalForm(input)).toEqual({
       runId: input.runId,
@@ -432,7 +432,7 @@ describe('FillPortalForm (view-on-page)', () => {
       outcome: 'credentials_refused',
     });
     expect(seen.credentials).toEqual([]);
-    expect(seen.browsersClosed).toBe(1);
+    expect(seen.browsersReleased).toBe(1);
     const run = await runOf(input);
     expect(run.steps.map((step) => step.step)).not.toContain('credentials issued');
     expect(run.steps.at(-1)).toMatchObject({ detail: 'credentials_refused' });
@@ -455,7 +455,7 @@ describe('FillPortalForm (view-on-page)', () => {
       expect(error).toBeInstanceOf(PortalUnavailable);
       expect((error as Error).name).toBe('PortalUnavailable');
     }
-    expect(timingOut.seen.browsersClosed).toBe(3);
+    expect(timingOut.seen.browsersReleased).toBe(3);
     const running = await runOf(input);
     expect(running.status).toBe('running');
     expect(running.steps.filter((step) => step.step === 'started').map((step) => step.detail)).toEqual([
@@ -512,7 +512,7 @@ describe('FillPortalForm (view-on-page)', () => {
       },
     });
     expect((await crashing.worker.fillPortalForm(crash.input)).outcome).toBe('portal_error');
-    expect(crashing.seen).toMatchObject({ sessionsClosed: 1, browsersClosed: 1 });
+    expect(crashing.seen).toMatchObject({ sessionsClosed: 1, browsersReleased: 1 });
     expect(JSON.stringify(await rawRunItem(crash.input))).not.toContain(password);
   });
 
@@ -762,7 +762,7 @@ describe('an attempt that goes on after its task timed out', () => {
     await expect(attempt).rejects.toBeInstanceOf(PortalUnavailable);
     expect(await runOf(input)).toEqual(ended);
     expect(late.seen.screenshots).toEqual([]);
-    expect(late.seen).toMatchObject({ sessionsClosed: 1, browsersClosed: 1 });
+    expect(late.seen).toMatchObject({ sessionsClosed: 1, browsersReleased: 1 });
   });
 });
 

@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ACCOUNTS_AT_ONCE } from '#lib/rpa/state-machines';
 import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from '#local/step-functions';
 
 /*
@@ -51,7 +52,8 @@ const handlers: Record<string, (event: Event) => Promise<unknown>> = {
     checking++;
     mostChecking = Math.max(mostChecking, checking);
     try {
-      await sleep(30);
+      // Long enough for every group the Map may run at once to be under way together, on a busy machine too.
+      await sleep(200);
       const items = (event as unknown as { items: Array<{ requestExternalId: string }> }).items;
       if (items[0]?.requestExternalId.startsWith('BROKEN')) throw named('PortalError', 'an unexpected page');
       return { remaining: items.slice(2), more: items.length > 2, portalPage: '<html>page of the portal</html>' };
@@ -178,12 +180,17 @@ describe('ViewOnPage', () => {
 });
 
 describe('CheckAuthStatusBatch', () => {
-  it('checks each account group, two at a time, in as many calls as it takes; records a failing group; finishes', async () => {
+  it('checks each account group, ACCOUNTS_AT_ONCE at a time, in as many calls as it takes; records a failing group; finishes', async () => {
     const item = (requestExternalId: string) => ({ requestExternalId, runId: unique('run') });
     const groups = [
       { portalAccountId: 'acct-a', items: ['A-1', 'A-2', 'A-3', 'A-4', 'A-5'].map(item) },
       { portalAccountId: 'acct-b', items: ['BROKEN-1', 'B-2'].map(item) },
       { portalAccountId: 'acct-c', items: ['C-1'].map(item) },
+      // More groups than the Map runs at once, so the bound is reached and held.
+      ...Array.from({ length: ACCOUNTS_AT_ONCE - 1 }, (_, i) => ({
+        portalAccountId: `acct-f${i}`,
+        items: [item(`F-${i}`)],
+      })),
     ];
     const input = { clientId: 'client-1', batchId: unique('batch'), groups };
     const { executionArn } = await sfn.send(
@@ -208,7 +215,7 @@ describe('CheckAuthStatusBatch', () => {
       { ...ids, portalAccountId: 'acct-a', items: a!.items.slice(4) },
     ]);
     expect(checks).toContainEqual({ ...ids, portalAccountId: 'acct-c', items: c!.items });
-    expect(mostChecking).toBe(2);
+    expect(mostChecking).toBe(ACCOUNTS_AT_ONCE);
     expect(callsOf('rpa/record-run-failure').map((call) => call.event)).toEqual([
       { ...ids, portalAccountId: 'acct-b', items: b!.items, error: 'PortalError' },
     ]);
@@ -216,7 +223,9 @@ describe('CheckAuthStatusBatch', () => {
     expect(calls.at(-1)?.module).toBe('rpa/finish-batch');
 
     const iterations = (await historyOf(executionArn!)).filter((event) => event.type === 'MapIterationSucceeded');
-    expect(iterations.map((event) => event.mapIterationSucceededEventDetails?.index).sort()).toEqual([0, 1, 2]);
+    expect(iterations.map((event) => event.mapIterationSucceededEventDetails?.index).sort()).toEqual(
+      groups.map((_, index) => index),
+    );
   });
 });
 

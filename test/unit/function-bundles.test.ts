@@ -5,7 +5,8 @@ import { bundleFunction, type FunctionBundle, ownerOf } from '../../bench/functi
 /*
  * What a function's bundle (built as CDK builds it) holds: only the compiled validators its route
  * names, multipart parsing only where a route takes forms, no X-Ray SDK, no browser or Encryption SDK in the
- * recorders, no Encryption SDK in the browser workers; the SDK's credential chain replaced by the environment's, and no ESM import of node:http.
+ * recorders, no Encryption SDK in the browser workers, no scraper token key or S3 in the RPA routes that read or
+ * start runs; the SDK's credential chain replaced by the environment's, and no ESM import of node:http.
  * Contents, not sizes: bench:bundles measures those. A deployed bundle run against the stack:
  * test/integration/deployed-bundle.test.ts.
  */
@@ -64,6 +65,42 @@ describe('function bundles', () => {
       expect(inputs.filter((input) => /playwright-core|@sparticuz|@aws-crypto/.test(input))).toEqual([]);
     },
   );
+
+  it.each(['rpa/get-rpa-run', 'rpa/get-check-auth-status', 'rpa/start-view-on-page', 'rpa/start-check-auth-status'])(
+    "%s (reads or starts runs) bundles no scraper token key (jose, its Secrets Manager key's module) and no S3",
+    async (handler) => {
+      const inputs = await inputsOf(handler);
+      expect(inputs).toContain('lib/rpa/sfn-automation-starter.ts');
+      expect(
+        inputs.filter((input) =>
+          /\/jose\/|@aws-sdk\/client-s3\/|s3-request-presigner|lib\/rpa\/scraper-token\.ts|lib\/aws\/s3\.ts/.test(
+            input,
+          ),
+        ),
+      ).toEqual([]);
+    },
+  );
+
+  it('the reads of runs bundle no Secrets Manager either (the start routes sign idempotency fingerprints)', async () => {
+    const inputs = await inputsOf('rpa/get-rpa-run');
+    expect(inputs.filter((input) => /client-secrets-manager/.test(input))).toEqual([]);
+  });
+
+  it.each(['rpa/issue-rpa-access-token', 'rpa/get-scraper-session'])(
+    '%s (the scraper token and session) bundles no Step Functions client',
+    async (handler) => {
+      const inputs = await inputsOf(handler);
+      expect(inputs).toContain('lib/rpa/scraper-token.ts');
+      expect(inputs.filter((input) => /client-sfn|lib\/rpa\/sfn-automation-starter\.ts/.test(input))).toEqual([]);
+    },
+  );
+
+  it('the token route bundles no S3 client or presigner (only the session links screenshots)', async () => {
+    const inputs = await inputsOf('rpa/issue-rpa-access-token');
+    expect(inputs.filter((input) => /@aws-sdk\/client-s3\/|s3-request-presigner|lib\/aws\/s3\.ts/.test(input))).toEqual(
+      [],
+    );
+  });
 
   it('the browser workers bundle no Encryption SDK (they ask the run credentials function); it bundles no browser', async () => {
     const browser = ['@sparticuz/chromium', 'playwright-core'];

@@ -106,14 +106,14 @@ describe('state machine definitions', () => {
     }
   });
 
-  it('time executions out, and check a batch two items at a time', () => {
+  it('time executions out, and check a batch five accounts at a time', () => {
     expect(viewOnPageDefinition(resources).TimeoutSeconds).toBe(300);
     const batch = checkAuthStatusDefinition(resources);
     expect(batch.TimeoutSeconds).toBe(900);
     expect(batch.States.CheckEachAccount).toMatchObject({
       Type: 'Map',
       ItemsPath: '$.groups',
-      MaxConcurrency: 2,
+      MaxConcurrency: 5,
       Next: 'FinishBatch',
     });
     // A group's task is called again with what it left, until it says there is no more.

@@ -85,6 +85,28 @@ const submitTargets = (page: Page, formSelector: string) =>
 const bounded = (work: Promise<unknown>) =>
   Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CLOSE_MS).unref())]);
 
+/** Every kind of data the portal's origins hold (cookies, storage, IndexedDB, caches, service workers). */
+async function clearOrigins(context: BrowserContext, origins: readonly string[]): Promise<true> {
+  // A page of its own: the session's may be closing (a context that strayed closes its pages).
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  for (const origin of origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+  await cdp.detach();
+  return true;
+}
+
+/**
+ * Under --single-process, closing a context takes the browser down, and its contexts share one storage
+ * (localStorage and IndexedDB are seen from the next context: rpa-warm-browser.test.ts); the browser
+ * outlives the run (warm-browser.ts). So the portal's origins are cleared of everything, then the pages
+ * and cookies go; a browser that could not be cleared is closed, so that no later run meets its data.
+ */
+async function emptyContext(browser: Browser, context: BrowserContext, origins: readonly string[]): Promise<void> {
+  const cleared = (await bounded(clearOrigins(context, origins))) === true;
+  await bounded(Promise.all([...context.pages().map((page) => page.close()), context.clearCookies()]));
+  if (!cleared) await bounded(browser.close());
+}
+
 export const openPortalContext = async (browser: Browser, options: PortalContextOptions): Promise<PortalContext> => {
   const origins = options.origins.map((origin) => new URL(origin));
   if (origins.length === 0 || origins.some((origin) => !DEFAULT_PORTS[origin.protocol])) {
@@ -154,12 +176,8 @@ export const openPortalContext = async (browser: Browser, options: PortalContext
       if (strayed) throw unexpectedOrigin();
     },
     close: async () => {
-      if (closesContextsSafely(browser)) {
-        await bounded(opened.close());
-      } else {
-        // Under --single-process closing a context takes the browser down: its pages and cookies go instead.
-        await bounded(Promise.all([...opened.pages().map((page) => page.close()), opened.clearCookies()]));
-      }
+      if (closesContextsSafely(browser)) await bounded(opened.close());
+      else await emptyContext(browser, opened, [...allowed]);
       await bounded(proxy.close());
     },
   };

@@ -1,21 +1,19 @@
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
-import { dynamoAuthorizationHistoryStore } from '#lib/requests/dynamo-authorization-history-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { isAutomatedPortal } from './automated-portals.ts';
 import { automationQuotas } from './automation-quotas.ts';
 import { dynamoAutomationUsage } from './dynamo-automation-usage.ts';
 import { dynamoRunStore } from './dynamo-run-store.ts';
-import { rpaService } from './rpa.ts';
-import { s3ScreenshotStorage } from './s3-screenshot-storage.ts';
-import { scraperTokens } from './scraper-token.ts';
+import { runStartService } from './rpa.ts';
 import { sfnAutomationStarter } from './sfn-automation-starter.ts';
 
 /**
- * The automation's API service on DynamoDB, S3 and Step Functions, with the configured token key,
- * built once per cold start. Tests with another AutomationStarter use rpaService.
+ * Starting runs and batches on DynamoDB and Step Functions, built once per cold start: what the start
+ * routes and the re-checks use, so their bundles carry neither the scraper token's key (jose, Secrets
+ * Manager) nor the screenshots' S3 client (scraper-access-service.ts wires those).
  */
-export const rpa = rpaService({
+export const runStarts = runStartService({
   runs: dynamoRunStore,
   requests: dynamoRequestStore,
   accounts: dynamoPortalAccountStore,
@@ -23,7 +21,4 @@ export const rpa = rpaService({
   tenants: dynamoTenantStore,
   automation: sfnAutomationStarter,
   quotas: automationQuotas({ usage: dynamoAutomationUsage, tenants: dynamoTenantStore }),
-  screenshots: s3ScreenshotStorage,
-  history: dynamoAuthorizationHistoryStore,
-  tokens: scraperTokens(),
 });
