@@ -177,6 +177,7 @@ export interface PortalAccountGram {
   createdAt: string;
   /** The account's, when this entry was written: an older write never overwrites a newer one. */
   version: number;
+  updatedAt: string;
 }
 
 /**
@@ -203,5 +204,6 @@ export const portalAccountGramEntity = defineEntity<PortalAccountGram>()({
     usernameSearch: attr.string(),
     createdAt: attr.string(),
     version: attr.number(),
+    updatedAt: attr.string(),
   },
 });

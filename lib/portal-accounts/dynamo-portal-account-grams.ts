@@ -25,6 +25,7 @@ interface Indexed {
   externalId: string;
   createdAt: string;
   version: number;
+  updatedAt: string;
   displayNameSearch: string;
   usernameSearch: string;
   grams: string[];
@@ -34,9 +35,19 @@ const indexedOf = (account: StoredPortalAccount | undefined): Indexed | undefine
   if (!account) return undefined;
   const displayNameSearch = normalizeSearchText(account.displayName);
   const usernameSearch = normalizeSearchText(account.username);
-  const { clientId, organizationId, externalId, createdAt, version } = account;
+  const { clientId, organizationId, externalId, createdAt, version, updatedAt } = account;
   const grams = searchGramsOf(displayNameSearch, usernameSearch);
-  return { clientId, organizationId, externalId, createdAt, version, displayNameSearch, usernameSearch, grams };
+  return {
+    clientId,
+    organizationId,
+    externalId,
+    createdAt,
+    version,
+    updatedAt,
+    displayNameSearch,
+    usernameSearch,
+    grams,
+  };
 };
 
 const sameEntries = (a: Indexed, b: Indexed) =>
