@@ -1,6 +1,7 @@
 /*
  * Work a call owes its observability but its caller need not wait for: the X-Ray subsegment of an AWS call
- * (xray.ts), built and sent once the current turn of the event loop is over. A handler's answer has then gone
+ * (xray.ts) and the API call's EMF line (metrics.ts), built and written once the current turn of the event loop
+ * is over. A handler's answer has then gone
  * on: the runtime posts it as soon as the handler's promise settles, in that turn, and asks for the next event
  * (when Lambda freezes the instance) only once the post is answered, in a later turn, so the work is done by
  * then. Each job is its own `setImmediate`, which keeps the async context it was queued in: where invocations
