@@ -2,13 +2,15 @@
  * `npm run bench`: what a request costs, as ratios to floors measured in the same run.
  * - Latency through the local stack (gateway → authorizer → Middy → ajv → DynamoDB emulator), one
  *   request at a time, against an empty HTTP server on the same loopback.
- * - In process: each handler against a bare handler making the same DynamoDB calls through the same
- *   client to the same emulator (median per call after warmup; the calls are counted and must match).
+ * - In process: each handler against a bare handler making the same DynamoDB calls to the same emulator
+ *   (median per call after warmup, with the spread of the ratio over blocks of 100 interleaved calls; the calls
+ *   are counted and must match), and the CPU of each call, what it leaves for after its answer included.
  * - Throughput: CONNECTIONS concurrent connections through the local gateway against a node:http floor
  *   server making the same storage calls through the same client; req/s and ratio. Any error (a status
  *   ≥ 400, a failed connection) fails the run.
  * - Validation throughput against JSON.parse of the same body (the 250 KB error-laden bodies are
  *   bench/validation.ts, which `npm run bench` runs next).
+ * BENCH_ONLY=in-process runs the in-process pairs alone (below).
  * Every handler runs with the deployed function's variables (bench/lambda-environment.ts: metrics on,
  * tracing to a local UDP daemon, a fresh sampled trace header per in-process call, the audit lines on
  * stdout only, stdout to /dev/null). The bare handlers use a client of their own, without the tracing
@@ -72,20 +74,36 @@ const api = (method: string, path: string, body?: unknown) =>
   });
 
 const run = Date.now().toString(36);
+/**
+ * BENCH_ONLY=in-process: the in-process pairs alone, for a quicker measurement of the warm path; the requests
+ * they read are created through the gateway first, as the latency part does.
+ */
+const inProcessOnly = process.env.BENCH_ONLY === 'in-process';
+const createRequests = async () => {
+  for (let i = 0; i < ITERATIONS; i++) {
+    const res = await api('POST', '/api/external/v1.1/Requests', validRequest(`b-${run}-${i}`));
+    if (res.status !== 201) throw new Error(`seeding: HTTP ${res.status}`);
+  }
+  return [];
+};
 const floor = await measure('floor: empty HTTP server', () => fetch(floorUrl));
-const results = [
-  await measure('GET Schemas (gateway + authorizer)', () => api('GET', '/api/external/v1.1/Schemas')),
-  await measure('POST v1.1 Requests (create)', (i) =>
-    api('POST', '/api/external/v1.1/Requests', validRequest(`b-${run}-${i}`)),
-  ),
-  await measure('GET v1.1 Requests/{id}', (i) => api('GET', `/api/external/v1.1/Requests/b-${run}-${i % ITERATIONS}`)),
-  await measure('PUT v1 Requests/{id} (upsert, replace)', (i) =>
-    api('PUT', `/api/external/v1/Requests/b-${run}-${i % ITERATIONS}`, validRequest(`b-${run}-${i % ITERATIONS}`)),
-  ),
-  await measure('POST Schemas/Request/validate', () =>
-    api('POST', '/api/external/v1.1/Schemas/Request/validate', validRequest('v')),
-  ),
-];
+const results = inProcessOnly
+  ? await createRequests()
+  : [
+      await measure('GET Schemas (gateway + authorizer)', () => api('GET', '/api/external/v1.1/Schemas')),
+      await measure('POST v1.1 Requests (create)', (i) =>
+        api('POST', '/api/external/v1.1/Requests', validRequest(`b-${run}-${i}`)),
+      ),
+      await measure('GET v1.1 Requests/{id}', (i) =>
+        api('GET', `/api/external/v1.1/Requests/b-${run}-${i % ITERATIONS}`),
+      ),
+      await measure('PUT v1 Requests/{id} (upsert, replace)', (i) =>
+        api('PUT', `/api/external/v1/Requests/b-${run}-${i % ITERATIONS}`, validRequest(`b-${run}-${i % ITERATIONS}`)),
+      ),
+      await measure('POST Schemas/Request/validate', () =>
+        api('POST', '/api/external/v1.1/Schemas/Request/validate', validRequest('v')),
+      ),
+    ];
 
 // In-process: compiled validator vs parsing the same JSON.
 const text = JSON.stringify(validRequest('throughput'));
@@ -201,6 +219,13 @@ const proxyEvent = (
 });
 
 type Invoke = (event: never, context: never) => Promise<unknown>;
+/** Interleaved calls per block, for the spread of the in-process ratio. */
+const BLOCK = 100;
+const median = (list: number[]) =>
+  percentile(
+    [...list].sort((a, b) => a - b),
+    50,
+  );
 const inProcessPair = async (
   name: string,
   expected: number,
@@ -211,13 +236,18 @@ const inProcessPair = async (
   const call = async (who: 'handler' | 'bare', i: number) => {
     const event = eventOf(i, who);
     lambda.nextInvocation();
+    const cpuBefore = process.cpuUsage();
     const start = performance.now();
     const result = (
       who === 'handler' ? await handler(event as never, lambdaContext('bench') as never) : await bare(event)
     ) as { statusCode: number };
     const ms = performance.now() - start;
+    // The CPU of the call and of what it left for after its answer (the tracer's sends, xray.ts), the
+    // emulator's share included, alike for both: the turn after the answer is over before this reads it.
+    await new Promise((resolve) => setImmediate(resolve));
+    const cpuMs = (({ user, system }) => (user + system) / 1000)(process.cpuUsage(cpuBefore));
     if (result.statusCode !== expected) errors.push(`${name} (${who}): ${result.statusCode}, expected ${expected}`);
-    return ms;
+    return { ms, cpuMs };
   };
   const callsOf = async (who: 'handler' | 'bare') => {
     const calls: string[] = [];
@@ -230,23 +260,37 @@ const inProcessPair = async (
     errors.push(`${name}: the bare handler makes ${bareCalls.join(', ')}, the handler ${handlerCalls.join(', ')}`);
   }
   const samples = { handler: [] as number[], bare: [] as number[] };
+  const cpu = { handler: [] as number[], bare: [] as number[] };
   for (let i = 0; i < WARMUP + IN_PROCESS_CALLS; i++) {
     // Interleaved, alternating which goes first.
     const order = i % 2 ? (['handler', 'bare'] as const) : (['bare', 'handler'] as const);
     for (const who of order) {
-      const ms = await call(who, i);
-      if (i >= WARMUP) samples[who].push(ms);
+      const { ms, cpuMs } = await call(who, i);
+      if (i >= WARMUP) {
+        samples[who].push(ms);
+        cpu[who].push(cpuMs);
+      }
     }
   }
-  for (const list of Object.values(samples)) list.sort((a, b) => a - b);
-  const handlerMs = percentile(samples.handler, 50);
-  const bareMs = percentile(samples.bare, 50);
+  // The spread: the ratio of the medians in each block of BLOCK interleaved calls, as they ran.
+  const blockRatios = Array.from({ length: Math.floor(IN_PROCESS_CALLS / BLOCK) }, (_, block) => {
+    const [h, b] = [samples.handler, samples.bare].map((list) =>
+      median(list.slice(block * BLOCK, (block + 1) * BLOCK)),
+    );
+    return h! / b!;
+  }).sort((a, b) => a - b);
+  const handlerMs = median(samples.handler);
+  const bareMs = median(samples.bare);
   return {
     name,
     storageCalls: handlerCalls,
     handlerMedianMs: handlerMs,
     bareMedianMs: bareMs,
     ratio: handlerMs / bareMs,
+    blockRatios: { blocks: blockRatios.length, min: blockRatios[0], max: blockRatios.at(-1) },
+    handlerCpuMedianMs: median(cpu.handler),
+    bareCpuMedianMs: median(cpu.bare),
+    cpuRatio: median(cpu.handler) / median(cpu.bare),
   };
 };
 
@@ -335,22 +379,24 @@ const throughputPair = async (
   return { name, connections: CONNECTIONS, requests: 4 * chunk, gatewayRps, floorRps, ratio: gatewayRps / floorRps };
 };
 const existing = (i: number) => `b-${run}-${i % ITERATIONS}`;
-const throughput = [
-  await throughputPair(
-    'GET v1.1 Requests/{id}',
-    (i) => api('GET', requestPath(existing(i))),
-    (i) => fetch(`${storageFloorUrl}/requests/${existing(i)}`),
-  ),
-  await throughputPair(
-    'POST v1.1 Requests (create)',
-    (i, round) => api('POST', '/api/external/v1.1/Requests', validRequest(`tp-${run}-${round}-${i}`)),
-    (i, round) =>
-      fetch(`${storageFloorUrl}/requests`, {
-        method: 'POST',
-        body: JSON.stringify(validRequest(`tp-${run}-${round}-${i}`)),
-      }),
-  ),
-];
+const throughput = inProcessOnly
+  ? []
+  : [
+      await throughputPair(
+        'GET v1.1 Requests/{id}',
+        (i) => api('GET', requestPath(existing(i))),
+        (i) => fetch(`${storageFloorUrl}/requests/${existing(i)}`),
+      ),
+      await throughputPair(
+        'POST v1.1 Requests (create)',
+        (i, round) => api('POST', '/api/external/v1.1/Requests', validRequest(`tp-${run}-${round}-${i}`)),
+        (i, round) =>
+          fetch(`${storageFloorUrl}/requests`, {
+            method: 'POST',
+            body: JSON.stringify(validRequest(`tp-${run}-${round}-${i}`)),
+          }),
+      ),
+    ];
 
 const rows = results.map((r) => ({ ...r, ratioP50: r.p50 / floor.p50, ratioP95: r.p95 / floor.p95 }));
 lambda.print(`floor (empty HTTP server on loopback): p50 ${floor.p50.toFixed(3)} ms, p95 ${floor.p95.toFixed(3)} ms\n`);
@@ -361,7 +407,7 @@ for (const r of rows) {
 }
 for (const r of inProcess) {
   lambda.print(
-    `in process, ${r.name.padEnd(15)} handler ${r.handlerMedianMs.toFixed(3)} ms vs bare handler ${r.bareMedianMs.toFixed(3)} ms per call (median of ${IN_PROCESS_CALLS}; same calls: ${r.storageCalls.join(', ')}) = ${r.ratio.toFixed(2)}×\n`,
+    `in process, ${r.name.padEnd(15)} handler ${r.handlerMedianMs.toFixed(3)} ms vs bare handler ${r.bareMedianMs.toFixed(3)} ms per call (median of ${IN_PROCESS_CALLS}; same calls: ${r.storageCalls.join(', ')}) = ${r.ratio.toFixed(2)}× [${r.blockRatios.min?.toFixed(2)}–${r.blockRatios.max?.toFixed(2)} over ${r.blockRatios.blocks} blocks of ${BLOCK}]; CPU ${r.handlerCpuMedianMs.toFixed(3)} vs ${r.bareCpuMedianMs.toFixed(3)} ms = ${r.cpuRatio.toFixed(2)}×\n`,
   );
 }
 for (const r of throughput) {

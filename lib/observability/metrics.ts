@@ -1,5 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metricsDisabledSwitch, onLambda } from '#lib/config/runtime';
+import { afterTheAnswer } from './after-answer.ts';
+import { log } from './logger.ts';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from './names.ts';
 
 /*
@@ -39,9 +41,20 @@ export interface RequestOutcome {
   latencyMs: number;
 }
 
-/** One API call: flushed at once, as one EMF line with the `route` dimension. */
+/** One API call: one EMF line with the `route` dimension, written once the caller has its answer (after-answer.ts). */
 export const recordRequest = ({ route, status, latencyMs }: RequestOutcome) => {
   if (!enabled()) return;
+  afterTheAnswer(() => {
+    try {
+      publishRequest({ route, status, latencyMs });
+    } catch (error) {
+      // Nothing is waiting for it to fail: said in the log instead, name only.
+      log.error('Request metrics not written', { errorName: (error as Error | undefined)?.name });
+    }
+  });
+};
+
+const publishRequest = ({ route, status, latencyMs }: RequestOutcome) => {
   const request = metrics();
   request.addDimension('route', route);
   request.addMetric(METRIC.requests, MetricUnit.Count, 1);

@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import type { BuildMiddleware, MetadataBearer, MiddlewareStack, Provider } from '@smithy/types';
 import { traceHeaderVariable, tracingEnabled, xrayDaemonAddress } from '#lib/config/runtime';
-import { type AwsSubsegment, sendToDaemon, type TraceContext, traceContextOf } from './xray.ts';
+import { type AwsSubsegment, sendAfterTheAnswer, type TraceContext, traceContextOf } from './xray.ts';
 
 /*
  * One X-Ray subsegment per AWS SDK call, sent to the Lambda X-Ray daemon as the X-Ray SDK does in
@@ -117,15 +117,13 @@ const subsegmentMiddleware =
     if (!trace.sampled) return next(args);
 
     const startTime = Date.now() / 1000;
-    const record = async (
-      metadata: MetadataBearer['$metadata'] | undefined,
-      contentLength?: string,
-      error?: SdkError,
-    ) => {
-      try {
-        const endTime = Date.now() / 1000;
+    // The call's own path only notes its end and outcome; the subsegment is built and sent once the
+    // answer has gone on (xray.ts sendAfterTheAnswer), so the caller does not wait for either.
+    const record = (metadata: MetadataBearer['$metadata'] | undefined, contentLength?: string, error?: SdkError) => {
+      const endTime = Date.now() / 1000;
+      sendAfterTheAnswer(async (): Promise<AwsSubsegment> => {
         const attempts = metadata?.attempts ?? 1;
-        const subsegment: AwsSubsegment = {
+        return {
           type: 'subsegment',
           id,
           trace_id: trace.root,
@@ -146,18 +144,15 @@ const subsegmentMiddleware =
           },
           ...outcomeOf(metadata, contentLength, error),
         };
-        sendToDaemon(subsegment, daemonAddress);
-      } catch {
-        // Tracing never fails a call.
-      }
+      }, daemonAddress);
     };
     try {
       const result = await next(args);
       const headers = (result.response as { headers?: Record<string, string> } | undefined)?.headers;
-      await record(result.output?.$metadata, headers?.['content-length']);
+      record(result.output?.$metadata, headers?.['content-length']);
       return result;
     } catch (error) {
-      await record((error as SdkError | undefined)?.$metadata, undefined, (error ?? {}) as SdkError);
+      record((error as SdkError | undefined)?.$metadata, undefined, (error ?? {}) as SdkError);
       throw error;
     }
   };

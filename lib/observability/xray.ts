@@ -1,4 +1,5 @@
 import { createSocket, type Socket } from 'node:dgram';
+import { afterTheAnswer } from './after-answer.ts';
 import { log } from './logger.ts';
 
 /*
@@ -99,10 +100,9 @@ const swallow = (error: unknown) => {
 
 /**
  * Fire and forget on one UDP socket, created on first use and unref'd (it never keeps the process
- * alive). The datagram leaves a few ticks later (an IP address needs no DNS lookup), while the
- * runtime is still posting the response, so Lambda's freeze does not hold it back.
+ * alive). The datagram leaves a few ticks later (an IP address needs no DNS lookup).
  */
-export const sendToDaemon = (subsegment: AwsSubsegment, daemonAddress: string): void => {
+const sendToDaemon = (subsegment: AwsSubsegment, daemonAddress: string): void => {
   try {
     const daemon = daemonOf(daemonAddress);
     if (!daemon) return;
@@ -116,3 +116,18 @@ export const sendToDaemon = (subsegment: AwsSubsegment, daemonAddress: string): 
     swallow(error);
   }
 };
+
+/**
+ * Builds and sends the subsegment after the caller has its answer (after-answer.ts), each in a datagram of its
+ * own: the daemon takes one document per datagram, and the subsegments of one invocation are siblings, not a
+ * tree that one document could carry.
+ */
+export const sendAfterTheAnswer = (
+  subsegment: () => AwsSubsegment | Promise<AwsSubsegment>,
+  daemonAddress: string,
+): void =>
+  afterTheAnswer(() => {
+    Promise.resolve()
+      .then(subsegment)
+      .then((document) => sendToDaemon(document, daemonAddress), swallow);
+  });

@@ -101,6 +101,25 @@ describe('traced SDK clients in a sampled Lambda invocation', () => {
       expect(sent).not.toContain(value);
   });
 
+  it('sends a subsegment once the call has answered, and each of calls made together in a datagram of its own', async () => {
+    const pk = `CLIENT#trace-${randomUUID()}`;
+    await dynamo.send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'S' } }));
+    // Built and sent after this turn of the event loop, in which the caller already has its answer.
+    expect(datagrams).toEqual([]);
+    expect((await received(1)).map(subsegmentOf)).toMatchObject([{ aws: { operation: 'GetItem' } }]);
+
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        dynamo.send(new GetCommand({ TableName: tableName(), Key: { pk, sk: `S${i}` } })),
+      ),
+    );
+    const together = (await received(5)).map(subsegmentOf);
+    expect(together.map((subsegment) => subsegment.aws.operation)).toEqual(Array(5).fill('GetItem'));
+    expect(new Set(together.map((subsegment) => subsegment.id)).size).toBe(5);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(datagrams).toEqual([]);
+  });
+
   it('flags a refused call as an error with its exception type, never its message', async () => {
     const pk = `CLIENT#trace-${randomUUID()}`;
     await dynamo.send(new PutCommand({ TableName: tableName(), Item: { pk, sk: 'V', note: 'Dr. Ignatius Blume' } }));
