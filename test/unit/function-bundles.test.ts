@@ -6,7 +6,8 @@ import { bundleFunction, type FunctionBundle, ownerOf } from '../../bench/functi
  * What a function's bundle (built as CDK builds it) holds: only the compiled validators its route
  * names, multipart parsing only where a route takes forms, no X-Ray SDK, no browser or Encryption SDK in the
  * recorders, no Encryption SDK in the browser workers, no scraper token key or S3 in the RPA routes that read or
- * start runs; the SDK's credential chain replaced by the environment's, and no ESM import of node:http.
+ * start runs; the SDK's credential chain replaced by the environment's, and no ESM import of node:http (static
+ * or dynamic: lib/aws/node-http.ts).
  * Contents, not sizes: bench:bundles measures those. A deployed bundle run against the stack:
  * test/integration/deployed-bundle.test.ts.
  */
@@ -55,6 +56,14 @@ describe('function bundles', () => {
     const inputs = await inputsOf('attachments/create-attachment');
     expect(validatorsIn(inputs)).toEqual(['lib/validation/generated/per-schema/presigned-upload.ts']);
     expect(multipartIn(inputs)).toContain('lib/http/multipart.ts');
+  });
+
+  it("takes node:http from Node's CommonJS loader where a dependency imports it as ESM (lib/aws/node-http.ts)", async () => {
+    // Middy's multipart parser calls @middy/util's createError, which imports STATUS_CODES from node:http.
+    const bundle = await bundleFunction('attachments/create-attachment');
+    expect(Object.keys(bundle.inputs)).toContain('lib/aws/node-http.ts');
+    expect(esmImportersOfHttp(bundle)).toEqual([]);
+    expect(bundle.code).not.toMatch(/\bimport\(\s*["'](?:node:)?http["']\s*\)/);
   });
 
   it.each(['rpa/finish-batch', 'rpa/record-execution-ended', 'rpa/get-rpa-run'])(
