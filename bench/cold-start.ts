@@ -13,7 +13,8 @@
  * invocation, the floor's and the peer's too). The typical peer (bench/typical-peer.ts) makes the same
  * calls through Middy and Powertools' Logger, Metrics and Tracer, built with NodejsFunction's default
  * bundling. Rounds interleave the three in rotating order; each figure is a median over the rounds, with
- * min–max. Importing an empty module is printed as context only. Goals (printed, not enforced): every
+ * min–max; the processes' own CPU time beside it (less moved by the machine's other load than wall time).
+ * Importing an empty module is printed as context only. Goals (printed, not enforced): every
  * function ≤ 1.25× its floor and faster than its peer, every bundle < 700 KB. Results:
  * bench/results/cold-start.json.
  */
@@ -380,12 +381,16 @@ writeFileSync(
 const [file, eventFile] = process.argv.slice(2);
 const event = JSON.parse(readFileSync(eventFile, 'utf8'));
 const context = { functionName: 'bench', awsRequestId: 'cold-start', getRemainingTimeInMillis: () => 29000 };
+const cpuMs = (since) => { const used = process.cpuUsage(since); return (used.user + used.system) / 1000; };
+const cpu = process.cpuUsage();
 const started = performance.now();
 const { handler } = await import(file);
 const imported = performance.now();
+const importCpuMs = cpuMs(cpu);
 const result = await handler(event, context);
 const done = performance.now();
-process.stdout.write('\\n@@result ' + JSON.stringify({ importMs: imported - started, invokeMs: done - imported, result: result ?? null }) + '\\n');
+const cpuTotalMs = cpuMs(cpu);
+process.stdout.write('\\n@@result ' + JSON.stringify({ importMs: imported - started, invokeMs: done - imported, importCpuMs, cpuMs: cpuTotalMs, result: result ?? null }) + '\\n');
 `,
 );
 const emptyModule = join(workDir, 'empty.mjs');
@@ -395,6 +400,12 @@ interface Sample {
   importMs: number;
   invokeMs: number;
   totalMs: number;
+  /**
+   * The process's own CPU time (user + system) for the import and for import + invocation: on a shared
+   * machine, less moved by other load than wall time, and without the emulators' work (this process's).
+   */
+  importCpuMs: number;
+  cpuMs: number;
   answer: string;
   /** The storage calls the invocation made, recorded by the emulators' proxies. */
   calls: Call[];
@@ -416,9 +427,11 @@ const coldStart = async (file: string, event: unknown, fn: string): Promise<Samp
     const lines = stdout.split('\n');
     const line = lines.find((candidate) => candidate.startsWith('@@result '));
     if (!line) throw new Error(`${file}: no result`);
-    const { importMs, invokeMs, result } = JSON.parse(line.slice('@@result '.length)) as {
+    const { importMs, invokeMs, importCpuMs, cpuMs, result } = JSON.parse(line.slice('@@result '.length)) as {
       importMs: number;
       invokeMs: number;
+      importCpuMs: number;
+      cpuMs: number;
       result: { statusCode?: number } | null;
     };
     if (result?.statusCode !== undefined && result.statusCode >= 400) {
@@ -428,6 +441,8 @@ const coldStart = async (file: string, event: unknown, fn: string): Promise<Samp
       importMs,
       invokeMs,
       totalMs: importMs + invokeMs,
+      importCpuMs,
+      cpuMs,
       answer: JSON.stringify(result),
       calls: recorded.get(label)!,
       emfLines: lines.filter((candidate) => candidate.includes('"_aws":')).length,
@@ -530,6 +545,10 @@ const summary = (list: Sample[]) => ({
   maxMs: Math.max(...list.map((s) => s.totalMs)),
   importMedianMs: median(list.map((s) => s.importMs)),
   invokeMedianMs: median(list.map((s) => s.invokeMs)),
+  cpuMedianMs: median(list.map((s) => s.cpuMs)),
+  cpuMinMs: Math.min(...list.map((s) => s.cpuMs)),
+  cpuMaxMs: Math.max(...list.map((s) => s.cpuMs)),
+  importCpuMedianMs: median(list.map((s) => s.importCpuMs)),
 });
 
 const rows = functions.map((fn) => {
@@ -541,6 +560,7 @@ const rows = functions.map((fn) => {
   // Per-round ratios show the spread of the ratio itself.
   const roundRatios = fnSamples.map((s, i) => s.totalMs / floorSamples[i]!.totalMs);
   const peerRatios = fnSamples.map((s, i) => s.totalMs / peerSamples[i]!.totalMs);
+  const cpuRatios = fnSamples.map((s, i) => s.cpuMs / floorSamples[i]!.cpuMs);
   const bundleBytes = bundles.get(fn)!.bytes;
   const goalRatio = GOALS.noFloor.includes(fn) ? Number.POSITIVE_INFINITY : GOALS.ratio;
   return {
@@ -562,6 +582,9 @@ const rows = functions.map((fn) => {
     ratioMin: Math.min(...roundRatios),
     ratioMax: Math.max(...roundRatios),
     peerRatio: measured.medianMs / peer.medianMs,
+    cpuRatio: measured.cpuMedianMs / floor.cpuMedianMs,
+    cpuRatioMin: Math.min(...cpuRatios),
+    cpuRatioMax: Math.max(...cpuRatios),
     peerRatioMin: Math.min(...peerRatios),
     peerRatioMax: Math.max(...peerRatios),
     goals: {
@@ -605,6 +628,14 @@ for (const r of rows) {
       `floor ${ms(r.floor.importMedianMs)} + ${ms(r.floor.invokeMedianMs)} ms; peer ${ms(r.peer.importMedianMs)} + ${ms(r.peer.invokeMedianMs)} ms ` +
       `(${(r.peerBundleBytes / 1024).toFixed(0)} KB, SDK external); EMF ${r.stdoutPerInvocation.emfLines}, audit ${r.stdoutPerInvocation.auditLines} lines; ` +
       `calls: ${r.storageCalls.join(', ') || 'none'}\n`,
+  );
+}
+process.stdout.write('CPU time of the process (user + system), median [min–max], and per-round ratio to the floor:\n');
+for (const r of rows) {
+  process.stdout.write(
+    `  ${r.function.padEnd(40)} ${ms(r.measured.cpuMedianMs)} [${ms(r.measured.cpuMinMs)}–${ms(r.measured.cpuMaxMs)}] ` +
+      `(import ${ms(r.measured.importCpuMedianMs)})  floor ${ms(r.floor.cpuMedianMs)} (import ${ms(r.floor.importCpuMedianMs)})  ` +
+      `${r.cpuRatio.toFixed(2)}× [${r.cpuRatioMin.toFixed(2)}–${r.cpuRatioMax.toFixed(2)}]\n`,
   );
 }
 const met = rows.filter((r) => r.goals.ratioMet && r.goals.peerMet && r.goals.bundleMet).length;

@@ -76,9 +76,14 @@ export const BUNDLING = {
   // Credentials from the environment only (lib/aws/environment-credentials.ts): the SDK's default chain
   // bundles STS, SSO and IMDS clients that never run on Lambda. The path resolves from the project
   // root, where NodejsFunction runs the local esbuild. Nothing inside the Encryption SDK is aliased: it
-  // ships as published (docs/security.md, "What it costs").
+  // ships as published (docs/security.md, "What it costs"). `node:http` from Node's CommonJS loader
+  // (lib/aws/node-http.ts): its ESM facade loads undici.
   esbuildArgs: {
-    '--alias': ['@aws-sdk/credential-provider-node=./lib/aws/environment-credentials.ts'],
+    '--alias': [
+      '@aws-sdk/credential-provider-node=./lib/aws/environment-credentials.ts',
+      'node:http=./lib/aws/node-http.ts',
+      'http=./lib/aws/node-http.ts',
+    ],
   },
 } as const satisfies BundlingOptions;
 export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;

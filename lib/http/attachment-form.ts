@@ -1,6 +1,6 @@
 import { sha256Hex } from '#lib/attachments/content-policy';
 import { type DirectUpload, descriptiveOf } from '#lib/attachments/upload-input';
-import type { MultipartForm } from './multipart.ts';
+import type { MultipartForm } from './multipart-form.ts';
 import { badRequest } from './problem.ts';
 
 /*

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MultipartForm, parseMultipart } from '#lib/http/multipart';
+import { MultipartForm } from '#lib/http/multipart-form';
+import { parseMultipart } from '#lib/http/multipart-parse';
 import { HttpProblem } from '#lib/http/problem';
 
 const boundary = 'XyZ';

@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { buildDecrypt } from '@aws-crypto/decrypt-node';
 import { buildEncrypt } from '@aws-crypto/encrypt-node';
 import { AlgorithmSuiteIdentifier, CommitmentPolicy } from '@aws-crypto/material-management-node';
+import { RawAesKeyringNode, RawAesWrappingSuiteIdentifier } from '@aws-crypto/raw-aes-keyring-node';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadOrCreateKeyFile } from '#lib/crypto/key-file';
 import { cursorKeysFromEnvironment, KeyConfigurationError } from '#lib/crypto/key-sources';
 import { canonicalContext, type Keyring, SecretDecryptionError } from '#lib/crypto/keyring';
 import { kmsKeyring } from '#lib/crypto/kms-keyring';
-import { localKeyring } from '#lib/crypto/local-keyring';
+import { KEY_NAMESPACE, localKeyIdOf, localKeyring } from '#lib/crypto/local-keyring';
 import { openSecret } from '#lib/crypto/open';
 import { sealSecret } from '#lib/crypto/seal';
 import type { SealedSecretV1, SealedSecretV2 } from '#lib/crypto/sealed-secret';
@@ -176,6 +177,24 @@ describe('envelope encryption with the local keyring (AWS Encryption SDK)', () =
     const sealed = await sealSecret(keyring, secret, context);
     const other = localKeyring(join(dir, 'other.key'));
     await expect(openSecret(other, sealed, context)).rejects.toBeInstanceOf(SecretDecryptionError);
+  });
+
+  it("opens what the keyring sealed with the SDK's default context order (localeCompare) before utf8Sorting", async () => {
+    const file = join(dir, 'sorting.key');
+    const key = loadOrCreateKeyFile(file);
+    const localeSorted = new RawAesKeyringNode({
+      keyNamespace: KEY_NAMESPACE,
+      keyName: localKeyIdOf(key),
+      unencryptedMasterKey: Uint8Array.from(key),
+      wrappingSuite: RawAesWrappingSuiteIdentifier.AES256_GCM_IV12_TAG16_NO_PADDING,
+    });
+    const before: Keyring = {
+      ...localKeyring(file),
+      encryptionSdkKeyring: () => ({ keyring: localeSorted, transientFailure: () => undefined }),
+    };
+    const accountContext = encryptionContextOf(v1Ref, 'password');
+    const sealed = await sealSecret(before, secret, accountContext);
+    expect(await openSecret(localKeyring(file), sealed, accountContext)).toBe(secret);
   });
 });
 

@@ -4,9 +4,10 @@ import { bundleFunction, type FunctionBundle, ownerOf } from '../../bench/functi
 
 /*
  * What a function's bundle (built as CDK builds it) holds: only the compiled validators its route
- * names, multipart parsing only where a route takes forms, no X-Ray SDK, no browser or Encryption SDK in the
+ * names, multipart parsing only where a route takes forms (and loaded on the first form), no X-Ray SDK, no browser or Encryption SDK in the
  * recorders, no Encryption SDK in the browser workers, no scraper token key or S3 in the RPA routes that read or
- * start runs; the SDK's credential chain replaced by the environment's, and no ESM import of node:http.
+ * start runs; the SDK's credential chain replaced by the environment's, and no ESM import of node:http (static
+ * or dynamic: lib/aws/node-http.ts).
  * Contents, not sizes: bench:bundles measures those. A deployed bundle run against the stack:
  * test/integration/deployed-bundle.test.ts.
  */
@@ -14,7 +15,9 @@ const inputsOf = async (handler: string) => Object.keys((await bundleFunction(ha
 const validatorsIn = (inputs: string[]) =>
   inputs.filter((input) => input.startsWith('lib/validation/generated/')).sort();
 const multipartIn = (inputs: string[]) =>
-  inputs.filter((input) => /lib\/http\/multipart\.ts|http-multipart-body-parser|@fastify\/busboy/.test(input));
+  inputs.filter((input) =>
+    /lib\/http\/multipart(?:-parse)?\.ts|http-multipart-body-parser|@fastify\/busboy/.test(input),
+  );
 
 /**
  * The packages (or project folders) of the static ESM imports of node:http in a bundle, found in its
@@ -32,6 +35,17 @@ const esmImportersOfHttp = ({ code, sourceMap }: FunctionBundle) => {
     }),
   );
 };
+/** The inputs a bundle's entry reaches through static imports alone (not through an `import()`), from its metafile. */
+const staticallyImported = ({ metafile }: FunctionBundle, entry: string) => {
+  const reached = new Set([entry]);
+  for (const input of reached) {
+    for (const imported of metafile.inputs[input]?.imports ?? []) {
+      if (imported.kind !== 'dynamic-import' && !imported.external) reached.add(imported.path);
+    }
+  }
+  return [...reached];
+};
+
 describe('function bundles', () => {
   it('a route that validates no body bundles no validator and no multipart parser', async () => {
     const inputs = await inputsOf('requests/get-request');
@@ -55,6 +69,28 @@ describe('function bundles', () => {
     const inputs = await inputsOf('attachments/create-attachment');
     expect(validatorsIn(inputs)).toEqual(['lib/validation/generated/per-schema/presigned-upload.ts']);
     expect(multipartIn(inputs)).toContain('lib/http/multipart.ts');
+  });
+
+  it('the route that takes forms loads the multipart parser on the first form, not at import', async () => {
+    const bundle = await bundleFunction('attachments/create-attachment');
+    const atImport = staticallyImported(bundle, 'functions/attachments/create-attachment.ts');
+    expect(atImport).toContain('lib/http/multipart.ts');
+    expect(multipartIn(Object.keys(bundle.inputs)).filter((input) => !atImport.includes(input))).toEqual(
+      expect.arrayContaining([
+        'lib/http/multipart-parse.ts',
+        expect.stringContaining('http-multipart-body-parser'),
+        expect.stringContaining('@fastify/busboy'),
+      ]),
+    );
+    expect(atImport.filter((input) => /http-multipart-body-parser|@fastify\/busboy/.test(input))).toEqual([]);
+  });
+
+  it("takes node:http from Node's CommonJS loader where a dependency imports it as ESM (lib/aws/node-http.ts)", async () => {
+    // Middy's multipart parser calls @middy/util's createError, which imports STATUS_CODES from node:http.
+    const bundle = await bundleFunction('attachments/create-attachment');
+    expect(Object.keys(bundle.inputs)).toContain('lib/aws/node-http.ts');
+    expect(esmImportersOfHttp(bundle)).toEqual([]);
+    expect(bundle.code).not.toMatch(/\bimport\(\s*["'](?:node:)?http["']\s*\)/);
   });
 
   it.each(['rpa/finish-batch', 'rpa/record-execution-ended', 'rpa/get-rpa-run'])(

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { endpoint, MAX_JSON_BODY_BYTES } from '#lib/http/endpoint';
-import { MultipartForm, multipartBody } from '#lib/http/multipart';
+import { multipartBody } from '#lib/http/multipart';
+import { MultipartForm } from '#lib/http/multipart-form';
 import { json } from '#lib/http/response';
 import { MAX_JSON_DEPTH } from '#lib/json/safe-json';
 import { apiGatewayEvent, invoke } from '#test/support/api-gateway-event';

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { endpoint } from '#lib/http/endpoint';
-import { MultipartForm, multipartBody } from '#lib/http/multipart';
+import { multipartBody } from '#lib/http/multipart';
+import { MultipartForm } from '#lib/http/multipart-form';
 import { json } from '#lib/http/response';
 import { apiGatewayEvent, invoke } from '#test/support/api-gateway-event';
 

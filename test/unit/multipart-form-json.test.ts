@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MultipartForm } from '#lib/http/multipart';
+import { MultipartForm } from '#lib/http/multipart-form';
 
 /** MultipartForm.toJSON: what idempotent retries compare of a form (lib/http/idempotency.ts). */
 describe('MultipartForm as JSON', () => {
