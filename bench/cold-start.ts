@@ -181,6 +181,7 @@ const eventsOf = async (round: string) => {
   await send('POST', '/v1.1/Portals/accounts/filter', { clientUserId: 'bench-user' });
   await send('POST', '/v1.1/Portals/accounts', accountBody(`cold-${run}-${round}`));
   await send('POST', '/v1.1/Requests/cold-get/Attachments', { ...presigned, sha256 });
+  await send('POST', '/v1/ServiceReviews/requests/cold-get/rpa', { clientUserId: 'bench-user' });
   await send('POST', '/v1.1/Schemas/Request/validate', validRequest('v'));
   capture = undefined;
   return events;
@@ -215,6 +216,7 @@ const functions = [
   'portal-accounts/create-portal-account',
   'attachments/create-attachment',
   'attachments/verify-uploaded-attachment',
+  'rpa/issue-rpa-access-token',
   'schemas/validate-payload',
 ];
 
