@@ -24,6 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { startLocalStack } from '#local/stack';
 import { runAsDeployedInProcess, startXrayDaemon } from './lambda-environment.ts';
+import { proxyEvent } from './proxy-event.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 300);
 const WARMUP = 30;
@@ -182,41 +183,7 @@ const bareCreate = async ({ body }: BareEvent): Promise<BareResult> => {
   return { statusCode: 201, headers: jsonHeaders, body: JSON.stringify({ ...document, createdAt: now }) };
 };
 
-/** A proxy event as the gateway delivers it (local/gateway.ts), with the authorizer's context. */
-const proxyEvent = (
-  method: string,
-  resource: string,
-  path: string,
-  externalId?: string,
-  body?: unknown,
-): BareEvent & Record<string, unknown> => ({
-  resource,
-  path,
-  httpMethod: method,
-  headers: { Host: 'bench.local', 'x-api-key': apiKey, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-  multiValueHeaders: {},
-  queryStringParameters: null,
-  multiValueQueryStringParameters: null,
-  pathParameters: externalId ? { externalId } : null,
-  stageVariables: null,
-  body: body ? JSON.stringify(body) : null,
-  isBase64Encoded: false,
-  requestContext: {
-    accountId: '000000000000',
-    apiId: 'local',
-    authorizer: { clientId, keyId: 'bench', principalId: clientId },
-    httpMethod: method,
-    identity: { sourceIp: '127.0.0.1' },
-    path,
-    domainName: 'bench.local',
-    protocol: 'HTTP/1.1',
-    requestId: `bench-${Math.random()}`,
-    requestTimeEpoch: Date.now(),
-    resourceId: 'local',
-    resourcePath: resource,
-    stage: 'local',
-  },
-});
+const caller = { clientId, keyId: 'bench', apiKey };
 
 type Invoke = (event: never, context: never) => Promise<unknown>;
 /** Interleaved calls per block, for the spread of the in-process ratio. */
@@ -300,6 +267,7 @@ delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
 const inProcess = [
   await inProcessPair('get-request', 200, getRequest as Invoke, bareGet, (i) =>
     proxyEvent(
+      caller,
       'GET',
       '/api/external/v1.1/Requests/{externalId}',
       requestPath(`b-${run}-${Math.abs(i) % ITERATIONS}`),
@@ -308,6 +276,7 @@ const inProcess = [
   ),
   await inProcessPair('create-request', 201, createRequest as Invoke, bareCreate, (i, who) =>
     proxyEvent(
+      caller,
       'POST',
       '/api/external/v1.1/Requests',
       '/api/external/v1.1/Requests',

@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { startLocalStack } from '#local/stack';
 import { runAsDeployedInProcess, startXrayDaemon } from './lambda-environment.ts';
+import { proxyEvent } from './proxy-event.ts';
 
 const CALLS = Number(process.env.BENCH_PROFILE_CALLS ?? 3000);
 const WARMUP = 300;
@@ -29,34 +30,14 @@ const getRequest = (await import('#functions/requests/get-request')).handler as 
 ) => Promise<unknown>;
 const createRequest = (await import('#functions/requests/create-request')).handler as typeof getRequest;
 
-const event = (method: string, resource: string, path: string, externalId?: string, body?: unknown) => ({
-  resource,
-  path,
-  httpMethod: method,
-  headers: { Host: 'bench.local', ...(body ? { 'Content-Type': 'application/json' } : {}) },
-  multiValueHeaders: {},
-  queryStringParameters: null,
-  multiValueQueryStringParameters: null,
-  pathParameters: externalId ? { externalId } : null,
-  stageVariables: null,
-  body: body ? JSON.stringify(body) : null,
-  isBase64Encoded: false,
-  requestContext: {
-    authorizer: { clientId, keyId: 'profile', principalId: clientId },
-    httpMethod: method,
-    identity: { sourceIp: '127.0.0.1' },
-    path,
-    requestId: `profile-${Math.random()}`,
-    resourcePath: resource,
-    stage: 'local',
-  },
-});
+const caller = { clientId, keyId: 'profile' };
 
 const run = Date.now().toString(36);
 const routes = {
   'create-request': (i: number) =>
     createRequest(
-      event(
+      proxyEvent(
+        caller,
         'POST',
         '/api/external/v1.1/Requests',
         '/api/external/v1.1/Requests',
@@ -67,7 +48,8 @@ const routes = {
     ),
   'get-request': (i: number) =>
     getRequest(
-      event(
+      proxyEvent(
+        caller,
         'GET',
         '/api/external/v1.1/Requests/{externalId}',
         `/api/external/v1.1/Requests/p-${run}-${i % 200}`,
