@@ -45,3 +45,13 @@ export const proxyEvent = (
     stage: 'local',
   },
 });
+
+const REQUESTS = '/api/external/v1.1/Requests';
+
+/** POST /v1.1/Requests with `body`. */
+export const createRequestEvent = (caller: EventCaller, body: unknown) =>
+  proxyEvent(caller, 'POST', REQUESTS, REQUESTS, undefined, body);
+
+/** GET /v1.1/Requests/{externalId}. */
+export const getRequestEvent = (caller: EventCaller, externalId: string) =>
+  proxyEvent(caller, 'GET', `${REQUESTS}/{externalId}`, `${REQUESTS}/${externalId}`, externalId);

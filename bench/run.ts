@@ -24,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { startLocalStack } from '#local/stack';
 import { runAsDeployedInProcess, startXrayDaemon } from './lambda-environment.ts';
-import { proxyEvent } from './proxy-event.ts';
+import { createRequestEvent, getRequestEvent, type proxyEvent } from './proxy-event.ts';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 300);
 const WARMUP = 30;
@@ -266,23 +266,10 @@ const sharedProcess = process.env.AWS_LAMBDA_MAX_CONCURRENCY;
 delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
 const inProcess = [
   await inProcessPair('get-request', 200, getRequest as Invoke, bareGet, (i) =>
-    proxyEvent(
-      caller,
-      'GET',
-      '/api/external/v1.1/Requests/{externalId}',
-      requestPath(`b-${run}-${Math.abs(i) % ITERATIONS}`),
-      `b-${run}-${Math.abs(i) % ITERATIONS}`,
-    ),
+    getRequestEvent(caller, `b-${run}-${Math.abs(i) % ITERATIONS}`),
   ),
   await inProcessPair('create-request', 201, createRequest as Invoke, bareCreate, (i, who) =>
-    proxyEvent(
-      caller,
-      'POST',
-      '/api/external/v1.1/Requests',
-      '/api/external/v1.1/Requests',
-      undefined,
-      validRequest(`ip-${who}-${run}-${i}`),
-    ),
+    createRequestEvent(caller, validRequest(`ip-${who}-${run}-${i}`)),
   ),
 ];
 

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { startLocalStack } from '#local/stack';
 import { runAsDeployedInProcess, startXrayDaemon } from './lambda-environment.ts';
-import { proxyEvent } from './proxy-event.ts';
+import { createRequestEvent, getRequestEvent } from './proxy-event.ts';
 
 const CALLS = Number(process.env.BENCH_PROFILE_CALLS ?? 3000);
 const WARMUP = 300;
@@ -36,27 +36,11 @@ const run = Date.now().toString(36);
 const routes = {
   'create-request': (i: number) =>
     createRequest(
-      proxyEvent(
-        caller,
-        'POST',
-        '/api/external/v1.1/Requests',
-        '/api/external/v1.1/Requests',
-        undefined,
-        validRequest(`p-${run}-${i}`),
-      ) as never,
+      createRequestEvent(caller, validRequest(`p-${run}-${i}`)) as never,
       lambdaContext('profile') as never,
     ),
   'get-request': (i: number) =>
-    getRequest(
-      proxyEvent(
-        caller,
-        'GET',
-        '/api/external/v1.1/Requests/{externalId}',
-        `/api/external/v1.1/Requests/p-${run}-${i % 200}`,
-        `p-${run}-${i % 200}`,
-      ) as never,
-      lambdaContext('profile') as never,
-    ),
+    getRequest(getRequestEvent(caller, `p-${run}-${i % 200}`) as never, lambdaContext('profile') as never),
 };
 
 interface ProfileNode {
