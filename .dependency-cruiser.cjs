@@ -3,7 +3,8 @@
  * The doc's table "Layers and the imports they may make" mirrors this file: change both together.
  * Type-only imports count like any other (tsPreCompilationDeps).
  */
-const DOMAINS = '^lib/(attachments|events|portal-accounts|rechecks|requests|rpa|tenancy|webhooks)/';
+const DOMAINS =
+  '^lib/(attachments|events|portal-accounts|rechecks|requests|runs|portal|payer-api|payer-endpoints|payer-connections|tenancy|webhooks)/';
 const OUTSIDE_LIB = '^(functions|local|test|scripts|infra|bench)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -15,6 +16,28 @@ module.exports = {
       comment: 'No module reaches itself through its imports.',
       from: {},
       to: { circular: true },
+    },
+    {
+      name: 'portal-channel-not-payer-api',
+      severity: 'error',
+      comment: 'The portal channel (browser, drivers, leases) never imports the payer-API channel.',
+      from: { path: '^lib/portal/' },
+      to: { path: '^lib/payer-api/' },
+    },
+    {
+      name: 'payer-api-channel-not-portal',
+      severity: 'error',
+      comment: 'The payer-API channel (PAS mapping, SMART client, inquiry) never imports the portal channel.',
+      from: { path: '^lib/payer-api/' },
+      to: { path: '^lib/portal/' },
+    },
+    {
+      name: 'run-core-through-channel-choice',
+      severity: 'error',
+      comment:
+        'The run core (lib/runs/) reaches a channel only through the channel choice and its wirings (*-service.ts): the choice lives in one module.',
+      from: { path: '^lib/runs/', pathNot: ['^lib/runs/channel-choice\\.ts$', '^lib/runs/[a-z-]+-service\\.ts$'] },
+      to: { path: '^lib/(portal|payer-api)/' },
     },
     {
       name: 'lib-not-above',
@@ -59,7 +82,7 @@ module.exports = {
       from: { path: '^lib/routes/' },
       to: {
         path: '^(lib|functions|local|infra)/',
-        pathNot: ['^lib/routes/', '^lib/table\\.ts$', '^lib/(rpa/state-machines|rechecks/state-machine)\\.ts$'],
+        pathNot: ['^lib/routes/', '^lib/table\\.ts$', '^lib/(runs/state-machines|rechecks/state-machine)\\.ts$'],
       },
     },
     {
@@ -186,7 +209,7 @@ module.exports = {
           '^lib/observability/names\\.ts$',
           '^lib/events/bus-event\\.ts$',
           '^lib/entities/service-event\\.ts$',
-          '^lib/(rpa/state-machines|rechecks/state-machine)\\.ts$',
+          '^lib/(runs/state-machines|rechecks/state-machine)\\.ts$',
           '^lib/(portal-accounts/credentials|webhooks/signing-secrets)\\.ts$',
         ],
       },

@@ -21,8 +21,8 @@ export default {
     'lib/requests/merge-patch.ts',
     'lib/concurrency.ts',
     'lib/json/safe-json.ts',
-    'lib/rpa/run-credentials.ts',
-    'lib/rpa/drivers/registry.ts',
+    'lib/portal/run-credentials.ts',
+    'lib/portal/drivers/registry.ts',
   ],
   // The machine is shared: two workers at most.
   concurrency: 2,

@@ -16,7 +16,7 @@ export default {
     command:
       'npx vitest run --project integration --bail 1 test/integration/organization-scope.test.ts test/integration/rpa-origin-pinning.test.ts test/integration/rpa-portal-context.test.ts',
   },
-  mutate: ['lib/tenancy/scope.ts', 'lib/rpa/drivers/portal-context.ts'],
+  mutate: ['lib/tenancy/scope.ts', 'lib/portal/drivers/portal-context.ts'],
   // One stack and one Chromium at a time on a shared machine.
   concurrency: 1,
   // A run takes 20 to 40 s depending on the machine's load; only a hang should count as a timeout.

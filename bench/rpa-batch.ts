@@ -38,8 +38,8 @@ const { seedDemo } = await import('#local/seed');
 const { requests } = await import('#lib/requests/service');
 const { portalAccountsWithSecrets } = await import('#lib/portal-accounts/service-with-secrets');
 const { dynamoClient } = await import('#lib/aws/dynamodb');
-const { browserLaunches } = await import('#lib/rpa/warm-browser');
-const { ACCOUNTS_AT_ONCE } = await import('#lib/rpa/state-machines');
+const { browserLaunches } = await import('#lib/portal/warm-browser');
+const { ACCOUNTS_AT_ONCE } = await import('#lib/runs/state-machines');
 const demo = await seedDemo(stack.env.LOCAL_STATE_DIR!);
 const template = (await requests.get(demo.clientId, 'DEMO-APPROVED')).document as Record<string, unknown>;
 const patient = template.patient as Record<string, unknown>;
@@ -168,8 +168,8 @@ async function batch(ids: string[]) {
 }
 
 // The floor: the driver alone, one browser, one login, the same lookups in a row.
-const { launchBrowser, closeBrowser } = await import('#lib/rpa/browser');
-const { sandboxDriver } = await import('#lib/rpa/drivers/sandbox');
+const { launchBrowser, closeBrowser } = await import('#lib/portal/browser');
+const { sandboxDriver } = await import('#lib/portal/drivers/sandbox');
 async function floor() {
   const user = SANDBOX_USERS[0];
   const started = performance.now();

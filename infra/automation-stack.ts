@@ -21,7 +21,7 @@ import {
   type TaskResources,
   TIMEOUTS,
   taskStatesOf,
-} from '#lib/rpa/state-machines';
+} from '#lib/runs/state-machines';
 
 export interface AutomationStackProps extends StackProps {
   data: DataStack;
@@ -57,7 +57,7 @@ const SIZING: Record<AutomationTask['worker'], Sizing> = {
  * Service-review automation: one function per automation task (the browser workers, with their
  * reserved concurrency, and the recorders) and per function they invoke (the run credentials
  * function, which alone may decrypt portal secrets), each with the access its row declares, the two
- * state machines of lib/rpa/state-machines.ts bound to the tasks' functions, and the functions of
+ * state machines of lib/runs/state-machines.ts bound to the tasks' functions, and the functions of
  * their execution-status events behind an EventBridge rule. The API stack starts executions by the
  * machines' names.
  */
@@ -151,7 +151,7 @@ export class AutomationStack extends Stack {
         ...SIZING.recorder,
       });
       bindRouteAccess(fn, eventFunction.access, data);
-      // Which machine an event is about (lib/rpa/recorder-service.ts); no Step Functions permission.
+      // Which machine an event is about (lib/runs/recorder-service.ts); no Step Functions permission.
       fn.addEnvironment('VIEW_ON_PAGE_STATE_MACHINE_ARN', machines[0]!.stateMachineArn);
       fn.addEnvironment('CHECK_AUTH_STATUS_STATE_MACHINE_ARN', machines[1]!.stateMachineArn);
       const trigger = new ExecutionStatusTrigger(this, `${eventFunction.name}Trigger`, {

@@ -1,6 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
-import { BROWSER_CONCURRENCY } from '#lib/rpa/state-machines';
+import { BROWSER_CONCURRENCY } from '#lib/runs/state-machines';
 
 /**
  * Deployment settings, from CDK context (`cdk deploy -c stage=dev -c logLevel=DEBUG`, or cdk.json's

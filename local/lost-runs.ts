@@ -3,14 +3,14 @@ import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config/resources';
 import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { rpaBatchEntity, rpaRunEntity } from '#lib/entities/rpa';
-import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
-import { outcomeOfExecution, runEnder } from '#lib/rpa/execution-ended';
+import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
+import { outcomeOfExecution, runEnder } from '#lib/runs/execution-ended';
 
 /**
  * The local Step Functions keeps its executions in memory: when the local stack starts, no execution
  * of an earlier start exists any more (it was closed, or it crashed), so every run still `queued` or
  * `running` and every batch still `running` can never end. They are failed `execution_lost` as a read
- * of them would (lib/rpa/execution-ended.ts): batches first (with their runs), then the other runs.
+ * of them would (lib/runs/execution-ended.ts): batches first (with their runs), then the other runs.
  * One Scan of the local table, at start only; AWS has the EventBridge rule instead. A table shared
  * with another running local stack (DYNAMODB_ENDPOINT) would lose that stack's runs: one stack per table.
  */

@@ -228,8 +228,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     await rechecks.close();
     await stepFunctions.close();
     await lambda.close();
-    // The browser workers' shared Chromium (lib/rpa/warm-browser.ts), once no task uses it.
-    const { closeWarmBrowsers } = await import('#lib/rpa/warm-browser');
+    // The browser workers' shared Chromium (lib/portal/warm-browser.ts), once no task uses it.
+    const { closeWarmBrowsers } = await import('#lib/portal/warm-browser');
     await closeWarmBrowsers();
     // After the last writes, before the table goes; a poll under way finishes first.
     await relay.close();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BROWSER_CONCURRENCY, type StateMachineKey } from '#lib/rpa/state-machines';
+import { BROWSER_CONCURRENCY, type StateMachineKey } from '#lib/runs/state-machines';
 import { machinesOf, stateMachineOf } from './step-functions/machines.ts';
 import { type Emulator, ServiceError, type StepFunctionsOptions } from './step-functions/model.ts';
 import { operations, type RequestBody } from './step-functions/operations.ts';
@@ -12,7 +12,7 @@ export type { StepFunctionsOptions } from './step-functions/model.ts';
  * A local AWS Step Functions on loopback: the JSON 1.0 protocol (`POST /`, `X-Amz-Target:
  * AWSStepFunctions.<Op>`) for StartExecution, DescribeExecution, GetExecutionHistory,
  * StopExecution and ListExecutions, so handlers and tests use the real @aws-sdk/client-sfn. It runs
- * the definitions of lib/rpa/state-machines.ts with aws-local-stepfunctions (Retry, Catch, Map,
+ * the definitions of lib/runs/state-machines.ts with aws-local-stepfunctions (Retry, Catch, Map,
  * TimeoutSeconds as the definitions say), every Task bound to its automation task's handler,
  * invoked as Lambda would: a JSON copy of the input, a Lambda context, a JSON result, and a thrown
  * error reported by its name. State is in memory; nothing here is imported by functions/ or lib/.

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { observed } from '#lib/observability/invocation';
-import { worker } from '#lib/rpa/worker-service';
+import { worker } from '#lib/portal/worker-service';
 
 /**
  * CheckPortalStatus (an item of CheckAuthStatusBatch): logs in, reads the request's authorization

@@ -2,7 +2,7 @@ import { scopeOf } from '#lib/http/api-event';
 import { endpoint } from '#lib/http/endpoint';
 import { uuidPathId } from '#lib/http/path';
 import { json } from '#lib/http/response';
-import { runReads } from '#lib/rpa/run-read-service';
+import { runReads } from '#lib/runs/run-read-service';
 
 /**
  * GET /api/external/v1/ServiceReviews/requests/rpa/batch/check-auth-status/{batchId}: the batch's

@@ -14,8 +14,8 @@ import {
   withoutToken,
 } from '#lib/http/scraper-credentials';
 import { continuePage, prefersHtml, scraperSessionPage } from '#lib/http/scraper-session-page';
-import { InvalidScraperToken } from '#lib/rpa/errors';
-import { scraperAccess } from '#lib/rpa/scraper-access-service';
+import { InvalidScraperToken } from '#lib/runs/errors';
+import { scraperAccess } from '#lib/runs/scraper-access-service';
 
 const WWW_AUTHENTICATE = 'Bearer realm="scraper-session", error="invalid_token"';
 

@@ -3,7 +3,7 @@ import { endpoint } from '#lib/http/endpoint';
 import { pathId } from '#lib/http/path';
 import { absoluteUrl, resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import { accessTokens } from '#lib/rpa/access-token-service';
+import { accessTokens } from '#lib/runs/access-token-service';
 import { rpaAccessRequestValidator } from '#lib/validation/generated/per-schema/rpa-access-request';
 
 /**

@@ -1,5 +1,5 @@
 import { observed } from '#lib/observability/invocation';
-import { runCredentials } from '#lib/rpa/run-credentials-service';
+import { runCredentials } from '#lib/portal/run-credentials-service';
 
 /**
  * IssueRunCredentials: invoked by a browser worker (FillPortalForm, CheckPortalStatus) with ids only,

@@ -1,5 +1,5 @@
 import { observed } from '#lib/observability/invocation';
-import { executionEnded } from '#lib/rpa/recorder-service';
+import { executionEnded } from '#lib/runs/recorder-service';
 
 /**
  * RecordExecutionEnded (an EventBridge rule on the state machines' "Step Functions Execution Status

@@ -1,5 +1,5 @@
 import { observed } from '#lib/observability/invocation';
-import { recorder } from '#lib/rpa/recorder-service';
+import { recorder } from '#lib/runs/recorder-service';
 
 /**
  * RecordRunFailure (the Catch of both browser tasks): marks the run failed, its outcome named from

@@ -3,8 +3,8 @@ import { endpoint } from '#lib/http/endpoint';
 import { idempotentRequests } from '#lib/http/idempotency';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import type { StartBody } from '#lib/rpa/run-start';
-import { runStarts } from '#lib/rpa/run-start-service';
+import type { StartBody } from '#lib/runs/run-start';
+import { runStarts } from '#lib/runs/run-start-service';
 import { checkAuthStatusBatchValidator } from '#lib/validation/generated/per-schema/check-auth-status-batch';
 
 /**

@@ -4,8 +4,8 @@ import { idempotentRequests } from '#lib/http/idempotency';
 import { pathId } from '#lib/http/path';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import type { StartBody } from '#lib/rpa/run-start';
-import { runStarts } from '#lib/rpa/run-start-service';
+import type { StartBody } from '#lib/runs/run-start';
+import { runStarts } from '#lib/runs/run-start-service';
 import { viewOnPageRequestValidator } from '#lib/validation/generated/per-schema/view-on-page-request';
 
 /**

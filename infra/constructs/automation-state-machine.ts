@@ -6,7 +6,7 @@ import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cd
 import { Construct } from 'constructs';
 import { serviceConfigOf } from '#infra/config';
 import type { RouteAccess } from '#lib/routes/access-model';
-import type { AslDefinition, StateMachineKey } from '#lib/rpa/state-machines';
+import type { AslDefinition, StateMachineKey } from '#lib/runs/state-machines';
 import { type ServiceFunction, ServiceRole, type UnscopedActions } from './service-function.ts';
 
 /** What Step Functions grants itself on `*` to deliver logs and traces (aws-stepfunctions' StateMachine). */
@@ -32,7 +32,7 @@ const LOGGING_AND_TRACING: UnscopedActions = {
 export interface AutomationStateMachineProps {
   /** Its name in AWS; the API stack addresses it by this name. */
   stateMachineName: string;
-  /** From lib/rpa/state-machines.ts, with the functions' ARNs. */
+  /** From lib/runs/state-machines.ts, with the functions' ARNs. */
   definition: AslDefinition;
   /** The functions its Tasks invoke. */
   functions: ServiceFunction[];
@@ -41,7 +41,7 @@ export interface AutomationStateMachineProps {
 }
 
 /**
- * A standard state machine running an ASL definition of lib/rpa/state-machines.ts: every event
+ * A standard state machine running an ASL definition of lib/runs/state-machines.ts: every event
  * logged (ALL) without execution data to its own KMS-encrypted log group, X-Ray tracing, and a role
  * that may invoke exactly its task functions (one customer-managed policy, like the functions').
  */

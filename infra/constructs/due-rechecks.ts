@@ -12,7 +12,7 @@ import {
   type RecheckTaskResources,
 } from '#lib/rechecks/state-machine';
 import type { RecheckTask } from '#lib/routes/automation-tasks';
-import type { StateMachineKey } from '#lib/rpa/state-machines';
+import type { StateMachineKey } from '#lib/runs/state-machines';
 import { AutomationStateMachine } from './automation-state-machine.ts';
 import { bindRouteAccess } from './route-access.ts';
 import { ServiceFunction, ServiceRole } from './service-function.ts';

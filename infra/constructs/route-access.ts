@@ -1,6 +1,6 @@
 import type { DataStack } from '#infra/data-stack';
 import type { InvokedFunctionName, RouteAccess } from '#lib/routes/access-model';
-import type { StateMachineKey } from '#lib/rpa/state-machines';
+import type { StateMachineKey } from '#lib/runs/state-machines';
 import { bindBucket, bindScreenshots } from './attachments-bucket.ts';
 import { bindAutomation } from './automation-state-machine.ts';
 import { bindSecretsDecrypt, bindSecretsKey, bindWebhookSecretsOpen } from './encryption-keys.ts';

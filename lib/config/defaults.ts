@@ -14,7 +14,7 @@ export const STORAGE_QUOTA_DEFAULTS = {
   portalAccountsPerOrganization: 10_000,
 } as const;
 
-/** A client's automation quotas unless it has its own (lib/rpa/automation-quotas.ts, docs/rpa.md). */
+/** A client's automation quotas unless it has its own (lib/runs/automation-quotas.ts, docs/rpa.md). */
 export const AUTOMATION_QUOTA_DEFAULTS = { runsPerHour: 200, runsPerDay: 1000, runsInFlight: 50 } as const;
 
 /** The first re-check back-off step of a client without its own (lib/rechecks/recheck-policy.ts). */

@@ -15,7 +15,7 @@ const required = (name: string): string => {
 export const tableName = () => required('TABLE_NAME');
 export const bucketName = () => required('BUCKET_NAME');
 
-/** The automation's state machines (lib/rpa/state-machines.ts), bound by the `automation` route access. */
+/** The automation's state machines (lib/runs/state-machines.ts), bound by the `automation` route access. */
 export const viewOnPageStateMachineArn = () => required('VIEW_ON_PAGE_STATE_MACHINE_ARN');
 export const checkAuthStatusStateMachineArn = () => required('CHECK_AUTH_STATUS_STATE_MACHINE_ARN');
 

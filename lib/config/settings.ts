@@ -16,7 +16,7 @@ type WebhookUrlPolicy = 'public-https' | 'local';
 export interface Settings {
   /** Storage quotas of a client without its own (docs/security.md, "Quotas"). */
   storageQuotas: { attachmentBytes: number; portalAccountsPerOrganization: number };
-  /** Automation quotas of a client without its own (lib/rpa/automation-quotas.ts, docs/rpa.md). */
+  /** Automation quotas of a client without its own (lib/runs/automation-quotas.ts, docs/rpa.md). */
   automationQuotas: { runsPerHour: number; runsPerDay: number; runsInFlight: number };
   /**
    * Scheduled re-checks (lib/rechecks/recheck-policy.ts, docs/rechecks.md): the first back-off step for

@@ -11,7 +11,7 @@ import { loadOrCreateKeyFile } from './key-file.ts';
  * or open secrets bundle the Encryption SDK.
  *
  * Signing keys (HMAC-SHA-256), one SigningKeySource per purpose: pagination cursors (CURSOR_SIGNING_*,
- * below), scraper tokens (RPA_TOKEN_*, lib/rpa/scraper-token.ts) and idempotency request fingerprints
+ * below), scraper tokens (RPA_TOKEN_*, lib/runs/scraper-token.ts) and idempotency request fingerprints
  * (IDEMPOTENCY_FINGERPRINT_*, lib/http/request-fingerprint.ts), each resolved the same way:
  *   CURSOR_SIGNING_KEY set      → comma-separated base64/base64url keys of ≥ 32 bytes; the first
  *                                 signs, all verify (rotation).

@@ -23,7 +23,7 @@ export const enteredValuesFromStored = (stored: unknown): EnteredValues => {
   return Object.fromEntries(values);
 };
 
-/** A portal account's lease, as portalAccountLeaseEntity stores it (the port: lib/rpa/account-lease.ts). */
+/** A portal account's lease, as portalAccountLeaseEntity stores it (the port: lib/portal/account-lease.ts). */
 export interface PortalAccountLease {
   clientId: string;
   portalAccountId: string;
@@ -38,7 +38,7 @@ export interface PortalAccountLease {
   updatedAt: string;
 }
 
-/** The records of automation runs and check-auth-status batches (the port: lib/rpa/run-store.ts). */
+/** The records of automation runs and check-auth-status batches (the port: lib/runs/run-store.ts). */
 export type RunKind = 'view-on-page' | 'check-auth-status';
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed';

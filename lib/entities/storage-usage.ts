@@ -21,7 +21,7 @@ export interface PortalAccountsUsage {
   updatedAt: string;
 }
 
-/** The automation quotas' counters (the port: lib/rpa/automation-quotas.ts). */
+/** The automation quotas' counters (the port: lib/runs/automation-quotas.ts). */
 export interface AutomationRunsUsage {
   clientId: string;
   /** `H#<yyyy-mm-ddThh>` or `D#<yyyy-mm-dd>`, UTC. */
@@ -78,7 +78,7 @@ export const portalAccountsUsageEntity = defineEntity<PortalAccountsUsage>()({
   },
 });
 
-/** Automation runs a client started in one hour or one UTC day (lib/rpa/automation-quotas.ts); expires with it. */
+/** Automation runs a client started in one hour or one UTC day (lib/runs/automation-quotas.ts); expires with it. */
 export const automationRunsUsageEntity = defineEntity<AutomationRunsUsage>()({
   name: 'AutomationRunsUsage',
   keys: { pk: clientEntity.keys.pk.template, sk: 'USAGE#RPARUNS#<window>' },

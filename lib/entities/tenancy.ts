@@ -37,7 +37,7 @@ export interface StorageQuotasRecord {
 }
 
 /**
- * A client's own automation quotas (lib/rpa/automation-quotas.ts, docs/rpa.md "Bounded automation");
+ * A client's own automation quotas (lib/runs/automation-quotas.ts, docs/rpa.md "Bounded automation");
  * the defaults apply when absent.
  */
 export interface AutomationQuotasRecord {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ScraperSession } from '#lib/rpa/run-views';
+import type { ScraperSession } from '#lib/runs/run-views';
 
 /*
  * The scraper session as a web page: server-rendered, every value escaped, nothing loaded from

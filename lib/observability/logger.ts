@@ -32,7 +32,7 @@ const LOG_FIELDS = [
   // Events of the outbox (lib/events/relay.ts): their id and type, never their data
   'eventId',
   'eventType',
-  // The run credentials function: the attempt asked for, and a refusal's fixed code (lib/rpa/credentials-source.ts)
+  // The run credentials function: the attempt asked for, and a refusal's fixed code (lib/portal/credentials-source.ts)
   'attempt',
   'reason',
   'method',

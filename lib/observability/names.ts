@@ -17,7 +17,7 @@ export const METRIC = {
   latency: 'Latency',
   /** Per `verdict` (lib/attachments/attachment-verification.ts VerifyOutcome): what the verifier made of an object. */
   attachmentVerdicts: 'AttachmentVerdicts',
-  /** Per `kind` and `outcome`: automation runs as they end (lib/rpa/worker.ts). */
+  /** Per `kind` and `outcome`: automation runs as they end (lib/portal/worker.ts). */
   automationRuns: 'AutomationRuns',
   /** Per `status` (`failing`, `disabled`, `active`): a webhook subscription whose health changed (lib/webhooks/delivery.ts). */
   webhookStatusChanges: 'WebhookStatusChanges',

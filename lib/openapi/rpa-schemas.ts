@@ -19,13 +19,13 @@ import {
   timestamp,
   uuid,
 } from '#lib/openapi/schema-builders';
+import { CREDENTIALS_ISSUED_STEP } from '#lib/portal/run-credentials';
 import { PORTAL_IDS } from '#lib/portal-accounts/portal-registry';
-import { MAX_BATCH_ITEMS, SCREENSHOT_URL_SECONDS, SESSION_HISTORY, SESSION_RUNS } from '#lib/rpa/rpa-limits';
-import { MAX_RUN_STEPS } from '#lib/rpa/run-changes';
-import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
-import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
-import type { BatchProgress, RunView, ScraperSession } from '#lib/rpa/run-views';
-import { SCRAPER_TOKEN_TTL_SECONDS } from '#lib/rpa/scraper-token';
+import { MAX_RUN_STEPS } from '#lib/runs/run-changes';
+import { MAX_BATCH_ITEMS, SCREENSHOT_URL_SECONDS, SESSION_HISTORY, SESSION_RUNS } from '#lib/runs/run-limits';
+import { OUTCOME_STEPS } from '#lib/runs/run-recorder';
+import type { BatchProgress, RunView, ScraperSession } from '#lib/runs/run-views';
+import { SCRAPER_TOKEN_TTL_SECONDS } from '#lib/runs/scraper-token';
 
 /**
  * The automation's answers (docs/rpa.md) as exact JSON Schemas (OpenAPI 3.1): every member the
@@ -77,18 +77,18 @@ export const RUN_STEP_TEXTS = [
   ]),
 ];
 
-/** The screenshots' labels (lib/rpa/portal-work.ts, `capture`). */
+/** The screenshots' labels (lib/portal/portal-work.ts, `capture`). */
 export const SCREENSHOT_LABELS = [
   'the filled form, before submitting',
   'the authorization status',
   'the page when it failed',
 ];
 
-/** Bounds of `enteredValues` (lib/rpa/portal-answers.ts, not exported there). */
+/** Bounds of `enteredValues` (lib/portal/portal-answers.ts, not exported there). */
 const MAX_ENTERED_FIELDS = 200;
 const MAX_FIELD_NAME = 100;
 const MAX_FIELD_VALUE = 1000;
-/** A step's detail is sliced to this (lib/rpa/run-changes.ts). */
+/** A step's detail is sliced to this (lib/runs/run-changes.ts). */
 const MAX_STEP_DETAIL = 200;
 
 const oneOf = (values: readonly string[], description?: string) => string(description, { enum: [...values] });

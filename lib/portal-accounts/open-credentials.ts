@@ -6,7 +6,7 @@ import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { encryptionContextOf, type PortalCredentials, type SecretField } from './credentials.ts';
 
 /**
- * For the run credentials function only (the one function granted kms:Decrypt; lib/rpa/run-credentials.ts):
+ * For the run credentials function only (the one function granted kms:Decrypt; lib/portal/run-credentials.ts):
  * the clear credentials of a stored account, for a browser worker to type into the portal. Keep the
  * result in memory; never log or persist it.
  */

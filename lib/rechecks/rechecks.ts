@@ -2,8 +2,8 @@ import type { ScheduledRecheck } from '#lib/entities/recheck';
 import { DomainError } from '#lib/errors';
 import { log } from '#lib/observability/logger';
 import type { RequestStore } from '#lib/requests/request-store';
-import { InvalidTaskInput } from '#lib/rpa/errors';
-import { idsOf } from '#lib/rpa/run-recorder';
+import { InvalidTaskInput } from '#lib/runs/errors';
+import { idsOf } from '#lib/runs/run-recorder';
 import { MAX_BATCH_REQUESTS as MAX_BATCH_ITEMS } from '#lib/validation/schemas/rpa';
 import {
   expired,

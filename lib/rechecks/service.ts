@@ -1,5 +1,5 @@
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import { runStarts } from '#lib/rpa/run-start-service';
+import { runStarts } from '#lib/runs/run-start-service';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { dynamoRecheckStore } from './dynamo-recheck-store.ts';
 import { recheckSettingsOf } from './recheck-settings.ts';

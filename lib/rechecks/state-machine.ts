@@ -1,4 +1,4 @@
-import { type AslDefinition, recorderRetry } from '#lib/rpa/state-machines';
+import { type AslDefinition, recorderRetry } from '#lib/runs/state-machines';
 
 /*
  * DueRechecks in Amazon States Language (docs/rechecks.md), written once: EventBridge Scheduler starts

@@ -47,7 +47,7 @@ export interface RouteAccess {
   /** S3 actions on RPA screenshots (`<clientId>/rpa/…` objects of the attachments bucket). */
   screenshots?: Array<'read' | 'write'>;
   /**
-   * The automation's state machines (lib/rpa/state-machines.ts): `start` starts executions and
+   * The automation's state machines (lib/runs/state-machines.ts): `start` starts executions and
    * describes them, `read` only describes them.
    */
   automation?: 'start' | 'read';
@@ -94,14 +94,14 @@ export const tableActions = (...lists: ReadonlyArray<readonly TableAction[]>): T
 const PORTAL_ACCOUNT_FILTER_INDEXES: readonly IndexName[] = ['gsi1', 'gsi2', 'gsi3', 'gsi4'];
 
 /**
- * A start chooses each run's portal account (lib/rpa/portal-account-choice.ts): a named account
+ * A start chooses each run's portal account (lib/portal/portal-account-choice.ts): a named account
  * (GetItem), the payer's accounts (their payer index entries on gsi2, then BatchGetItem), the
  * organization's active accounts (gsi3).
  */
 export const CHOOSE_ACCOUNT: readonly TableAction[] = ['GetItem', 'BatchGetItem'];
 export const CHOOSE_ACCOUNT_INDEXES: readonly IndexName[] = ['gsi2', 'gsi3'];
 /**
- * The client's automation quotas (lib/rpa/automation-quotas.ts): its runs in flight (Query of its
+ * The client's automation quotas (lib/runs/automation-quotas.ts): its runs in flight (Query of its
  * flight items), the hour's and the day's counts (UpdateItem), the flight put, and taken back when the
  * execution could not be started (DeleteItem).
  */

@@ -1,11 +1,11 @@
 /**
  * Functions of the state machines and the functions they invoke: the automation's Task states
- * (lib/rpa/state-machines.ts), the scheduled re-checks' Task states (lib/rechecks/state-machine.ts),
+ * (lib/runs/state-machines.ts), the scheduled re-checks' Task states (lib/rechecks/state-machine.ts),
  * the run credentials function. The state machines own their Task names; these tables say which
  * handler runs each one and what it may touch.
  */
 import type { RecheckTaskName } from '#lib/rechecks/state-machine';
-import type { AutomationTaskName } from '#lib/rpa/state-machines';
+import type { AutomationTaskName } from '#lib/runs/state-machines';
 import {
   AUTOMATION_QUOTAS,
   CHOOSE_ACCOUNT,
@@ -60,14 +60,14 @@ export const automationTasks: readonly AutomationTask[] = [
     name: 'RecordRunFailure',
     handler: 'rpa/record-run-failure',
     worker: 'recorder',
-    // DeleteItem: a view-on-page run that ends lands its flight (lib/rpa/automation-quotas.ts).
+    // DeleteItem: a view-on-page run that ends lands its flight (lib/runs/automation-quotas.ts).
     access: { table: { actions: ['GetItem', 'PutItem', 'DeleteItem'] } },
   },
   {
     name: 'FinishBatch',
     handler: 'rpa/finish-batch',
     worker: 'recorder',
-    // DeleteItem: the finished batch lands its flight (lib/rpa/automation-quotas.ts).
+    // DeleteItem: the finished batch lands its flight (lib/runs/automation-quotas.ts).
     access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] } },
   },
 ];

@@ -36,7 +36,7 @@ export interface TenantStore {
   listApiKeys(clientId: string): Promise<ApiKeyRecord[]>;
   /**
    * One key of a client by its id (revoked and expired ones included), in one read: what a scraper
-   * token names (lib/rpa/rpa.ts). Read through an index, so a change is seen once it has reached it.
+   * token names (lib/runs/runs.ts). Read through an index, so a change is seen once it has reached it.
    */
   getApiKeyById(clientId: string, keyId: string): Promise<ApiKeyRecord | undefined>;
   revokeApiKey(keyHash: string, revokedAt: string): Promise<boolean>;

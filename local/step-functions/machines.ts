@@ -7,7 +7,7 @@ import {
   stateMachineNames,
   type TaskResources,
   taskStatesOf,
-} from '#lib/rpa/state-machines';
+} from '#lib/runs/state-machines';
 import { functionArnOf } from '../arns.ts';
 import { type Machine, stateMachineArnOf } from './model.ts';
 
@@ -23,7 +23,7 @@ export const stateMachineOf = (definition: StateMachineDefinition) => {
   return machine;
 };
 
-/** The definitions of lib/rpa/state-machines.ts, each Task bound to its function's ARN; by the machine's ARN. */
+/** The definitions of lib/runs/state-machines.ts, each Task bound to its function's ARN; by the machine's ARN. */
 export function machinesOf(definitionOptions: DefinitionOptions | undefined): Map<string, Machine> {
   const resources = Object.fromEntries(automationTasks.map((task) => [task.name, functionArnOf(task.name)]));
   const machines = new Map<string, Machine>();

@@ -1,5 +1,5 @@
 import type { StateMachine, StateMachineDefinition } from 'aws-local-stepfunctions';
-import type { AutomationTaskName, DefinitionOptions, StateMachineKey } from '#lib/rpa/state-machines';
+import type { AutomationTaskName, DefinitionOptions, StateMachineKey } from '#lib/runs/state-machines';
 import { ACCOUNT, REGION } from '../arns.ts';
 import type { HandlerLoader } from '../gateway/invoke.ts';
 

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { automationTasks } from '#lib/routes/automation-tasks';
-import type { AutomationTaskName } from '#lib/rpa/state-machines';
+import type { AutomationTaskName } from '#lib/runs/state-machines';
 import { functionArnOf } from '../arns.ts';
 import { type HandlerLoader, lambdaContext } from '../gateway/invoke.ts';
 import { type Emulator, type HistoryEntry, json, type Machine } from './model.ts';

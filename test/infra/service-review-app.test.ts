@@ -25,7 +25,7 @@ import {
   stateMachineDefinitions,
   type TaskResources,
   taskStatesOf,
-} from '#lib/rpa/state-machines';
+} from '#lib/runs/state-machines';
 import { TABLE_KEY, TTL_ATTRIBUTE, tableIndexes } from '#lib/table';
 import {
   actionsOf,
@@ -664,7 +664,7 @@ describe('automation', () => {
     }
   });
 
-  it('runs the definitions of lib/rpa/state-machines.ts, each Task bound to its function, logged and traced', () => {
+  it('runs the definitions of lib/runs/state-machines.ts, each Task bound to its function, logged and traced', () => {
     const resources = Object.fromEntries(
       automationTasks.map((task) => [task.name, `arn:${logicalIdOf(taskFunction(task.name).function)}`]),
     ) as TaskResources;

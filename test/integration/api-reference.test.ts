@@ -5,8 +5,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '#lib/openapi/operations';
+import { closeBrowser, launchBrowser } from '#lib/portal/browser';
 import { routes } from '#lib/routes/route-table';
-import { closeBrowser, launchBrowser } from '#lib/rpa/browser';
 import { SCALAR_STANDALONE } from '#scripts/api-reference-script';
 import { baseUrl, call } from '#test/support/api';
 

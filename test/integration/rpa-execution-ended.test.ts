@@ -3,9 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '#functions/rpa/record-execution-ended';
 import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config/resources';
 import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
-import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
-import { InvalidTaskInput } from '#lib/rpa/errors';
-import { LOST_AFTER_MS } from '#lib/rpa/rpa-limits';
+import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
+import { InvalidTaskInput } from '#lib/runs/errors';
+import { LOST_AFTER_MS } from '#lib/runs/run-limits';
 import { call, newTenant } from '#test/support/api';
 import { batchPath, newRequest, rpaOf, storedRun } from './rpa-support.ts';
 

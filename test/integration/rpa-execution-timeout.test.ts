@@ -19,7 +19,7 @@ const stateDir = mkdtempSync(join(tmpdir(), 'execution-timeout-'));
 const tableName = `execution-timeout-test-${Date.now()}-${process.pid}`;
 const demoKey = 'srk_executionTimeoutTestKey_0123456789abcdefghi';
 let stack: LocalStack;
-let runStore: typeof import('#lib/rpa/dynamo-run-store').dynamoRunStore;
+let runStore: typeof import('#lib/runs/dynamo-run-store').dynamoRunStore;
 let demo: { clientId: string };
 
 beforeAll(async () => {
@@ -33,7 +33,7 @@ beforeAll(async () => {
   // Modules with SDK clients only now, with this stack's endpoints in the environment.
   const { seedDemo } = await import('#local/seed');
   demo = await seedDemo(stateDir, { DEMO_API_KEY: demoKey, DEMO_CLIENT_USER_ID: 'front-desk' });
-  ({ dynamoRunStore: runStore } = await import('#lib/rpa/dynamo-run-store'));
+  ({ dynamoRunStore: runStore } = await import('#lib/runs/dynamo-run-store'));
 }, 60_000);
 afterAll(async () => {
   await stack?.close();

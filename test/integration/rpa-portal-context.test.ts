@@ -2,13 +2,13 @@ import { createServer, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeBrowser, launchBrowser } from '#lib/rpa/browser';
-import { PortalFailure } from '#lib/rpa/drivers/driver';
-import { openPortalContext, type PortalContext } from '#lib/rpa/drivers/portal-context';
+import { closeBrowser, launchBrowser } from '#lib/portal/browser';
+import { PortalFailure } from '#lib/portal/drivers/driver';
+import { openPortalContext, type PortalContext } from '#lib/portal/drivers/portal-context';
 import { browserPids } from '#test/support/browser-processes';
 
 /*
- * Each layer of a portal's browser context (lib/rpa/drivers/portal-context.ts) on its own, in the real
+ * Each layer of a portal's browser context (lib/portal/drivers/portal-context.ts) on its own, in the real
  * Chromium: rpa-origin-pinning.test.ts shows that together they keep a hostile portal from every other
  * origin, where one layer covers for another; here each does what it alone is there for. Pages of our
  * own servers, no local stack.

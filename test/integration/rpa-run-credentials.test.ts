@@ -5,12 +5,12 @@ import { lambda } from '#lib/aws/lambda';
 import { runCredentialsFunctionName } from '#lib/config/resources';
 import type { RpaRunRecord, RunStep } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
-import type { RunCredentialsRequest } from '#lib/rpa/credentials-source';
-import { PortalFailure } from '#lib/rpa/drivers/driver';
-import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
-import { lambdaCredentialsSource } from '#lib/rpa/lambda-credentials-source';
-import { changeRun, withStep } from '#lib/rpa/run-changes';
-import type { RunRef } from '#lib/rpa/run-store';
+import type { RunCredentialsRequest } from '#lib/portal/credentials-source';
+import { PortalFailure } from '#lib/portal/drivers/driver';
+import { lambdaCredentialsSource } from '#lib/portal/lambda-credentials-source';
+import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
+import { changeRun, withStep } from '#lib/runs/run-changes';
+import type { RunRef } from '#lib/runs/run-store';
 import { SANDBOX_HANG_MEMBER_ID, SANDBOX_MEMBERS, SANDBOX_USERS } from '#local/sandbox-portal/seed';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import {

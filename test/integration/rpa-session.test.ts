@@ -3,8 +3,8 @@ import { decodeJwt } from 'jose';
 import type { Browser, Response as PageResponse } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
-import { closeBrowser, launchBrowser } from '#lib/rpa/browser';
-import { scraperTokenKeys, scraperTokens } from '#lib/rpa/scraper-token';
+import { closeBrowser, launchBrowser } from '#lib/portal/browser';
+import { scraperTokenKeys, scraperTokens } from '#lib/runs/scraper-token';
 import { baseUrl, call, expectConforming, newTenant } from '#test/support/api';
 import { newRequest, rpaOf, storedRun } from './rpa-support.ts';
 

@@ -2,8 +2,8 @@ import { expect } from 'vitest';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
 import { keys } from '#lib/object-keys';
-import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
-import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
+import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
+import { s3ScreenshotStorage } from '#lib/runs/s3-screenshot-storage';
 import { call, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
 

@@ -2,13 +2,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeBrowser, launchBrowser } from '#lib/rpa/browser';
-import { openPortalContext } from '#lib/rpa/drivers/portal-context';
-import { closeWarmBrowsers, type WarmBrowser, warmBrowser } from '#lib/rpa/warm-browser';
+import { closeBrowser, launchBrowser } from '#lib/portal/browser';
+import { openPortalContext } from '#lib/portal/drivers/portal-context';
+import { closeWarmBrowsers, type WarmBrowser, warmBrowser } from '#lib/portal/warm-browser';
 import { browserPids } from '#test/support/browser-processes';
 
 /*
- * The browser worker's Chromium kept across warm invocations (lib/rpa/warm-browser.ts), in the real
+ * The browser worker's Chromium kept across warm invocations (lib/portal/warm-browser.ts), in the real
  * browser, both as here (contexts closed) and as on Lambda (--single-process: contexts emptied): one
  * launch for runs in a row, and nothing of one run (cookies, storage) in the next; a browser that
  * crashed is launched again.

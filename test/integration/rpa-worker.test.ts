@@ -8,11 +8,7 @@ import { bucketName, tableName } from '#lib/config/resources';
 import { localKeyFile } from '#lib/crypto/key-sources';
 import { rpaRunEntity } from '#lib/entities/rpa';
 import { keys } from '#lib/object-keys';
-import { encryptionContextOf, type PortalCredentials } from '#lib/portal-accounts/credentials';
-import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
-import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
-import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import type { RunCredentialsRequest } from '#lib/rpa/credentials-source';
+import type { RunCredentialsRequest } from '#lib/portal/credentials-source';
 import {
   type FilledForm,
   type PortalAuthorization,
@@ -20,22 +16,26 @@ import {
   PortalFailure,
   type PortalFailureOutcome,
   type PortalSession,
-} from '#lib/rpa/drivers/driver';
-import { dynamoAccountLeases } from '#lib/rpa/dynamo-account-lease';
-import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
-import { CredentialsRefused } from '#lib/rpa/errors';
-import type { ExecutionReader } from '#lib/rpa/execution-reader';
-import { runCredentialsIssuer } from '#lib/rpa/run-credentials';
+} from '#lib/portal/drivers/driver';
+import { dynamoAccountLeases } from '#lib/portal/dynamo-account-lease';
+import { runCredentialsIssuer } from '#lib/portal/run-credentials';
+import { encryptionContextOf, type PortalCredentials } from '#lib/portal-accounts/credentials';
+import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
+import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
+import { CredentialsRefused } from '#lib/runs/errors';
+import type { ExecutionReader } from '#lib/runs/execution-reader';
 
 type Browser = Parameters<PortalDriver['logIn']>[0];
 
 import type { RpaBatchRecord, RpaRunRecord, RunKind } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
-import { InvalidTaskInput, PortalAccountBusy, PortalUnavailable, RunNotFound } from '#lib/rpa/errors';
-import { type PriorAuthorizationForm, priorAuthorizationFormOf } from '#lib/rpa/prior-authorization-form';
-import { s3ScreenshotStorage } from '#lib/rpa/s3-screenshot-storage';
-import { rpaWorker } from '#lib/rpa/worker';
-import type { WorkerDependencies } from '#lib/rpa/worker-context';
+import { type PriorAuthorizationForm, priorAuthorizationFormOf } from '#lib/portal/prior-authorization-form';
+import { rpaWorker } from '#lib/portal/worker';
+import type { WorkerDependencies } from '#lib/portal/worker-context';
+import { InvalidTaskInput, PortalAccountBusy, PortalUnavailable, RunNotFound } from '#lib/runs/errors';
+import { s3ScreenshotStorage } from '#lib/runs/s3-screenshot-storage';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import { sealV1WithLocalKey } from '#test/support/legacy-envelope';
 import { newRequest, png } from './rpa-support.ts';
@@ -44,7 +44,7 @@ import { newRequest, png } from './rpa-support.ts';
  * The worker's task handlers against the real table, bucket and keyring, with a test driver (our
  * own PortalDriver port, scripted per test) instead of a browser: every named outcome, what is
  * recorded on the run, the request and the portal account, and that no secret is kept anywhere.
- * Credentials come from the run credentials function's own logic (lib/rpa/run-credentials.ts) on the
+ * Credentials come from the run credentials function's own logic (lib/portal/run-credentials.ts) on the
  * same table and keyring, called in-process: the runs here are written by the test, so no execution
  * of the local Step Functions names them, and Step Functions (AWS) is stood in for by the executions
  * the API would have started for them. The Lambda path itself: rpa-run-credentials.test.ts and the
@@ -231,7 +231,7 @@ const queuedRun = async (
   };
   await dynamoRunStore.createRun(run);
   const input = { clientId: tenant.clientId, requestExternalId: externalId, runId: run.runId };
-  // The execution's input names the run's account, as the start fixes it (lib/rpa/rpa.ts).
+  // The execution's input names the run's account, as the start fixes it (lib/runs/runs.ts).
   if (options.inExecution !== false && kind === 'view-on-page') {
     executions.set(`${kind}:${run.runId}`, { ...input, portalAccountId: account ?? undefined });
   }

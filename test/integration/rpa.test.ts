@@ -4,8 +4,8 @@ import type { Authorization } from '#lib/entities/request';
 import { uuidv7 } from '#lib/ids';
 import { setAuthorization } from '#lib/requests/authorization-changes';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
-import { dynamoRunStore } from '#lib/rpa/dynamo-run-store';
-import { scraperTokenKeys, scraperTokens } from '#lib/rpa/scraper-token';
+import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
+import { scraperTokenKeys, scraperTokens } from '#lib/runs/scraper-token';
 import { baseUrl, call, newTenant, uniqueId } from '#test/support/api';
 import { batchPath, newPortalAccount, newRequest, png, rpaOf, serviceReviews, storedRun } from './rpa-support.ts';
 

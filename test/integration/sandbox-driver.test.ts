@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeBrowser, launchBrowser } from '#lib/rpa/browser';
-import { type PortalCredentials, PortalFailure } from '#lib/rpa/drivers/driver';
-import { driverFor, portalBaseUrl } from '#lib/rpa/drivers/registry';
-import { sandboxDriver } from '#lib/rpa/drivers/sandbox';
-import { maskedScreenshot } from '#lib/rpa/drivers/screenshot';
-import { priorAuthorizationFormOf } from '#lib/rpa/prior-authorization-form';
+import { closeBrowser, launchBrowser } from '#lib/portal/browser';
+import { type PortalCredentials, PortalFailure } from '#lib/portal/drivers/driver';
+import { driverFor, portalBaseUrl } from '#lib/portal/drivers/registry';
+import { sandboxDriver } from '#lib/portal/drivers/sandbox';
+import { maskedScreenshot } from '#lib/portal/drivers/screenshot';
+import { priorAuthorizationFormOf } from '#lib/portal/prior-authorization-form';
 import {
   SANDBOX_AUTHORIZATIONS,
   SANDBOX_DEMO_MEMBERS,

@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ACCOUNTS_AT_ONCE } from '#lib/rpa/state-machines';
+import { ACCOUNTS_AT_ONCE } from '#lib/runs/state-machines';
 import { type LocalStepFunctions, type StepFunctionsOptions, startStepFunctions } from '#local/step-functions';
 
 /*

@@ -97,7 +97,7 @@ describe('function bundles', () => {
     '%s (a recorder, or a read that fails a run left unended) bundles no browser and no Encryption SDK',
     async (handler) => {
       const inputs = await inputsOf(handler);
-      expect(inputs).toContain('lib/rpa/execution-ended.ts');
+      expect(inputs).toContain('lib/runs/execution-ended.ts');
       expect(inputs.filter((input) => /playwright-core|@sparticuz|@aws-crypto/.test(input))).toEqual([]);
     },
   );
@@ -106,7 +106,7 @@ describe('function bundles', () => {
     "%s (reads or starts runs) bundles no scraper token key (jose, its Secrets Manager key's module) and no S3",
     async (handler) => {
       const inputs = await inputsOf(handler);
-      expect(inputs).toContain('lib/rpa/sfn-automation-starter.ts');
+      expect(inputs).toContain('lib/runs/sfn-automation-starter.ts');
       expect(
         inputs.filter((input) =>
           /\/jose\/|@aws-sdk\/client-s3\/|s3-request-presigner|lib\/rpa\/scraper-token\.ts|lib\/aws\/s3\.ts/.test(
@@ -126,7 +126,7 @@ describe('function bundles', () => {
     '%s (the scraper token and session) bundles no Step Functions client',
     async (handler) => {
       const inputs = await inputsOf(handler);
-      expect(inputs).toContain('lib/rpa/scraper-token.ts');
+      expect(inputs).toContain('lib/runs/scraper-token.ts');
       expect(inputs.filter((input) => /client-sfn|lib\/rpa\/sfn-automation-starter\.ts/.test(input))).toEqual([]);
     },
   );
@@ -142,7 +142,7 @@ describe('function bundles', () => {
     const browser = ['@sparticuz/chromium', 'playwright-core'];
     const worker = Object.keys((await bundleFunction('rpa/fill-portal-form', browser)).inputs);
     expect(worker.filter((input) => /@aws-crypto|lib\/crypto\//.test(input))).toEqual([]);
-    expect(worker).toContain('lib/rpa/lambda-credentials-source.ts');
+    expect(worker).toContain('lib/portal/lambda-credentials-source.ts');
     const credentials = await inputsOf('rpa/issue-run-credentials');
     expect(credentials.filter((input) => /playwright-core|@sparticuz|lib\/rpa\/(browser|drivers)/.test(input))).toEqual(
       [],

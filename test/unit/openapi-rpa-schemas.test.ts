@@ -7,13 +7,13 @@ import { enteredValuesFromStored, type RpaRunRecord, RUN_OUTCOMES, type RunOutco
 import { uuidv7 } from '#lib/ids';
 import { readRouteAsset } from '#lib/openapi/route-assets';
 import { RUN_STEP_TEXTS, rpaSchemas, SCREENSHOT_LABELS } from '#lib/openapi/rpa-schemas';
+import { checkPortalAuthorization, enteredValuesOf } from '#lib/portal/portal-answers';
+import { CREDENTIALS_ISSUED_STEP } from '#lib/portal/run-credentials';
 import { OPENAPI_DOCUMENT } from '#lib/routes/route-table';
-import { checkPortalAuthorization, enteredValuesOf } from '#lib/rpa/portal-answers';
-import { SESSION_HISTORY } from '#lib/rpa/rpa-limits';
-import { statusOfOutcome, withStep } from '#lib/rpa/run-changes';
-import { CREDENTIALS_ISSUED_STEP } from '#lib/rpa/run-credentials';
-import { OUTCOME_STEPS } from '#lib/rpa/run-recorder';
-import { type BatchProgress, runViewOf, type ScraperSession } from '#lib/rpa/run-views';
+import { statusOfOutcome, withStep } from '#lib/runs/run-changes';
+import { SESSION_HISTORY } from '#lib/runs/run-limits';
+import { OUTCOME_STEPS } from '#lib/runs/run-recorder';
+import { type BatchProgress, runViewOf, type ScraperSession } from '#lib/runs/run-views';
 
 /*
  * The automation's answers as the served document describes them (lib/openapi/rpa-schemas.ts),
@@ -254,9 +254,11 @@ const callArguments = (source: string, name: string): string[][] => {
 };
 
 describe('what the code writes', () => {
-  const sources = readdirSync(new URL('../../lib/rpa/', import.meta.url))
-    .filter((file) => file.endsWith('.ts'))
-    .map((file) => readFileSync(new URL(`../../lib/rpa/${file}`, import.meta.url), 'utf8'));
+  const sources = ['runs', 'portal'].flatMap((room) =>
+    readdirSync(new URL(`../../lib/${room}/`, import.meta.url))
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => readFileSync(new URL(`../../lib/${room}/${file}`, import.meta.url), 'utf8')),
+  );
   /** A step's or label's argument as its texts; a form not known here fails, so it gets looked at. */
   const textsOf = (argument: string, source: string): string[] => {
     if (/^'[^'`]*'$|^"[^"`]*"$/.test(argument)) return [argument.slice(1, -1)];

@@ -14,7 +14,7 @@ import { RECHECK_SHARDS, recheckShardOf, recheckShards } from '#lib/rechecks/rec
 import { groupsOf, recheckGroupOf } from '#lib/rechecks/rechecks';
 import { dueRechecksDefinition } from '#lib/rechecks/state-machine';
 import { recheckTasks } from '#lib/routes/automation-tasks';
-import { taskStatesOf } from '#lib/rpa/state-machines';
+import { taskStatesOf } from '#lib/runs/state-machines';
 
 const HOUR = 3600;
 

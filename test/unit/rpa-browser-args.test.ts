@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { onLambda } from '#lib/config/runtime';
-import { chromiumArgs, FORBIDDEN_ARGS } from '#lib/rpa/browser';
+import { chromiumArgs, FORBIDDEN_ARGS } from '#lib/portal/browser';
 
 /** What launchBrowser adds to playwright-core's switches (the real process's command line: rpa-origin-pinning.test.ts). */
 describe('Chromium arguments', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { enteredValuesFromStored } from '#lib/entities/rpa';
-import { checkPortalAuthorization, enteredValuesOf } from '#lib/rpa/portal-answers';
+import { checkPortalAuthorization, enteredValuesOf } from '#lib/portal/portal-answers';
 
 /** Strings a hostile or broken portal could show where a number or a date belongs. */
 const HOSTILE = [

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { log } from '#lib/observability/logger';
-import { AUTOMATED_PORTALS, isAutomatedPortal } from '#lib/rpa/automated-portals';
-import { automatedPortalIds, baseUrlProblem, driverFor, portalBaseUrl } from '#lib/rpa/drivers/registry';
-import { sandboxDriver } from '#lib/rpa/drivers/sandbox';
+import { AUTOMATED_PORTALS, isAutomatedPortal } from '#lib/portal/automated-portals';
+import { automatedPortalIds, baseUrlProblem, driverFor, portalBaseUrl } from '#lib/portal/drivers/registry';
+import { sandboxDriver } from '#lib/portal/drivers/sandbox';
 
 afterEach(() => {
   vi.restoreAllMocks();

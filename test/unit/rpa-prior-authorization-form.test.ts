@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { priorAuthorizationFormOf } from '#lib/rpa/prior-authorization-form';
+import { priorAuthorizationFormOf } from '#lib/portal/prior-authorization-form';
 import { minimalRequest } from '#test/support/fixtures';
 
 const formOf = (body: Record<string, unknown>) => {

@@ -4,19 +4,19 @@ import type { SealedSecret } from '#lib/crypto/sealed-secret';
 import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import type { RpaRunRecord, RunKind } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
-import type { PortalCredentials } from '#lib/portal-accounts/credentials';
-import type { AutomationMachine, ExecutionStatus } from '#lib/rpa/automation-starter';
-import type { RunCredentialsRequest } from '#lib/rpa/credentials-source';
-import { CredentialsRefused, type RefusalReason } from '#lib/rpa/errors';
+import type { RunCredentialsRequest } from '#lib/portal/credentials-source';
 import {
   CREDENTIALS_ISSUED_STEP,
   type RunCredentialsDependencies,
   runCredentialsIssuer,
-} from '#lib/rpa/run-credentials';
-import type { RunRef } from '#lib/rpa/run-store';
+} from '#lib/portal/run-credentials';
+import type { PortalCredentials } from '#lib/portal-accounts/credentials';
+import type { AutomationMachine, ExecutionStatus } from '#lib/runs/automation-starter';
+import { CredentialsRefused, type RefusalReason } from '#lib/runs/errors';
+import type { RunRef } from '#lib/runs/run-store';
 
 /*
- * The run credentials function's checks (lib/rpa/run-credentials.ts) on in-memory ports: every refusal
+ * The run credentials function's checks (lib/portal/run-credentials.ts) on in-memory ports: every refusal
  * by name, with nothing opened and nothing written, and the one issue per attempt, recorded on the run
  * by a conditional write before anything is opened. test/integration/rpa-run-credentials.test.ts asks
  * the real function, on the local stack, as the workers do.
@@ -69,7 +69,7 @@ const runOf = (kind: RunKind, change: Partial<RpaRunRecord> = {}): RpaRunRecord 
   ...change,
 });
 
-/** The input the API starts a run's execution with (lib/rpa/rpa.ts): a view-on-page run's own, or its batch's. */
+/** The input the API starts a run's execution with (lib/runs/runs.ts): a view-on-page run's own, or its batch's. */
 const executionInputOf = (run: RpaRunRecord): Record<string, unknown> =>
   run.kind === 'view-on-page'
     ? {

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import { prefersHtml, scraperSessionPage } from '#lib/http/scraper-session-page';
 import { uuidv7 } from '#lib/ids';
-import { outcomeOfExecution } from '#lib/rpa/execution-ended';
-import { MAX_RUN_STEPS, statusOfOutcome, withStep } from '#lib/rpa/run-changes';
-import type { ScraperSession } from '#lib/rpa/run-views';
+import { outcomeOfExecution } from '#lib/runs/execution-ended';
+import { MAX_RUN_STEPS, statusOfOutcome, withStep } from '#lib/runs/run-changes';
+import type { ScraperSession } from '#lib/runs/run-views';
 
 const run: RpaRunRecord = {
   clientId: 'c1',

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KeyConfigurationError } from '#lib/crypto/key-sources';
-import { InvalidScraperToken } from '#lib/rpa/errors';
+import { InvalidScraperToken } from '#lib/runs/errors';
 import {
   SCRAPER_TOKEN_AUDIENCE,
   SCRAPER_TOKEN_ISSUER,
   scraperTokenKeysFromEnvironment,
   scraperTokens,
-} from '#lib/rpa/scraper-token';
+} from '#lib/runs/scraper-token';
 
 const key = randomBytes(32);
 const otherKey = randomBytes(32);

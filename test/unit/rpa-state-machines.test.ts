@@ -11,7 +11,7 @@ import {
   TIMEOUTS,
   taskStatesOf,
   viewOnPageDefinition,
-} from '#lib/rpa/state-machines';
+} from '#lib/runs/state-machines';
 
 const resources = Object.fromEntries(
   automationTasks.map((task) => [task.name, `arn:aws:lambda:us-east-1:123456789012:function:${task.name}`]),

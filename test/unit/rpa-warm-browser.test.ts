@@ -1,9 +1,9 @@
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { warmBrowser } from '#lib/rpa/warm-browser';
+import { warmBrowser } from '#lib/portal/warm-browser';
 
 /*
- * The warm browser's bookkeeping (lib/rpa/warm-browser.ts) with stand-in browsers: visits at once share one
+ * The warm browser's bookkeeping (lib/portal/warm-browser.ts) with stand-in browsers: visits at once share one
  * launch, a disconnected browser is replaced, one still in use is closed only when its last visit ends.
  * The real Chromium, cookies and storage: test/integration/rpa-warm-browser.test.ts.
  */

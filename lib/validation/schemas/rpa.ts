@@ -1,6 +1,6 @@
 import { DRAFT, identifier } from './common.ts';
 
-/** A batch checks 1 to 25 requests (lib/rpa/rpa.ts bounds its work with the same number). */
+/** A batch checks 1 to 25 requests (lib/runs/runs.ts bounds its work with the same number). */
 export const MAX_BATCH_REQUESTS = 25;
 
 /** The account a start may name; without it the account is chosen as docs/rpa.md says. */

@@ -5,11 +5,11 @@ import type { BatchItem, RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa'
 import { Invalid } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
-import { NoPortalAccount, RequestsNotAutomatable, RequestsNotFound } from './errors.ts';
-import { choosePortalAccount } from './portal-account-choice.ts';
-import { existingRequest, type RunStartContext } from './rpa-context.ts';
-import { MAX_BATCH_ITEMS } from './rpa-limits.ts';
+import { accountFor, chooseEach } from './channel-choice.ts';
+import { RequestsNotFound } from './errors.ts';
 import { changeBatch, changeRun, withStep } from './run-changes.ts';
+import { existingRequest, type RunStartContext } from './run-context.ts';
+import { MAX_BATCH_ITEMS } from './run-limits.ts';
 import { isTerminal } from './run-store.ts';
 import { TIMEOUTS } from './state-machines.ts';
 
@@ -37,17 +37,6 @@ const groupsByAccount = (queued: readonly RpaRunRecord[]) => {
   }
   return [...groups].map(([portalAccountId, items]) => ({ portalAccountId, items }));
 };
-
-/** The account a run of `request` will use, chosen now (portal-account-choice.ts). */
-function accountFor(
-  ctx: RunStartContext,
-  organizationId: string,
-  request: StoredRequest,
-  named: string | undefined,
-): Promise<StoredPortalAccount> {
-  const { accounts, automated } = ctx;
-  return choosePortalAccount({ accounts, automated }, { clientId: request.clientId, organizationId, request, named });
-}
 
 function queuedRun(ctx: RunStartContext, base: RunBase, account: StoredPortalAccount): RpaRunRecord {
   const at = ctx.now().toISOString();
@@ -82,37 +71,6 @@ function notStarted(ctx: RunStartContext, run: RpaRunRecord) {
         : { ...current, status: 'failed', steps: withStep(current.steps, ctx.now().toISOString(), 'not started') },
     ctx.now,
   );
-}
-
-/**
- * Each request's account, or RequestsNotAutomatable naming every request none can be chosen for.
- * Requests of one payer share the answer: a batch reads each payer's accounts once.
- */
-async function chooseEach(
-  ctx: RunStartContext,
-  organizationId: string,
-  found: StoredRequest[],
-  named: string | undefined,
-): Promise<StoredPortalAccount[]> {
-  const byPayer = new Map<string, Promise<StoredPortalAccount>>();
-  const settled = await Promise.allSettled(
-    found.map((request) => {
-      const payer = JSON.stringify((request.document.patient as Record<string, unknown> | undefined)?.PayerId ?? null);
-      if (!byPayer.has(payer)) byPayer.set(payer, accountFor(ctx, organizationId, request, named));
-      // The reason names the request: another request of the payer gets its own.
-      return byPayer.get(payer)!.catch((error: unknown) => {
-        if (error instanceof NoPortalAccount) throw new NoPortalAccount(error.reason, request.externalId);
-        throw error;
-      });
-    }),
-  );
-  const refused = settled.flatMap((result) =>
-    result.status === 'rejected' && result.reason instanceof NoPortalAccount ? [result.reason] : [],
-  );
-  const other = settled.find((result) => result.status === 'rejected' && !(result.reason instanceof NoPortalAccount));
-  if (other) throw (other as PromiseRejectedResult).reason;
-  if (refused.length > 0) throw new RequestsNotAutomatable(refused);
-  return settled.map((result) => (result as PromiseFulfilledResult<StoredPortalAccount>).value);
 }
 
 /** Queues a view-on-page run and starts its execution; the run, with its execution's ARN. */

@@ -1,6 +1,6 @@
 import { Secret, TOTP } from 'otpauth';
 import { type Browser, errors, type Page } from 'playwright-core';
-import type { PriorAuthorizationForm } from '../prior-authorization-form.ts';
+import type { PriorAuthorizationForm } from '#lib/portal/prior-authorization-form';
 import {
   type FilledForm,
   type LogInOptions,

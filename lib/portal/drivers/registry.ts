@@ -1,11 +1,11 @@
 import { type Env, environment } from '#lib/config/environment';
 import { log } from '#lib/observability/logger';
-import { AUTOMATED_PORTALS, type AutomatedPortal, isAutomatedPortal } from '../automated-portals.ts';
+import { AUTOMATED_PORTALS, type AutomatedPortal, isAutomatedPortal } from '#lib/portal/automated-portals';
 import type { PortalDriver } from './driver.ts';
 import { sandboxDriver } from './sandbox.ts';
 
 /**
- * The portal drivers by portal id; where each portal lives is in lib/rpa/automated-portals.ts. A
+ * The portal drivers by portal id; where each portal lives is in lib/portal/automated-portals.ts. A
  * portal without a driver here cannot be automated yet.
  */
 const DRIVERS = new Map<string, PortalDriver>([[sandboxDriver.portalId, sandboxDriver]]);

@@ -5,7 +5,7 @@ import {
   type RunReadDependencies,
   type RunStartDependencies,
   type ScraperAccessDependencies,
-} from './rpa-context.ts';
+} from './run-context.ts';
 import { batchProgress, getRun } from './run-reads.ts';
 import { type StartBody, startCheckAuthStatus, startViewOnPage } from './run-start.ts';
 import { issueAccessToken, session, verifyAccessToken } from './scraper-access.ts';

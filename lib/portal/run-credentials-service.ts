@@ -1,8 +1,8 @@
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { openPortalCredentials } from '#lib/portal-accounts/open-credentials';
-import { dynamoRunStore } from './dynamo-run-store.ts';
+import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
+import { sfnExecutionReader } from '#lib/runs/sfn-execution-reader';
 import { runCredentialsIssuer } from './run-credentials.ts';
-import { sfnExecutionReader } from './sfn-execution-reader.ts';
 
 /**
  * The run credentials function's logic on DynamoDB, Step Functions (the executions it checks) and the

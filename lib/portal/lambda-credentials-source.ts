@@ -1,9 +1,9 @@
 import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { lambda } from '#lib/aws/lambda';
 import { runCredentialsFunctionName } from '#lib/config/resources';
+import { REFUSAL_REASONS, type RefusalReason } from '#lib/runs/errors';
 import type { CredentialsSource } from './credentials-source.ts';
 import { PortalFailure } from './drivers/driver.ts';
-import { REFUSAL_REASONS, type RefusalReason } from './errors.ts';
 
 /** The function could not be asked, or failed otherwise than by refusing: the run ends `portal_error`. */
 class CredentialsUnavailable extends Error {

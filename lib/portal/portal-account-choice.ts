@@ -2,7 +2,7 @@ import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import type { StoredRequest } from '#lib/entities/request';
 import { NotFound } from '#lib/errors';
 import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
-import { NoPortalAccount } from './errors.ts';
+import { NoPortalAccount } from '#lib/runs/errors';
 
 /**
  * Which portal account a run uses, chosen when the run is started (docs/rpa.md, "Choosing the portal

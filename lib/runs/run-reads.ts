@@ -4,8 +4,8 @@ import { log } from '#lib/observability/logger';
 import { reaches, type Scope } from '#lib/tenancy/scope';
 import type { AutomationStarter } from './automation-starter.ts';
 import { outcomeOfExecution } from './execution-ended.ts';
-import type { RunReadContext } from './rpa-context.ts';
-import { LOST_AFTER_MS } from './rpa-limits.ts';
+import type { RunReadContext } from './run-context.ts';
+import { LOST_AFTER_MS } from './run-limits.ts';
 import { isTerminal } from './run-store.ts';
 import { type BatchProgress, type RunView, runViewOf } from './run-views.ts';
 

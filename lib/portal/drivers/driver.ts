@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
+import type { PriorAuthorizationForm } from '#lib/portal/prior-authorization-form';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
-import type { PriorAuthorizationForm } from '../prior-authorization-form.ts';
 
 /**
  * What every portal driver offers the worker (docs/rpa.md, "Portal drivers"). A driver logs in

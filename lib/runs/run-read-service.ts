@@ -1,5 +1,5 @@
 import { dynamoRunStore } from './dynamo-run-store.ts';
-import { runReadService } from './rpa.ts';
+import { runReadService } from './runs.ts';
 import { sfnAutomationStarter } from './sfn-automation-starter.ts';
 
 /**

@@ -2,7 +2,7 @@ import { dynamoAuthorizationHistoryStore } from '#lib/requests/dynamo-authorizat
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { dynamoRunStore } from './dynamo-run-store.ts';
-import { scraperAccessService } from './rpa.ts';
+import { scraperAccessService } from './runs.ts';
 import { s3ScreenshotStorage } from './s3-screenshot-storage.ts';
 import { scraperTokens } from './scraper-token.ts';
 

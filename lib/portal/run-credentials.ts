@@ -3,11 +3,11 @@ import type { RpaRunRecord, RunKind } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
 import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
+import { CredentialsRefused, type RefusalReason } from '#lib/runs/errors';
+import type { ExecutionReader } from '#lib/runs/execution-reader';
+import { changeRun, withStep } from '#lib/runs/run-changes';
+import { isTerminal, type RunStore } from '#lib/runs/run-store';
 import type { RunCredentialsRequest } from './credentials-source.ts';
-import { CredentialsRefused, type RefusalReason } from './errors.ts';
-import type { ExecutionReader } from './execution-reader.ts';
-import { changeRun, withStep } from './run-changes.ts';
-import { isTerminal, type RunStore } from './run-store.ts';
 
 /*
  * The run credentials function (IssueRunCredentials, docs/rpa.md): the one place portal secrets are

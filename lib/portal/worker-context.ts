@@ -5,15 +5,15 @@ import type { PortalCredentials } from '#lib/portal-accounts/credentials';
 import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import type { RequestStore } from '#lib/requests/request-store';
+import type { AutomationQuotaService } from '#lib/runs/automation-quotas';
+import { RunNotFound } from '#lib/runs/errors';
+import { changeRun, withStep } from '#lib/runs/run-changes';
+import { finisherOf } from '#lib/runs/run-recorder';
+import { isTerminal, type RunRef, type RunStore } from '#lib/runs/run-store';
+import type { ScreenshotStorage } from '#lib/runs/screenshot-storage';
 import type { AccountLeases } from './account-lease.ts';
-import type { AutomationQuotaService } from './automation-quotas.ts';
 import type { RunCredentialsRequest } from './credentials-source.ts';
 import type { PortalDriver, PortalSession, PriorAuthorizationForm } from './drivers/driver.ts';
-import { RunNotFound } from './errors.ts';
-import { changeRun, withStep } from './run-changes.ts';
-import { finisherOf } from './run-recorder.ts';
-import { isTerminal, type RunRef, type RunStore } from './run-store.ts';
-import type { ScreenshotStorage } from './screenshot-storage.ts';
 
 /*
  * What the browser worker's tasks share: their dependencies with defaults, their two failures the state

@@ -1,10 +1,10 @@
 import type { BatchItem } from '#lib/entities/rpa';
+import { RunNotFound } from '#lib/runs/errors';
+import { idsOf, refsOf, resultOf, runRefOf, type TaskResult } from '#lib/runs/run-recorder';
+import { isTerminal, type RunRef } from '#lib/runs/run-store';
 import type { PortalSession } from './drivers/driver.ts';
-import { RunNotFound } from './errors.ts';
 import { visit, withLease } from './portal-visit.ts';
 import { fillForm, onPortal, readStatus } from './portal-work.ts';
-import { idsOf, refsOf, resultOf, runRefOf, type TaskResult } from './run-recorder.ts';
-import { isTerminal, type RunRef } from './run-store.ts';
 import { type Invocation, startRun, type WorkerContext } from './worker-context.ts';
 
 /*

@@ -1,11 +1,11 @@
+import { isAutomatedPortal } from '#lib/portal/automated-portals';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
-import { isAutomatedPortal } from './automated-portals.ts';
 import { automationQuotas } from './automation-quotas.ts';
 import { dynamoAutomationUsage } from './dynamo-automation-usage.ts';
 import { dynamoRunStore } from './dynamo-run-store.ts';
-import { runStartService } from './rpa.ts';
+import { runStartService } from './runs.ts';
 import { sfnAutomationStarter } from './sfn-automation-starter.ts';
 
 /**

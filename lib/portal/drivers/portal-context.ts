@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { closesContextsSafely } from '../browser.ts';
+import { closesContextsSafely } from '#lib/portal/browser';
 import { PortalFailure } from './driver.ts';
 import { type RefusingProxy, startRefusingProxy } from './refusing-proxy.ts';
 

@@ -1,10 +1,10 @@
 import type { LastLogin, PortalAccountAttention, StoredPortalAccount } from '#lib/entities/portal-account';
 import type { RpaRunRecord, RunOutcome } from '#lib/entities/rpa';
+import { PortalAccountBusy, PortalUnavailable } from '#lib/runs/errors';
+import { changeRun, withStep } from '#lib/runs/run-changes';
+import { isTerminal, type RunRef } from '#lib/runs/run-store';
 import { LEASE_SECONDS } from './account-lease.ts';
 import { isPortalFailure, type PortalFailureOutcome, type PortalSession } from './drivers/driver.ts';
-import { PortalAccountBusy, PortalUnavailable } from './errors.ts';
-import { changeRun, withStep } from './run-changes.ts';
-import { isTerminal, type RunRef } from './run-store.ts';
 import { type Browser, finishAll, type Invocation, type WorkerContext } from './worker-context.ts';
 
 /*

@@ -1,6 +1,9 @@
 import type { Authorization, StoredRequest } from '#lib/entities/request';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
+import { PortalUnavailable } from '#lib/runs/errors';
+import type { TaskResult } from '#lib/runs/run-recorder';
+import { isTerminal, type RunRef } from '#lib/runs/run-store';
 import {
   isPortalFailure,
   type PortalAuthorization,
@@ -8,10 +11,7 @@ import {
   type PortalSession,
   type StatusQuery,
 } from './drivers/driver.ts';
-import { PortalUnavailable } from './errors.ts';
 import { checkPortalAuthorization, enteredValuesOf } from './portal-answers.ts';
-import type { TaskResult } from './run-recorder.ts';
-import { isTerminal, type RunRef } from './run-store.ts';
 import type { WorkerContext } from './worker-context.ts';
 
 /*

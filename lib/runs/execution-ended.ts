@@ -45,7 +45,7 @@ interface ExecutionStatusChange {
   name: string;
   stateMachineArn: string;
   status: EndedExecutionStatus;
-  /** The execution's input: ids only (lib/rpa/state-machines.ts). */
+  /** The execution's input: ids only (lib/runs/state-machines.ts). */
   input: Record<string, unknown>;
 }
 

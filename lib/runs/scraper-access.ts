@@ -3,8 +3,8 @@ import { historyEntryOf } from '#lib/requests/authorization-history';
 import { apiKeyState } from '#lib/tenancy/api-keys';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import { InvalidScraperToken } from './errors.ts';
-import { existingRequest, type ScraperAccessContext } from './rpa-context.ts';
-import { SCREENSHOT_URL_SECONDS, SESSION_HISTORY, SESSION_RUNS } from './rpa-limits.ts';
+import { existingRequest, type ScraperAccessContext } from './run-context.ts';
+import { SCREENSHOT_URL_SECONDS, SESSION_HISTORY, SESSION_RUNS } from './run-limits.ts';
 import { runViewOf, type ScraperSession } from './run-views.ts';
 import type { ScraperClaims } from './scraper-token.ts';
 

@@ -26,7 +26,7 @@ const MAX_TOKEN_LENGTH = 4096;
  * What a valid token grants: one request of one client, on behalf of one client user; and, when an
  * organization-restricted API key asked for it, only that organization's runs (`org`). `keyId`
  * (`akid`) is the API key that asked for it: the token works only while that key is active
- * (checked by the session, lib/rpa/rpa.ts).
+ * (checked by the session, lib/runs/runs.ts).
  */
 export interface ScraperClaims {
   clientId: string;

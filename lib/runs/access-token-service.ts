@@ -1,6 +1,6 @@
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
-import { accessTokenService } from './rpa.ts';
+import { accessTokenService } from './runs.ts';
 import { scraperTokens } from './scraper-token.ts';
 
 /**

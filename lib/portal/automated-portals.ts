@@ -2,7 +2,7 @@
  * The portals the automation drives, by portal id (lib/portal-accounts/portal-registry.ts): the
  * variable that holds each one's base URL, and whether plain http on a loopback host is accepted
  * (the local sandbox only; every other portal is https). Data only, so the API functions can tell
- * whether an account can be automated without bundling a driver; lib/rpa/drivers/registry.ts pairs
+ * whether an account can be automated without bundling a driver; lib/portal/drivers/registry.ts pairs
  * these ids with their drivers (a unit test keeps the two in step).
  */
 export interface AutomatedPortal {

@@ -15,7 +15,7 @@ export interface RpaDependencies {
   runs: RunStore;
   requests: Pick<RequestStore, 'get'>;
   accounts: Pick<PortalAccountStore, 'get' | 'page'>;
-  /** Whether the automation drives a portal (lib/rpa/automated-portals.ts). */
+  /** Whether the automation drives a portal (lib/portal/automated-portals.ts). */
   automated: (portalId: string) => boolean;
   tenants: Pick<TenantStore, 'getClientUser' | 'getApiKeyById'>;
   automation: AutomationStarter;

@@ -1,9 +1,9 @@
 import type { RunKind } from '#lib/entities/rpa';
 import { log } from '#lib/observability/logger';
-import { InvalidTaskInput, PortalAccountBusy, PortalUnavailable, RunNotFound } from './errors.ts';
+import { InvalidTaskInput, PortalAccountBusy, PortalUnavailable, RunNotFound } from '#lib/runs/errors';
+import { refsOf, resultOf, runRecorder, runRefOf, type TaskResult } from '#lib/runs/run-recorder';
+import type { RunRef } from '#lib/runs/run-store';
 import { type AccountGroupInput, checkPortalStatus, fillPortalForm, type GroupResult } from './portal-tasks.ts';
-import { refsOf, resultOf, runRecorder, runRefOf, type TaskResult } from './run-recorder.ts';
-import type { RunRef } from './run-store.ts';
 import {
   contextOf,
   finishAll,
