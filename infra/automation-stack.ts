@@ -51,6 +51,8 @@ const SIZING: Record<AutomationTask['worker'], Sizing> = {
     installedModules: ['@sparticuz/chromium', 'playwright-core'],
   },
   recorder: { timeout: Duration.seconds(TIMEOUTS.recorderTask) },
+  // A PAS call is one HTTPS request: no browser, little memory; the Task's timeout plus time to record.
+  payer: { memorySize: 512, timeout: Duration.seconds(TIMEOUTS.payerTask + 15) },
 };
 
 /**
@@ -83,6 +85,7 @@ export class AutomationStack extends Stack {
     this.stateMachineNames = {
       viewOnPage: `${this.stackName}-${stateMachineNames.viewOnPage}`,
       checkAuthStatus: `${this.stackName}-${stateMachineNames.checkAuthStatus}`,
+      submitToPayer: `${this.stackName}-${stateMachineNames.submitToPayer}`,
     };
 
     // The secrets key's policy names its readers (encryption-keys.ts): a reader's role name is fixed.
@@ -140,9 +143,13 @@ export class AutomationStack extends Stack {
     });
   }
 
-  /** Each event function, told the two state machines' ARNs, behind a rule on their executions' status changes. */
+  /** Each event function, told the three state machines' ARNs, behind a rule on their executions' status changes. */
   private addEventFunctions({ eventFunctions, data }: AutomationStackProps) {
-    const machines = [this.stateMachines.viewOnPage!.stateMachine, this.stateMachines.checkAuthStatus!.stateMachine];
+    const machines = [
+      this.stateMachines.viewOnPage!.stateMachine,
+      this.stateMachines.checkAuthStatus!.stateMachine,
+      this.stateMachines.submitToPayer!.stateMachine,
+    ];
     for (const eventFunction of eventFunctions) {
       const fn = new ServiceFunction(this, eventFunction.name, {
         handler: eventFunction.handler,
@@ -154,6 +161,7 @@ export class AutomationStack extends Stack {
       // Which machine an event is about (lib/runs/recorder-service.ts); no Step Functions permission.
       fn.addEnvironment('VIEW_ON_PAGE_STATE_MACHINE_ARN', machines[0]!.stateMachineArn);
       fn.addEnvironment('CHECK_AUTH_STATUS_STATE_MACHINE_ARN', machines[1]!.stateMachineArn);
+      fn.addEnvironment('SUBMIT_TO_PAYER_STATE_MACHINE_ARN', machines[2]!.stateMachineArn);
       const trigger = new ExecutionStatusTrigger(this, `${eventFunction.name}Trigger`, {
         fn,
         stateMachines: machines,

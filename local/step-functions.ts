@@ -104,7 +104,11 @@ export const startStepFunctions = async (options: StepFunctionsOptions): Promise
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://${options.host ?? '127.0.0.1'}:${port}`;
   const arnOf = (key: StateMachineKey) => [...machines.values()].find((machine) => machine.key === key)!.arn;
-  const stateMachineArns = { viewOnPage: arnOf('viewOnPage'), checkAuthStatus: arnOf('checkAuthStatus') };
+  const stateMachineArns = {
+    viewOnPage: arnOf('viewOnPage'),
+    checkAuthStatus: arnOf('checkAuthStatus'),
+    submitToPayer: arnOf('submitToPayer'),
+  };
   return {
     endpoint,
     stateMachineArns,
@@ -112,6 +116,7 @@ export const startStepFunctions = async (options: StepFunctionsOptions): Promise
       AWS_ENDPOINT_URL_SFN: endpoint,
       VIEW_ON_PAGE_STATE_MACHINE_ARN: stateMachineArns.viewOnPage,
       CHECK_AUTH_STATUS_STATE_MACHINE_ARN: stateMachineArns.checkAuthStatus,
+      SUBMIT_TO_PAYER_STATE_MACHINE_ARN: stateMachineArns.submitToPayer,
     },
     close: () => close(em, server),
   };

@@ -82,8 +82,8 @@ export class AutomationStateMachine extends Construct {
 const statesArn = (resource: string) => `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}`;
 
 /**
- * `automation` access: the two state machines' ARNs (VIEW_ON_PAGE_STATE_MACHINE_ARN,
- * CHECK_AUTH_STATUS_STATE_MACHINE_ARN), StartExecution on them for `start`, DescribeExecution on
+ * `automation` access: the three state machines' ARNs (VIEW_ON_PAGE_STATE_MACHINE_ARN,
+ * CHECK_AUTH_STATUS_STATE_MACHINE_ARN, SUBMIT_TO_PAYER_STATE_MACHINE_ARN), StartExecution on them for `start`, DescribeExecution on
  * their executions for both. Built from their names with the caller's own pseudo parameters, like
  * the attachments bucket: no cross-stack export pins the state machines.
  */
@@ -92,9 +92,10 @@ export const bindAutomation = (
   names: Record<StateMachineKey, string>,
   mode: NonNullable<RouteAccess['automation']>,
 ) => {
-  const machines = [names.viewOnPage, names.checkAuthStatus];
+  const machines = [names.viewOnPage, names.checkAuthStatus, names.submitToPayer];
   fn.addEnvironment('VIEW_ON_PAGE_STATE_MACHINE_ARN', statesArn(`stateMachine:${names.viewOnPage}`));
   fn.addEnvironment('CHECK_AUTH_STATUS_STATE_MACHINE_ARN', statesArn(`stateMachine:${names.checkAuthStatus}`));
+  fn.addEnvironment('SUBMIT_TO_PAYER_STATE_MACHINE_ARN', statesArn(`stateMachine:${names.submitToPayer}`));
   if (mode === 'start') {
     fn.role.addToPrincipalPolicy(
       new PolicyStatement({

@@ -18,6 +18,8 @@ export const bucketName = () => required('BUCKET_NAME');
 /** The automation's state machines (lib/runs/state-machines.ts), bound by the `automation` route access. */
 export const viewOnPageStateMachineArn = () => required('VIEW_ON_PAGE_STATE_MACHINE_ARN');
 export const checkAuthStatusStateMachineArn = () => required('CHECK_AUTH_STATUS_STATE_MACHINE_ARN');
+export const submitToPayerStateMachineArn = () => required('SUBMIT_TO_PAYER_STATE_MACHINE_ARN');
 
 /** The run credentials function (`invokedFunctions` in lib/routes/automation-tasks.ts), bound by the browser workers' `invoke` access. */
 export const runCredentialsFunctionName = () => required('RUN_CREDENTIALS_FUNCTION_NAME');
+export const payerTokenFunctionName = () => required('PAYER_TOKEN_FUNCTION_NAME');

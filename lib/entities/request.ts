@@ -14,11 +14,44 @@ export const AUTHORIZATION_STATUSES = [
 
 export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
 
+/** A payer's reason for a decision: a code of its code system (X12 HCR on PAS), and its text. */
+export interface AuthorizationReason {
+  system: string | null;
+  code: string;
+  text: string | null;
+}
+
+/** One requested service as the payer decided it (the payer-API channel reads these per item). */
+export interface AuthorizationItem {
+  /** The Claim item's sequence: the request's procedure at position sequence − 1. */
+  sequence: number;
+  serviceCode: { system: string | null; code: string } | null;
+  status: Exclude<AuthorizationStatus, 'not_submitted' | 'not_found'>;
+  /** The X12 306 review action code the status was read from (A1, A2, A3, A4, A6, C, CT, NA). */
+  reviewActionCode: string | null;
+  number: string | null;
+  authorizedPeriod: { start: string | null; end: string | null } | null;
+  authorizedQuantity: { value: number; unit: string | null } | null;
+  reasons: AuthorizationReason[];
+}
+
+/** Bounds of what a payer's decision may store: more is cut off when the answer is read (lib/payer-api/pas/). */
+export const DECISION_LIMITS = { items: 100, reasons: 20, itemReasons: 20, reasonText: 500 } as const;
+
+/** Which channel last read the authorization (docs/payer-api.md). */
+export type AuthorizationChannel = 'pas' | 'portal';
+
 export interface Authorization {
   status: AuthorizationStatus;
   number: string | null;
   decisionDate: string | null;
   lastCheckedAt: string | null;
+  /** Absent until a channel read it. */
+  channel?: AuthorizationChannel;
+  /** Per requested service: only the payer-API channel reads them; absent otherwise. */
+  items?: AuthorizationItem[];
+  /** The payer's denial reasons and notes (the payer-API channel); absent otherwise. */
+  reasons?: AuthorizationReason[];
 }
 
 /** `document` is the request exactly as the client sent it (minus externalId). */

@@ -38,8 +38,15 @@ export interface PortalAccountLease {
   updatedAt: string;
 }
 
-/** The records of automation runs and check-auth-status batches (the port: lib/runs/run-store.ts). */
-export type RunKind = 'view-on-page' | 'check-auth-status';
+/**
+ * The records of automation runs and check-auth-status batches (the port: lib/runs/run-store.ts). A
+ * `submit` run sends a request to the payer's prior-authorization API (docs/payer-api.md).
+ */
+export type RunKind = 'view-on-page' | 'check-auth-status' | 'submit';
+
+/** The way a run reaches the payer: its portal (a browser), or its FHIR PAS API. */
+export const RUN_CHANNELS = ['portal', 'pas'] as const;
+export type RunChannel = (typeof RUN_CHANNELS)[number];
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -64,6 +71,20 @@ export const RUN_OUTCOMES = [
   'execution_lost',
   'credentials_refused',
   'unexpected_origin',
+  /** The payer's API took the submission and answered it; the request's authorization is updated. */
+  'submitted',
+  /** The payer's API refused the submission or inquiry (an OperationOutcome or an error outcome). */
+  'payer_refused',
+  /** The payer's API did not answer in time or kept answering 429/5xx through every retry. */
+  'payer_unavailable',
+  /** The payer's API answered in a way we cannot read (too large, too deep, not a PAS answer). */
+  'payer_error',
+  /** The payer's API does not know the request ($inquire found no claim). */
+  'not_found_at_payer',
+  /** The run's payer connection is gone, disabled or needs attention, or its payer has no API endpoint any more. */
+  'no_payer_connection',
+  /** The request lacks a field PAS cannot do without, or has one that cannot be mapped (changed since the start). */
+  'request_not_mappable',
 ] as const;
 
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
@@ -102,6 +123,13 @@ export interface PortalAuthorizationRecord {
   decisionDate: string | null;
 }
 
+/** A `submit` run's submission: its Bundle identifier (one per run, kept by every retry), when it was last sent. */
+export interface PayerSubmissionRecord {
+  bundleIdentifier: string;
+  /** Set before each send: a run found with it set and no answer recorded is reconciled by $inquire first. */
+  sentAt: string | null;
+}
+
 /** One automation run on one request, in the request's item collection. */
 export interface RpaRunRecord {
   clientId: string;
@@ -115,6 +143,14 @@ export interface RpaRunRecord {
   organizationId: string;
   portalAccountId?: string;
   portalId?: string;
+  /** Absent on runs recorded before the payer-API channel: those went through the portal. */
+  channel?: RunChannel;
+  /** The organization's payer connection the run goes through (the payer-API channel). */
+  payerConnectionId?: string;
+  /** A submission to the payer's API: what makes a retried or re-sent $submit the same submission. */
+  submission?: PayerSubmissionRecord;
+  /** Calls to the payer's API that found it unavailable (timeout, 429, 5xx): the back-off counts them. */
+  payerAttempts?: number;
   status: RunStatus;
   outcome?: RunOutcome;
   /** At most MAX_RUN_STEPS. */
@@ -170,6 +206,10 @@ export const rpaRunEntity = defineEntity<RpaRunRecord>()({
     organizationId: attr.string(),
     portalAccountId: attr.optional(attr.string()),
     portalId: attr.optional(attr.string()),
+    channel: attr.optional(attr.string<RunChannel>()),
+    payerConnectionId: attr.optional(attr.string()),
+    submission: attr.optional(attr.map<PayerSubmissionRecord>()),
+    payerAttempts: attr.optional(attr.number()),
     status: attr.string<RunStatus>(),
     outcome: attr.optional(attr.string<RunOutcome>()),
     steps: attr.list<RunStep>(),

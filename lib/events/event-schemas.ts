@@ -21,7 +21,10 @@ import { EVENT_ID_PATTERN } from './events.ts';
 const count = (description: string) => ({ type: 'integer', minimum: 0, description });
 
 /** Every kind, checked by tsc: a kind added to RunKind and not here fails it. */
-const RUN_KINDS = Object.keys({ 'view-on-page': true, 'check-auth-status': true } satisfies Record<RunKind, true>);
+const RUN_KINDS = Object.keys({ 'view-on-page': true, 'check-auth-status': true, submit: true } satisfies Record<
+  RunKind,
+  true
+>);
 const requestExternalId = string("The request's externalId", {
   minLength: 1,
   maxLength: ID_MAX_LENGTH,

@@ -1,4 +1,10 @@
-import { AUTHORIZATION_STATUSES, type Authorization } from '#lib/entities/request';
+import {
+  AUTHORIZATION_STATUSES,
+  type Authorization,
+  type AuthorizationItem,
+  type AuthorizationReason,
+  DECISION_LIMITS,
+} from '#lib/entities/request';
 import {
   type BatchStatus,
   type EnteredValue,
@@ -43,7 +49,7 @@ const everyOf =
   <const A extends readonly T[]>(values: A & ([Exclude<T, A[number]>] extends [never] ? unknown : never)) =>
     values;
 
-const RUN_KINDS = everyOf<RunKind>()(['view-on-page', 'check-auth-status']);
+const RUN_KINDS = everyOf<RunKind>()(['view-on-page', 'check-auth-status', 'submit']);
 const RUN_STATUSES = everyOf<RunStatus>()(['queued', 'running', 'succeeded', 'failed']);
 const BATCH_STATUSES = everyOf<BatchStatus>()(['running', 'done']);
 const PORTAL_STATUSES = everyOf<PortalAuthorizationRecord['status']>()([
@@ -128,8 +134,63 @@ const requestAuthorization = {
   ),
   number: nullable(string('The authorization number', { pattern: '^[A-Za-z0-9-]{1,50}$' })),
   decisionDate: nullable(string('The decision date', { format: 'date' })),
-  lastCheckedAt: nullable(timestamp('When the automation last read it on the portal')),
+  lastCheckedAt: nullable(timestamp("When the automation last read it on the payer's portal or API")),
+  channel: nullable(oneOf(['pas', 'portal'], "Which channel last read it: the payer's PAS API or its portal")),
+  items: {
+    type: 'array',
+    maxItems: DECISION_LIMITS.items,
+    description: "Per requested service, as the payer's API decided it (empty when the portal read the status)",
+    items: ref('AuthorizationItem'),
+  },
+  reasons: {
+    type: 'array',
+    maxItems: DECISION_LIMITS.reasons,
+    description: "The payer's denial reasons and notes (the payer-API channel)",
+    items: ref('AuthorizationReason'),
+  },
 } satisfies Members<Authorization>;
+
+const authorizationReason = {
+  system: nullable(string('The code system (X12 HCR reason codes on PAS)', { maxLength: 200 })),
+  code: string('The reason code', { minLength: 1, maxLength: 64 }),
+  text: nullable(string("The payer's words", { maxLength: 500 })),
+} satisfies Members<AuthorizationReason>;
+
+const authorizationItem = {
+  sequence: {
+    type: 'integer',
+    minimum: 1,
+    description: "The item's sequence: the request's procedure at sequence − 1",
+  },
+  serviceCode: nullable({
+    type: 'object',
+    additionalProperties: false,
+    required: ['system', 'code'],
+    properties: {
+      system: nullable(string('The code system (CPT, HCPCS, …)', { maxLength: 200 })),
+      code: string('The service code', { minLength: 1, maxLength: 64 }),
+    },
+  }),
+  status: oneOf(['approved', 'partially_approved', 'denied', 'pending', 'cancelled'], "The payer's decision on it"),
+  reviewActionCode: nullable(string('The X12 306 review action code it was read from', { maxLength: 8 })),
+  number: nullable(string("The item's authorization number", { pattern: '^[A-Za-z0-9-]{1,50}$' })),
+  authorizedPeriod: nullable({
+    type: 'object',
+    additionalProperties: false,
+    required: ['start', 'end'],
+    properties: {
+      start: nullable(string('First day', { format: 'date' })),
+      end: nullable(string('Last day', { format: 'date' })),
+    },
+  }),
+  authorizedQuantity: nullable({
+    type: 'object',
+    additionalProperties: false,
+    required: ['value', 'unit'],
+    properties: { value: { type: 'number', minimum: 0 }, unit: nullable(string('The unit', { maxLength: 20 })) },
+  }),
+  reasons: { type: 'array', maxItems: DECISION_LIMITS.itemReasons, items: ref('AuthorizationReason') },
+} satisfies Members<AuthorizationItem>;
 
 const screenshot = {
   n: { type: 'integer', minimum: 1, description: "Its place among the run's screenshots, from 1" },
@@ -289,7 +350,9 @@ export const rpaSchemas: Record<string, JsonSchema> = {
   ScraperSessionScreenshot: closed('ScraperSessionScreenshot', 'A screenshot and where to read it', sessionScreenshot),
   RequestAuthorization: closed(
     'RequestAuthorization',
-    "The request's authorization as stored: what the automation last read on the payer portal",
+    "The request's authorization: what the automation last read on the payer's portal or API",
     requestAuthorization,
   ),
+  AuthorizationItem: closed('AuthorizationItem', 'One requested service as the payer decided it', authorizationItem),
+  AuthorizationReason: closed('AuthorizationReason', "A payer's reason for a decision", authorizationReason),
 };

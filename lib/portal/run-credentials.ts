@@ -93,6 +93,7 @@ const inputOf = (text: string): Record<string, unknown> => {
  * that rewrites a run to name another account is refused.
  */
 const inLiveExecution = async (executions: ExecutionReader, run: RpaRunRecord) => {
+  if (run.kind === 'submit') return false;
   const name = run.kind === 'view-on-page' ? run.runId : run.batchId;
   const execution = name ? await executions.read(run.kind, name) : undefined;
   if (execution?.status !== 'RUNNING') return false;

@@ -11,11 +11,25 @@ export const initialAuthorization = (): Authorization => ({
   lastCheckedAt: null,
 });
 
+/**
+ * The authorization as clients read it: every member present, whichever channel (if any) read it, so a
+ * client's code needs no branch for a request the payer-API channel has not seen.
+ */
+export const authorizationView = (authorization: Authorization) => ({
+  status: authorization.status,
+  number: authorization.number,
+  decisionDate: authorization.decisionDate,
+  lastCheckedAt: authorization.lastCheckedAt,
+  channel: authorization.channel ?? null,
+  items: authorization.items ?? [],
+  reasons: authorization.reasons ?? [],
+});
+
 /** The representation clients read: their document plus what the service adds. */
 export const representationOf = (request: StoredRequest) => ({
   externalId: request.externalId,
   ...request.document,
-  authorization: request.authorization,
+  authorization: authorizationView(request.authorization),
   createdAt: request.createdAt,
   updatedAt: request.updatedAt,
   version: request.version,

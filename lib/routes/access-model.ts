@@ -30,7 +30,7 @@ export interface TableAccess {
 export const TABLE_WRITE_ACTIONS: readonly TableAction[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
 
 /** The functions other functions invoke directly (`invokedFunctions`, ./automation-tasks.ts). */
-export type InvokedFunctionName = 'IssueRunCredentials';
+export type InvokedFunctionName = 'IssueRunCredentials' | 'IssuePayerToken';
 
 /** What a function may touch; the CDK construct turns this into least-privilege grants. */
 export interface RouteAccess {
@@ -71,6 +71,11 @@ export interface RouteAccess {
    * own policy names.
    */
   webhookSecrets?: 'open';
+  /**
+   * Signing client assertions for payers' token endpoints (the payer token function alone): `kms:Sign`
+   * and `kms:GetPublicKey` on the clients' payer signing keys (docs/payer-api.md, "Signing keys").
+   */
+  payerAssertions?: 'sign';
 }
 
 /**

@@ -24,8 +24,11 @@ export interface AutomationTask {
   /** The Task state's name, also the function's name. */
   name: AutomationTaskName;
   handler: string;
-  /** `browser`: drives a payer portal in headless Chromium; `recorder`: a few table writes. */
-  worker: 'browser' | 'recorder';
+  /**
+   * `browser`: drives a payer portal in headless Chromium; `payer`: calls a payer's PAS API over HTTPS
+   * (no browser); `recorder`: a few table writes.
+   */
+  worker: 'browser' | 'payer' | 'recorder';
   access: RouteAccess;
 }
 
@@ -53,6 +56,31 @@ export const automationTasks: readonly AutomationTask[] = [
       table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
       screenshots: ['write'],
       invoke: ['IssueRunCredentials'],
+    },
+  },
+  {
+    // Sends a request to the payer's PAS API ($submit, or $inquire first when an attempt may have reached it).
+    name: 'SubmitPasClaim',
+    handler: 'payers/submit-pas-claim',
+    worker: 'payer',
+    access: {
+      // The run, its request, connection and endpoint (GetItem), the request's runs and attachments (Query),
+      // the run's steps and the request's authorization with its history and event (PutItem, UpdateItem),
+      // the connection marked `attention` (UpdateItem), a flight landed (DeleteItem).
+      table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+      invoke: ['IssuePayerToken'],
+    },
+  },
+  {
+    // Reads a batch group's authorizations with the payer's PAS API ($inquire), one request after the other.
+    name: 'CheckPayerStatus',
+    handler: 'payers/check-payer-status',
+    worker: 'payer',
+    access: {
+      // The group's runs (BatchGetItem), each request, connection and endpoint (GetItem), a request's
+      // latest submit run (Query), the run's steps and the request's authorization (PutItem, UpdateItem).
+      table: { actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'] },
+      invoke: ['IssuePayerToken'],
     },
   },
   {
@@ -130,5 +158,15 @@ export const invokedFunctions: readonly InvokedFunction[] = [
     // Three reads, one write and one or two KMS Decrypts; the worker waits for it before it logs in.
     timeoutSeconds: 10,
     access: { table: { actions: ['GetItem', 'PutItem'] }, secrets: 'decrypt', automation: 'read' },
+  },
+  {
+    // A payer access token for one connection: the one function that signs our client assertions
+    // (kms:Sign on the clients' payer signing keys), caching each connection's token while it is warm.
+    name: 'IssuePayerToken',
+    handler: 'payers/issue-payer-token',
+    environment: 'PAYER_TOKEN_FUNCTION_NAME',
+    // A token request is an assertion (one KMS Sign) and one POST to the payer's token endpoint (≤ 10 s).
+    timeoutSeconds: 20,
+    access: { table: { actions: ['GetItem'] }, payerAssertions: 'sign' },
   },
 ];

@@ -1,5 +1,5 @@
 /** Port: the automation's executions (Step Functions on AWS and locally; a test double in unit tests). */
-export type AutomationMachine = 'view-on-page' | 'check-auth-status';
+export type AutomationMachine = 'view-on-page' | 'check-auth-status' | 'submit';
 
 /** Step Functions' execution statuses. */
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE';

@@ -128,7 +128,7 @@ export const executionEndedRecorder = (deps: ExecutionEndedDependencies) => {
   return {
     /**
      * RecordExecutionEnded: an execution of one of our state machines timed out, was aborted or failed.
-     * Its name is the run's (view-on-page) or the batch's id, its input names the client. An event
+     * Its name is the run's (view-on-page, submit) or the batch's id, its input names the client. An event
      * that is not one of ours is logged and dropped (a retry would not change it).
      */
     recordExecutionEnded: async (event: unknown) => {
@@ -139,7 +139,7 @@ export const executionEndedRecorder = (deps: ExecutionEndedDependencies) => {
         return { ended: 0 };
       }
       const outcome = outcomeOfExecution(change.status)!;
-      if (machine === 'view-on-page') {
+      if (machine === 'view-on-page' || machine === 'submit') {
         const [clientId, externalId, runId] = idsOf(change.input, ['clientId', 'requestExternalId', 'runId']);
         if (runId !== change.name) throw new InvalidTaskInput('runId');
         const ended = await endRun({ clientId: clientId!, externalId: externalId!, runId }, outcome);

@@ -1,4 +1,8 @@
-import { checkAuthStatusStateMachineArn, viewOnPageStateMachineArn } from '#lib/config/resources';
+import {
+  checkAuthStatusStateMachineArn,
+  submitToPayerStateMachineArn,
+  viewOnPageStateMachineArn,
+} from '#lib/config/resources';
 import { flightLandings } from './automation-quotas.ts';
 import type { AutomationMachine } from './automation-starter.ts';
 import { dynamoAutomationUsage } from './dynamo-automation-usage.ts';
@@ -17,6 +21,7 @@ export const recorder = runRecorder({ runs: dynamoRunStore, flights: flightLandi
 const machineOf = (stateMachineArn: string): AutomationMachine | undefined => {
   if (stateMachineArn === viewOnPageStateMachineArn()) return 'view-on-page';
   if (stateMachineArn === checkAuthStatusStateMachineArn()) return 'check-auth-status';
+  if (stateMachineArn === submitToPayerStateMachineArn()) return 'submit';
   return undefined;
 };
 

@@ -1,3 +1,4 @@
+import type { AttachmentStore } from '#lib/attachments/attachment-store';
 import type { StoredRequest } from '#lib/entities/request';
 import { NotFound } from '#lib/errors';
 import type { PortalAccountStore } from '#lib/portal-accounts/portal-account-store';
@@ -7,6 +8,7 @@ import type { TenantStore } from '#lib/tenancy/tenant-store';
 import type { AutomationQuotaService } from './automation-quotas.ts';
 import type { AutomationStarter } from './automation-starter.ts';
 import { runEnder } from './execution-ended.ts';
+import type { PayerDirectory } from './payer-directory.ts';
 import type { RunStore } from './run-store.ts';
 import type { ScraperTokens } from './scraper-token.ts';
 import type { ScreenshotStorage } from './screenshot-storage.ts';
@@ -17,6 +19,10 @@ export interface RpaDependencies {
   accounts: Pick<PortalAccountStore, 'get' | 'page'>;
   /** Whether the automation drives a portal (lib/portal/automated-portals.ts). */
   automated: (portalId: string) => boolean;
+  /** Payer endpoints and connections: a request whose payer has an API goes through it (channel-choice.ts). */
+  payers: PayerDirectory;
+  /** The request's attachments, listed for a submission's Bundle (supportingInfo). */
+  attachments: Pick<AttachmentStore, 'listByRequest'>;
   tenants: Pick<TenantStore, 'getClientUser' | 'getApiKeyById'>;
   automation: AutomationStarter;
   /** Per-client run quotas and runs in flight (automation-quotas.ts). */
@@ -37,11 +43,29 @@ export type RunReadContext = Pick<RpaContext, 'runs' | 'automation' | 'now' | 'e
 /** What starting runs and batches needs (run-start.ts): no token key, screenshots or histories. */
 export type RunStartDependencies = Pick<
   RpaDependencies,
-  'runs' | 'requests' | 'accounts' | 'automated' | 'tenants' | 'automation' | 'quotas' | 'now'
+  | 'runs'
+  | 'requests'
+  | 'accounts'
+  | 'automated'
+  | 'payers'
+  | 'attachments'
+  | 'tenants'
+  | 'automation'
+  | 'quotas'
+  | 'now'
 >;
 export type RunStartContext = Pick<
   RpaContext,
-  'runs' | 'requests' | 'accounts' | 'automated' | 'tenants' | 'automation' | 'quotas' | 'now'
+  | 'runs'
+  | 'requests'
+  | 'accounts'
+  | 'automated'
+  | 'payers'
+  | 'attachments'
+  | 'tenants'
+  | 'automation'
+  | 'quotas'
+  | 'now'
 >;
 
 /** What the scraper's token and session need (scraper-access.ts): no Step Functions, portal accounts or quotas. */

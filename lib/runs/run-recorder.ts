@@ -55,6 +55,13 @@ export const OUTCOME_STEPS: Record<RunOutcome, string> = {
   execution_lost: 'the execution ended or vanished without recording how the run ended',
   credentials_refused: "the credentials function refused to hand this attempt the account's credentials",
   unexpected_origin: 'the portal led the browser outside its registered origins; the session was ended',
+  submitted: "the payer's API answered the submission; request updated",
+  payer_refused: "the payer's API refused the request (its error codes are in the run's steps)",
+  payer_unavailable: "the payer's API did not answer in time or stayed unavailable through every retry",
+  payer_error: "the payer's API answered in a way the automation did not expect",
+  not_found_at_payer: "the payer's API does not know this request; request updated",
+  no_payer_connection: "the run's payer connection is gone, disabled or needs attention, or its payer has no API",
+  request_not_mappable: 'the request lacks fields the payer API needs (their paths are in the steps)',
 };
 
 /** The Catch's error names that say what happened; any other is `portal_error`. */
@@ -130,8 +137,9 @@ export const finisherOf =
       runFinishedEvents,
     );
     log.info('Automation run ended', { runId: ref.runId, kind: run?.kind, outcome: run?.outcome });
-    // A view-on-page run is its own execution: it no longer counts as in flight (a batch lands in FinishBatch).
-    if (run?.kind === 'view-on-page' && isTerminal(run.status)) await flights?.landed(ref.clientId, ref.runId);
+    // A view-on-page or submit run is its own execution: it no longer counts as in flight (a batch lands in FinishBatch).
+    if (run && run.kind !== 'check-auth-status' && isTerminal(run.status))
+      await flights?.landed(ref.clientId, ref.runId);
     if (run?.outcome) recordAutomationRun(run.kind, run.outcome);
     return resultOf(run, ref.runId);
   };

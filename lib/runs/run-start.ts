@@ -5,7 +5,7 @@ import type { BatchItem, RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa'
 import { Invalid } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
-import { accountFor, chooseEach } from './channel-choice.ts';
+import { accountFor, type ChannelChoice, chooseEach } from './channel-choice.ts';
 import { RequestsNotFound } from './errors.ts';
 import { changeBatch, changeRun, withStep } from './run-changes.ts';
 import { existingRequest, type RunStartContext } from './run-context.ts';
@@ -28,30 +28,54 @@ type RunBase = Pick<RpaRunRecord, 'clientId' | 'externalId' | 'kind' | 'clientUs
   batchId?: string;
 };
 
-/** A batch's runs by portal account, in the order the accounts first appear: one session per group. */
-const groupsByAccount = (queued: readonly RpaRunRecord[]) => {
-  const groups = new Map<string, BatchItem[]>();
+/**
+ * A batch's runs by portal account (one session per group) or by payer connection (one token), in the
+ * order they first appear. Every group names both ids, the other channel's as '' (the Map's ItemSelector
+ * reads both: lib/runs/state-machines.ts).
+ */
+const groupsOf = (queued: readonly RpaRunRecord[]) => {
+  const groups = new Map<
+    string,
+    { channel: 'portal' | 'pas'; portalAccountId: string; payerConnectionId: string; items: BatchItem[] }
+  >();
   for (const run of queued) {
-    const account = run.portalAccountId ?? '';
-    groups.set(account, [...(groups.get(account) ?? []), { requestExternalId: run.externalId, runId: run.runId }]);
+    const channel = run.channel ?? 'portal';
+    const portalAccountId = run.portalAccountId ?? '';
+    const payerConnectionId = run.payerConnectionId ?? '';
+    const key = `${channel}\n${portalAccountId}\n${payerConnectionId}`;
+    const group = groups.get(key) ?? { channel, portalAccountId, payerConnectionId, items: [] };
+    group.items.push({ requestExternalId: run.externalId, runId: run.runId });
+    groups.set(key, group);
   }
-  return [...groups].map(([portalAccountId, items]) => ({ portalAccountId, items }));
+  return [...groups.values()];
 };
 
-function queuedRun(ctx: RunStartContext, base: RunBase, account: StoredPortalAccount): RpaRunRecord {
+function queuedRun(ctx: RunStartContext, base: RunBase, choice: ChannelChoice): RpaRunRecord {
   const at = ctx.now().toISOString();
+  const queued = withStep([], at, 'queued');
+  const through =
+    choice.channel === 'portal'
+      ? {
+          channel: 'portal' as const,
+          portalAccountId: choice.account.externalId,
+          portalId: choice.account.portalId,
+          steps: withStep(
+            queued,
+            at,
+            'portal account selected',
+            `${choice.account.portalId} ${choice.account.externalId}`,
+          ),
+        }
+      : {
+          channel: 'pas' as const,
+          payerConnectionId: choice.connection.externalId,
+          steps: withStep(queued, at, 'payer connection selected', choice.connection.externalId),
+        };
   return {
     ...base,
-    portalAccountId: account.externalId,
-    portalId: account.portalId,
+    ...through,
     runId: uuidv7(ctx.now().getTime()),
     status: 'queued',
-    steps: withStep(
-      withStep([], at, 'queued'),
-      at,
-      'portal account selected',
-      `${account.portalId} ${account.externalId}`,
-    ),
     enteredValues: {},
     screenshots: [],
     version: 1,
@@ -91,7 +115,7 @@ export async function startViewOnPage(
     clientUserId,
     organizationId: user.organizationId,
   };
-  const run = queuedRun(ctx, base, account);
+  const run = queuedRun(ctx, base, { channel: 'portal', account });
   const admitted = await ctx.quotas.admit(clientId, run.runId, 1, TIMEOUTS.viewOnPage);
   await ctx.runs.createRun(run);
   let executionArn: string;
@@ -171,7 +195,7 @@ export async function startCheckAuthStatus(
     executionArn = await ctx.automation.start('check-auth-status', batchId, {
       clientId,
       batchId,
-      groups: groupsByAccount(queued),
+      groups: groupsOf(queued),
     });
   } catch (error) {
     await Promise.all(queued.map((run) => notStarted(ctx, run)));

@@ -2,7 +2,13 @@ import type { RpaBatchRecord, RpaRunRecord, RunOutcome, RunStatus } from '#lib/e
 import type { ServiceEvent } from '#lib/entities/service-event';
 
 /** The outcomes of a run that ends `succeeded`; every other one fails it. */
-export const SUCCESSFUL_OUTCOMES: readonly RunOutcome[] = ['form_filled', 'status_read', 'not_found_on_portal'];
+export const SUCCESSFUL_OUTCOMES: readonly RunOutcome[] = [
+  'form_filled',
+  'status_read',
+  'not_found_on_portal',
+  'submitted',
+  'not_found_at_payer',
+];
 
 export const isTerminal = (status: RunStatus) => status === 'succeeded' || status === 'failed';
 

@@ -8,22 +8,39 @@
  * failure reaches RecordRunFailure as its error name only (the Catch output's Cause stays behind).
  */
 
-/** The Task states of the two state machines; each is run by a function of lib/routes/automation-tasks.ts. */
-export type AutomationTaskName = 'FillPortalForm' | 'CheckPortalStatus' | 'RecordRunFailure' | 'FinishBatch';
+/** The Task states of the state machines; each is run by a function of lib/routes/automation-tasks.ts. */
+export type AutomationTaskName =
+  | 'FillPortalForm'
+  | 'CheckPortalStatus'
+  | 'SubmitPasClaim'
+  | 'CheckPayerStatus'
+  | 'RecordRunFailure'
+  | 'FinishBatch';
 
 /** The resource (Lambda function ARN) of every Task state. */
 export type TaskResources = Record<AutomationTaskName, string>;
 
 /** Names of the deployed state machines within the automation stack, and of the local ones. */
-export const stateMachineNames = { viewOnPage: 'ViewOnPage', checkAuthStatus: 'CheckAuthStatusBatch' } as const;
+export const stateMachineNames = {
+  viewOnPage: 'ViewOnPage',
+  checkAuthStatus: 'CheckAuthStatusBatch',
+  submitToPayer: 'SubmitToPayer',
+} as const;
 export type StateMachineKey = keyof typeof stateMachineNames;
 
 /** Seconds. Browser tasks: a portal login plus a form; the Lambda timeout (150 s) leaves the worker time to close. */
 export const TIMEOUTS = {
   browserTask: 120,
   recorderTask: 30,
+  /**
+   * A payer-API task: a token (one assertion, one POST) and one PAS call, which the IG allows the payer
+   * 15 s to answer, or a group's inquiries one after the other while the invocation has time.
+   */
+  payerTask: 60,
   viewOnPage: 300,
   checkAuthStatus: 900,
+  /** A submission's attempts and their waits (docs/payer-api.md, "Retries"). */
+  submitToPayer: 900,
 } as const;
 
 /**
@@ -53,7 +70,7 @@ export interface DefinitionOptions {
 }
 
 export type AslState = Record<string, unknown> & {
-  Type: 'Task' | 'Map' | 'Fail' | 'Pass' | 'Succeed' | 'Choice';
+  Type: 'Task' | 'Map' | 'Fail' | 'Pass' | 'Succeed' | 'Choice' | 'Wait';
 };
 export interface AslDefinition {
   Comment: string;
@@ -131,6 +148,29 @@ const browserTask = (
   ...next,
 });
 
+/**
+ * A payer-API task: no browser and no lease, so no portal or busy retries. A payer that answers 429 or
+ * 5xx, or not in time, is not retried here: the task itself says how long to wait (`waitSeconds`, the
+ * payer's Retry-After or our back-off) and the machine waits in a Wait state, costing no Lambda time.
+ */
+const payerTask = (
+  resource: string,
+  parameters: Record<string, string>,
+  timeoutSeconds: number,
+  next: { Next: string },
+  resultSelector: Record<string, string>,
+): AslState => ({
+  Type: 'Task',
+  Resource: resource,
+  Parameters: parameters,
+  ResultSelector: resultSelector,
+  ResultPath: '$.result',
+  TimeoutSeconds: timeoutSeconds,
+  Retry: [recorderRetry],
+  Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'RecordRunFailure' }],
+  ...next,
+});
+
 const recordRunFailure = (
   resource: string,
   parameters: Record<string, string>,
@@ -172,8 +212,10 @@ export const viewOnPageDefinition = (resources: TaskResources, options: Definiti
 };
 
 /**
- * CheckAuthStatusBatch, input `{clientId, batchId, groups: [{portalAccountId, items: [{requestExternalId,
- * runId}]}]}`: the batch's requests grouped by portal account, so each account signs in once. Each
+ * CheckAuthStatusBatch, input `{clientId, batchId, groups: [{channel, portalAccountId, payerConnectionId,
+ * items: [{requestExternalId, runId}]}]}`: the batch's requests grouped by portal account, so each
+ * account signs in once, or by payer connection (`channel: 'pas'`: `$inquire`, no browser; the id of
+ * the other channel is ''). Each
  * group is one session at a time (ACCOUNTS_AT_ONCE groups at once); its task looks up part of the group and returns
  * the rest (`more`), and the loop calls it again for those. A group that fails for good is recorded and
  * the batch goes on; FinishBatch then closes it. Results are dropped: the runs hold the outcomes.
@@ -181,7 +223,9 @@ export const viewOnPageDefinition = (resources: TaskResources, options: Definiti
 export const checkAuthStatusDefinition = (resources: TaskResources, options: DefinitionOptions = {}): AslDefinition => {
   const task = options.taskTimeoutSeconds ?? TIMEOUTS.browserTask;
   const recorder = options.taskTimeoutSeconds ?? TIMEOUTS.recorderTask;
+  const payer = options.taskTimeoutSeconds ?? TIMEOUTS.payerTask;
   const group = { ...ids('clientId', 'batchId', 'portalAccountId'), 'items.$': '$.items' };
+  const payerGroup = { ...ids('clientId', 'batchId', 'payerConnectionId'), 'items.$': '$.items' };
   return {
     Comment: 'Check auth status: read the authorization of each request of a batch on the payer portal (docs/rpa.md)',
     StartAt: 'CheckEachAccount',
@@ -195,13 +239,39 @@ export const checkAuthStatusDefinition = (resources: TaskResources, options: Def
         ItemSelector: {
           'clientId.$': '$.clientId',
           'batchId.$': '$.batchId',
+          'channel.$': '$$.Map.Item.Value.channel',
           'portalAccountId.$': '$$.Map.Item.Value.portalAccountId',
+          'payerConnectionId.$': '$$.Map.Item.Value.payerConnectionId',
           'items.$': '$$.Map.Item.Value.items',
         },
         ItemProcessor: {
           ProcessorConfig: { Mode: 'INLINE' },
-          StartAt: 'CheckPortalStatus',
+          StartAt: 'WhichChannel',
           States: {
+            // A group is one portal account's or one payer connection's (lib/runs/channel-choice.ts).
+            WhichChannel: {
+              Type: 'Choice',
+              Choices: [{ Variable: '$.channel', StringEquals: 'pas', Next: 'CheckPayerStatus' }],
+              Default: 'CheckPortalStatus',
+            },
+            CheckPayerStatus: payerTask(
+              resources.CheckPayerStatus,
+              payerGroup,
+              payer,
+              { Next: 'MorePayerChecks' },
+              { 'more.$': '$.more', 'items.$': '$.remaining', 'waitSeconds.$': '$.waitSeconds' },
+            ),
+            MorePayerChecks: {
+              Type: 'Choice',
+              Choices: [{ Variable: '$.result.more', BooleanEquals: true, Next: 'WaitForPayer' }],
+              Default: 'GroupDone',
+            },
+            WaitForPayer: { Type: 'Wait', SecondsPath: '$.result.waitSeconds', Next: 'NextPayerChecks' },
+            NextPayerChecks: {
+              Type: 'Pass',
+              Parameters: { ...ids('clientId', 'batchId', 'payerConnectionId'), 'items.$': '$.result.items' },
+              Next: 'CheckPayerStatus',
+            },
             CheckPortalStatus: browserTask(
               resources.CheckPortalStatus,
               group,
@@ -239,12 +309,54 @@ export const checkAuthStatusDefinition = (resources: TaskResources, options: Def
   };
 };
 
+/**
+ * SubmitToPayer, input `{clientId, requestExternalId, runId}`: one submission to the payer's PAS API
+ * (docs/payer-api.md). Each attempt is one invocation; between attempts the machine waits as long as
+ * the task says (the payer's Retry-After, or our back-off), and the task ends the run when attempts
+ * are used up. A failure for good is recorded like a browser task's.
+ */
+export const submitToPayerDefinition = (resources: TaskResources, options: DefinitionOptions = {}): AslDefinition => {
+  const task = options.taskTimeoutSeconds ?? TIMEOUTS.payerTask;
+  const recorder = options.taskTimeoutSeconds ?? TIMEOUTS.recorderTask;
+  const run = ['clientId', 'requestExternalId', 'runId'];
+  return {
+    Comment: "Submit a request to the payer's prior-authorization API (Da Vinci PAS $submit) (docs/payer-api.md)",
+    StartAt: 'SubmitPasClaim',
+    TimeoutSeconds: options.executionTimeoutSeconds ?? TIMEOUTS.submitToPayer,
+    States: {
+      SubmitPasClaim: payerTask(
+        resources.SubmitPasClaim,
+        ids(...run),
+        task,
+        { Next: 'SubmitAgain' },
+        {
+          'waitSeconds.$': '$.waitSeconds',
+        },
+      ),
+      SubmitAgain: {
+        Type: 'Choice',
+        Choices: [{ Variable: '$.result.waitSeconds', NumericGreaterThan: 0, Next: 'WaitForPayer' }],
+        Default: 'Submitted',
+      },
+      WaitForPayer: { Type: 'Wait', SecondsPath: '$.result.waitSeconds', Next: 'SubmitPasClaim' },
+      Submitted: { Type: 'Succeed' },
+      RecordRunFailure: recordRunFailure(resources.RecordRunFailure, ids(...run), recorder, { Next: 'RunFailed' }),
+      RunFailed: {
+        Type: 'Fail',
+        ErrorPath: '$.error.Error',
+        Cause: 'The run failed; its outcome is recorded on the run.',
+      },
+    },
+  };
+};
+
 export const stateMachineDefinitions: Record<
   StateMachineKey,
   (resources: TaskResources, options?: DefinitionOptions) => AslDefinition
 > = {
   viewOnPage: viewOnPageDefinition,
   checkAuthStatus: checkAuthStatusDefinition,
+  submitToPayer: submitToPayerDefinition,
 };
 
 /** Every Task state of a definition, Map iterations included, by name. */

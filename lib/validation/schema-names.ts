@@ -8,6 +8,7 @@ export const PUBLIC_SCHEMAS = [
   'RpaAccessRequest',
   'ViewOnPageRequest',
   'CheckAuthStatusBatch',
+  'SubmitRequest',
 ] as const;
 const INTERNAL_SCHEMAS = [
   'RequestAddressedByPath',

@@ -9,6 +9,7 @@ import {
 import { authorizationHistoryQuerySchema, requestAddressedByPathSchema, requestSchema } from './schemas/request.ts';
 import { checkAuthStatusBatchSchema, viewOnPageRequestSchema } from './schemas/rpa.ts';
 import { rpaAccessRequestSchema } from './schemas/rpa-access-request.ts';
+import { submitRequestSchema } from './schemas/submission.ts';
 import { webhookDeliveryListQuerySchema, webhookSubscriptionSchema } from './schemas/webhook.ts';
 
 /** Every schema the build compiles, by name. Read by scripts/compile-schemas.ts only. */
@@ -24,6 +25,7 @@ export const schemaSources: Record<SchemaName, Record<string, unknown>> = {
   RpaAccessRequest: rpaAccessRequestSchema,
   ViewOnPageRequest: viewOnPageRequestSchema,
   CheckAuthStatusBatch: checkAuthStatusBatchSchema,
+  SubmitRequest: submitRequestSchema,
   WebhookSubscription: webhookSubscriptionSchema,
   WebhookDeliveryListQuery: webhookDeliveryListQuerySchema,
 };

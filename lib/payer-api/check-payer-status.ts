@@ -1,0 +1,132 @@
+import type { BatchItem } from '#lib/entities/rpa';
+import { RunNotFound } from '#lib/runs/errors';
+import { idsOf, refsOf } from '#lib/runs/run-recorder';
+import { isTerminal, type RunRef } from '#lib/runs/run-store';
+import { readPasAnswer } from './pas/answer-reader.ts';
+import { buildPasInquiryBundle } from './pas/inquiry-bundle.ts';
+import { waitSecondsBefore } from './payer-back-off.ts';
+import { recordDecision, recordNotFound } from './payer-decisions.ts';
+import { recordRefusal } from './payer-refusals.ts';
+import type { Invocation, PayerEndpointView, PayerTaskContext } from './payer-task-context.ts';
+
+/*
+ * CheckPayerStatus: a batch's requests of one payer connection, each read with `Claim/$inquire` — no
+ * browser, no lease, no login. One after the other while the invocation has time; a payer that is
+ * unavailable makes the group wait (its Retry-After, or our back-off) in the state machine, and the
+ * rest is read after.
+ */
+
+export interface PayerGroupResult {
+  remaining: BatchItem[];
+  more: boolean;
+  /** Seconds the state machine waits before it calls again for `remaining` (0: at once). */
+  waitSeconds: number;
+}
+
+/**
+ * Time an inquiry may take, kept in reserve before starting one: a token (an assertion and a POST) and
+ * the PAS call, which the IG gives the payer 15 s to answer.
+ */
+const INQUIRY_RESERVE_MS = 20_000;
+
+const itemsOf = (refs: RunRef[]): BatchItem[] =>
+  refs.map(({ externalId, runId }) => ({ requestExternalId: externalId, runId }));
+
+/** The claim identifier of the request's latest submission through this channel, if any. */
+async function submittedClaimOf(ctx: PayerTaskContext, ref: RunRef): Promise<string | null> {
+  const runs = await ctx.runs.latestRuns(ref.clientId, ref.externalId, 20);
+  return runs.find((run) => run.kind === 'submit' && run.submission?.sentAt)?.submission?.bundleIdentifier ?? null;
+}
+
+type Checked = 'done' | { waitSeconds: number } | 'credentials_refused';
+
+/** One request's inquiry, recorded; or how long to wait before it is tried again. */
+async function checkOne(ctx: PayerTaskContext, ref: RunRef, endpoint: PayerEndpointView, payerConnectionId: string) {
+  const stored = await ctx.runs.getRun(ref);
+  if (stored?.kind !== 'check-auth-status') throw new RunNotFound();
+  if (isTerminal(stored.status)) return 'done';
+  const attempt = (stored.payerAttempts ?? 0) + 1;
+  const run = await ctx.addStep(ref, 'started', `attempt ${attempt}`, { status: 'running' });
+  if (!run) return 'done';
+  const request = await ctx.requests.get(ref.clientId, ref.externalId);
+  if (!request) return ctx.finish(ref, 'request_not_found').then((): Checked => 'done');
+  const connection = await ctx.connectionOf(ref.clientId, payerConnectionId);
+  const bundle = buildPasInquiryBundle({
+    request,
+    claimIdentifier: await submittedClaimOf(ctx, ref),
+    payer: { payerId: connection?.payerId ?? '', name: null },
+  });
+  const result = await ctx.call({
+    clientId: ref.clientId,
+    payerConnectionId,
+    endpoint,
+    operation: 'Claim/$inquire',
+    bundle,
+  });
+  if (result.kind === 'credentials_refused') return 'credentials_refused';
+  if (result.kind === 'unavailable') {
+    if (attempt >= ctx.maxAttempts)
+      return ctx.finish(ref, 'payer_unavailable', { payerAttempts: attempt }).then((): Checked => 'done');
+    const waitSeconds = waitSecondsBefore(attempt, result.retryAfterSeconds);
+    await ctx.addStep(ref, "the payer's API did not answer; the attempt will be retried", `in ${waitSeconds} s`, {
+      payerAttempts: attempt,
+    });
+    return { waitSeconds };
+  }
+  if (result.kind === 'answer_rejected') return ctx.finish(ref, 'payer_error').then((): Checked => 'done');
+  const answer = readPasAnswer(result.body);
+  if (answer.kind === 'decision') await recordDecision(ctx, ref, run, answer.decision, 'status_read');
+  else if (answer.kind === 'not_found') await recordNotFound(ctx, ref, run);
+  else if (answer.kind === 'refused') await recordRefusal(ctx, ref, bundle, answer.issues);
+  else await ctx.finish(ref, 'payer_error');
+  return 'done';
+}
+
+/** The group's runs that have not ended, in the batch's order. */
+async function liveRunsOf(ctx: PayerTaskContext, clientId: string, refs: RunRef[]): Promise<RunRef[]> {
+  const read = await ctx.runs.getRuns(
+    clientId,
+    refs.map(({ externalId, runId }) => ({ externalId, runId })),
+  );
+  const byId = new Map(read.map((run) => [run.runId, run]));
+  return refs.filter((ref) => {
+    const run = byId.get(ref.runId);
+    return run?.kind === 'check-auth-status' && !isTerminal(run.status);
+  });
+}
+
+/** Every run left ends with `outcome`: the connection cannot serve any of them. */
+async function endAll(ctx: PayerTaskContext, refs: RunRef[], outcome: 'no_payer_connection' | 'credentials_refused') {
+  for (const ref of refs) await ctx.finish(ref, outcome);
+  return { remaining: [], more: false, waitSeconds: 0 };
+}
+
+/** CheckPayerStatus: the group's inquiries while the invocation has time; the rest for the next call. */
+export async function checkPayerStatus(
+  ctx: PayerTaskContext,
+  input: unknown,
+  invocation?: Invocation,
+): Promise<PayerGroupResult> {
+  const { clientId, payerConnectionId } = idsOf(input, ['clientId', 'batchId', 'payerConnectionId']) as {
+    clientId: string;
+    payerConnectionId: string;
+  };
+  const live = await liveRunsOf(ctx, clientId, refsOf(clientId, (input as { items?: unknown }).items));
+  if (live.length === 0) return { remaining: [], more: false, waitSeconds: 0 };
+  const connection = await ctx.connectionOf(clientId, payerConnectionId);
+  const endpoint = connection?.status === 'active' ? await ctx.endpointOf(connection.payerId) : undefined;
+  if (!endpoint) return endAll(ctx, live, 'no_payer_connection');
+  for (const [i, ref] of live.entries()) {
+    // The first always goes; another only while an inquiry still fits in the invocation.
+    if (i > 0 && invocation && invocation.getRemainingTimeInMillis() < INQUIRY_RESERVE_MS) {
+      return { remaining: itemsOf(live.slice(i)), more: true, waitSeconds: 0 };
+    }
+    const checked = await checkOne(ctx, ref, endpoint, payerConnectionId);
+    if (checked === 'credentials_refused') {
+      await ctx.markAttention(clientId, payerConnectionId);
+      return endAll(ctx, live.slice(i), 'credentials_refused');
+    }
+    if (checked !== 'done') return { remaining: itemsOf(live.slice(i)), more: true, waitSeconds: checked.waitSeconds };
+  }
+  return { remaining: [], more: false, waitSeconds: 0 };
+}

@@ -1,0 +1,85 @@
+import type { Authorization } from '#lib/entities/request';
+import type { PortalAuthorizationRecord, RpaRunRecord, RunOutcome } from '#lib/entities/rpa';
+import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
+import type { TaskResult } from '#lib/runs/run-recorder';
+import type { RunRef } from '#lib/runs/run-store';
+import type { PayerDecision } from './pas/answer-types.ts';
+import type { PayerTaskContext } from './payer-task-context.ts';
+
+/*
+ * Where a PAS answer becomes a status: the payer's decision, read per item (pas/), written to the
+ * request's authorization through the same transaction, history entry, outbox event and webhook as a
+ * portal read (lib/requests/authorization-changes.ts), then the run ends with its outcome.
+ */
+
+/** The run's own summary of the decision, in the words its schema has (the portal's `pended`). */
+const runSummaryOf = (decision: PayerDecision): PortalAuthorizationRecord | undefined => {
+  const status = decision.status === 'pending' ? 'pended' : decision.status;
+  if (status === 'cancelled' || status === 'not_submitted') return undefined;
+  return { status, number: decision.number, decisionDate: decision.decisionDate };
+};
+
+/** Who a re-check of what `run` read runs for: its client user, organization and payer connection. */
+function rechecksFor(ctx: PayerTaskContext, run: RpaRunRecord): RecheckContext | undefined {
+  return ctx.recheckSettings && run.payerConnectionId
+    ? {
+        settingsOf: ctx.recheckSettings,
+        // The account or connection that read the status: for the payer-API channel, the connection.
+        onBehalfOf: {
+          clientUserId: run.clientUserId,
+          organizationId: run.organizationId,
+          portalAccountId: run.payerConnectionId,
+        },
+      }
+    : undefined;
+}
+
+/** Writes the decision on the request and ends the run with `outcome`; `request_not_found` if it is gone. */
+export async function recordDecision(
+  ctx: PayerTaskContext,
+  ref: RunRef,
+  run: RpaRunRecord,
+  decision: PayerDecision,
+  outcome: Extract<RunOutcome, 'submitted' | 'status_read'>,
+): Promise<TaskResult> {
+  const at = ctx.now().toISOString();
+  const next: Authorization = {
+    status: decision.status,
+    number: decision.number,
+    decisionDate: decision.decisionDate,
+    lastCheckedAt: at,
+    channel: 'pas',
+    items: decision.items,
+    reasons: decision.reasons,
+  };
+  const updated = await setAuthorization(
+    ctx.requests,
+    ref,
+    next,
+    { kind: 'run', runId: ref.runId },
+    at,
+    rechecksFor(ctx, run),
+  );
+  const summary = runSummaryOf(decision);
+  const change = summary ? { authorization: summary } : {};
+  if (!updated) return ctx.finish(ref, 'request_not_found', change);
+  return ctx.finish(ref, outcome, change);
+}
+
+/** $inquire found no claim: the request's authorization says so (`not_found`), as a portal read would. */
+export async function recordNotFound(ctx: PayerTaskContext, ref: RunRef, run: RpaRunRecord): Promise<TaskResult> {
+  const at = ctx.now().toISOString();
+  const next: Authorization = {
+    status: 'not_found',
+    number: null,
+    decisionDate: null,
+    lastCheckedAt: at,
+    channel: 'pas',
+    items: [],
+    reasons: [],
+  };
+  const changedBy = { kind: 'run' as const, runId: ref.runId };
+  const updated = await setAuthorization(ctx.requests, ref, next, changedBy, at, rechecksFor(ctx, run));
+  const change = { authorization: { status: 'not_found' as const, number: null, decisionDate: null } };
+  return ctx.finish(ref, updated ? 'not_found_at_payer' : 'request_not_found', change);
+}

@@ -1,0 +1,38 @@
+import type { Bundle } from '@medplum/fhirtypes';
+import type { TaskResult } from '#lib/runs/run-recorder';
+import type { RunRef } from '#lib/runs/run-store';
+import type { PayerIssue } from './pas/answer-types.ts';
+import { requestPathOfIssue } from './pas/outcome-paths.ts';
+import type { PayerTaskContext } from './payer-task-context.ts';
+
+/*
+ * A payer that refuses a submission or an inquiry (an OperationOutcome, or a ClaimResponse whose outcome
+ * is `error`): the run ends `payer_refused`, and its steps say which of the request's fields the payer
+ * named, in the request's own paths (`/procedures/1/code`), with the payer's issue codes. The payer's
+ * free text stays out: it can quote PHI.
+ */
+
+/** Issues a run records, at most: the steps are bounded too (MAX_RUN_STEPS). */
+const MAX_ISSUES = 20;
+
+/** An issue code as FHIR's IssueType has them (`required`, `code-invalid`, …); anything else is `other`. */
+const issueCodeOf = (code: string) => (/^[a-z][a-z-]{0,39}$/.test(code) ? code : 'other');
+
+/** Each issue's code and the request path it names (or, when none can be found, just its code). */
+export const refusalDetailsOf = (bundle: Bundle, issues: readonly PayerIssue[]): string[] =>
+  issues.slice(0, MAX_ISSUES).map((issue) => {
+    const path = requestPathOfIssue(bundle, issue);
+    return path ? `${issueCodeOf(issue.code)} ${path}` : issueCodeOf(issue.code);
+  });
+
+export async function recordRefusal(
+  ctx: PayerTaskContext,
+  ref: RunRef,
+  bundle: Bundle,
+  issues: readonly PayerIssue[],
+): Promise<TaskResult> {
+  for (const detail of refusalDetailsOf(bundle, issues)) {
+    await ctx.addStep(ref, 'the payer refused a field of the request', detail);
+  }
+  return ctx.finish(ref, 'payer_refused');
+}

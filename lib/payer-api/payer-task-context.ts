@@ -1,0 +1,114 @@
+import type { Bundle } from '@medplum/fhirtypes';
+import type { RpaRunRecord } from '#lib/entities/rpa';
+import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
+import type { RequestStore } from '#lib/requests/request-store';
+import type { AutomationQuotaService } from '#lib/runs/automation-quotas';
+import { changeRun, withStep } from '#lib/runs/run-changes';
+import { finisherOf } from '#lib/runs/run-recorder';
+import { isTerminal, type RunRef, type RunStore } from '#lib/runs/run-store';
+import type { PasAttachment } from './pas/pas-submission.ts';
+
+/*
+ * What the payer-API channel's two tasks share (SubmitPasClaim, CheckPayerStatus): their dependencies
+ * with defaults, and the steps they write on their runs. No browser, lease or portal: a PAS call is one
+ * HTTPS request with a bearer token.
+ */
+
+/** What a task reads of its invocation (the Lambda context): the time it has left. */
+export interface Invocation {
+  getRemainingTimeInMillis(): number;
+}
+
+/** The organization's connection to a payer, as a task needs it. */
+export interface PayerConnectionView {
+  payerId: string;
+  status: 'active' | 'attention' | 'disabled';
+}
+
+/** A payer's FHIR endpoint, from the operator's directory. */
+export interface PayerEndpointView {
+  fhirBaseUrl: string;
+}
+
+/** The PAS operations we call. */
+export type PasOperation = 'Claim/$submit' | 'Claim/$inquire';
+
+/**
+ * One PAS call's result as the tasks read it (payer-gateway.ts makes it: a token from the signer, a 401
+ * retried once with a new token, the answer bounded and parsed).
+ */
+export type PayerCallResult =
+  | { kind: 'answer'; status: number; body: unknown }
+  /** No answer in time, or 429/5xx: worth another attempt later (the payer's Retry-After, if it gave one). */
+  | { kind: 'unavailable'; retryAfterSeconds: number | null }
+  /** The payer's token endpoint refused our client assertion, or a fresh token was refused too. */
+  | { kind: 'credentials_refused' }
+  /** An answer we will not read: too large, too deep, not JSON. */
+  | { kind: 'answer_rejected' };
+
+export interface PayerCall {
+  clientId: string;
+  payerConnectionId: string;
+  endpoint: PayerEndpointView;
+  operation: PasOperation;
+  bundle: Bundle;
+}
+
+export interface PayerTaskDependencies {
+  runs: RunStore;
+  requests: Pick<RequestStore, 'get' | 'setAuthorization'>;
+  connectionOf: (clientId: string, externalId: string) => Promise<PayerConnectionView | undefined>;
+  /** The payer refused our credentials: the connection needs its owner (as a wrong portal password does). */
+  markAttention: (clientId: string, externalId: string) => Promise<void>;
+  endpointOf: (payerId: string) => Promise<PayerEndpointView | undefined>;
+  /** The request's attachments, as the Bundle carries them (supportingInfo). */
+  attachmentsOf: (clientId: string, externalId: string) => Promise<PasAttachment[]>;
+  call: (call: PayerCall) => Promise<PayerCallResult>;
+  /** A client's re-check settings: a read that finds the authorization undecided schedules re-checks. */
+  recheckSettings?: RecheckSettingsOf;
+  /** The client's runs in flight (automation-quotas.ts): a submit run that ends lands. */
+  flights?: Pick<AutomationQuotaService, 'landed'>;
+  /** Attempts at a payer that stays unavailable, per run, before the run ends `payer_unavailable`. */
+  maxAttempts?: number;
+  now?: () => Date;
+}
+
+export type PayerTaskContext = Omit<Required<PayerTaskDependencies>, 'recheckSettings' | 'flights'> &
+  Pick<PayerTaskDependencies, 'recheckSettings' | 'flights'> & {
+    finish: ReturnType<typeof finisherOf>;
+    /** A step of a run still going; called as a method, so the step texts read as they are written. */
+    addStep: (
+      ref: RunRef,
+      step: string,
+      detail?: string,
+      change?: Partial<RpaRunRecord>,
+    ) => Promise<RpaRunRecord | undefined>;
+  };
+
+/** Four attempts: the first and three retries spaced by the back-off (payer-back-off.ts), about 2 minutes in all. */
+const MAX_ATTEMPTS = 4;
+
+export function payerTaskContextOf(deps: PayerTaskDependencies): PayerTaskContext {
+  const now = deps.now ?? (() => new Date());
+  const ctx: PayerTaskContext = {
+    ...deps,
+    now,
+    maxAttempts: deps.maxAttempts ?? MAX_ATTEMPTS,
+    finish: finisherOf({ runs: deps.runs, now, ...(deps.flights ? { flights: deps.flights } : {}) }),
+    addStep: (ref, step, detail, change) => stepOn(ctx, ref, step, detail, change),
+  };
+  return ctx;
+}
+
+/** A step of a run still going: a run that ended stays as it ended. */
+function stepOn(ctx: PayerTaskContext, ref: RunRef, step: string, detail?: string, change: Partial<RpaRunRecord> = {}) {
+  return changeRun(
+    ctx.runs,
+    ref,
+    (run) =>
+      isTerminal(run.status)
+        ? undefined
+        : { ...run, ...change, steps: withStep(run.steps, ctx.now().toISOString(), step, detail) },
+    ctx.now,
+  );
+}

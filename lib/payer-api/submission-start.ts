@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { Bundle } from '@medplum/fhirtypes';
+import type { AttachmentRecord } from '#lib/entities/attachment';
+import type { StoredRequest } from '#lib/entities/request';
+import type { RpaRunRecord } from '#lib/entities/rpa';
+import { NotFound } from '#lib/errors';
+import { uuidv7 } from '#lib/ids';
+import type { PayerConnectionChoice } from '#lib/runs/payer-directory';
+import { changeRun, withStep } from '#lib/runs/run-changes';
+import { existingRequest, type RunStartContext } from '#lib/runs/run-context';
+import { isTerminal } from '#lib/runs/run-store';
+import { TIMEOUTS } from '#lib/runs/state-machines';
+import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
+import type { MappingProblem, PasAttachment } from './pas/pas-submission.ts';
+import { buildPasRequestBundle } from './pas/request-bundle.ts';
+import { NoPayerApi, NoPayerConnection, RequestNotMappable } from './submission-errors.ts';
+
+/*
+ * Starting a submission to the payer's PAS API (POST …/Requests/{externalId}/submit): the payer and the
+ * organization's connection to it are chosen, the Bundle is built from the stored request (a request
+ * that lacks what PAS cannot do without is refused with every such field's path, before anything is
+ * sent), a `submit` run is queued and its execution started. A dry run answers the Bundle and its
+ * problems and starts nothing. Submitting is always this explicit call: portal drivers never submit.
+ */
+
+export interface SubmitBody {
+  clientUserId: string;
+  payerConnectionExternalId?: string | undefined;
+  dryRun?: boolean | undefined;
+}
+
+export type SubmissionStart = { dryRun: true; bundle: Bundle; problems: MappingProblem[] } | { run: RpaRunRecord };
+
+const payerIdOf = (request: StoredRequest): string | null => {
+  const payerId = (request.document.patient as Record<string, unknown> | undefined)?.PayerId;
+  return typeof payerId === 'string' && payerId !== '' ? payerId : null;
+};
+
+/** The connection the submission goes through: the one named, else the organization's active one to the payer. */
+async function connectionFor(
+  ctx: RunStartContext,
+  organizationId: string,
+  request: StoredRequest,
+  named: string | undefined,
+): Promise<PayerConnectionChoice> {
+  const { clientId, externalId } = request;
+  const namedConnection = named ? await ctx.payers.connection(clientId, named) : undefined;
+  if (named && namedConnection?.organizationId !== organizationId) throw new NotFound(`Payer connection ${named}`);
+  const payerId = payerIdOf(request) ?? namedConnection?.payerId ?? null;
+  if (payerId === null || !(await ctx.payers.hasApi(payerId))) throw new NoPayerApi(externalId, payerId);
+  const connection = namedConnection ?? (await ctx.payers.activeConnection(clientId, organizationId, payerId));
+  if (!connection || connection.payerId !== payerId) throw new NoPayerConnection(externalId, 'no_payer_connection');
+  if (connection.status !== 'active') throw new NoPayerConnection(externalId, 'payer_connection_not_active');
+  return connection;
+}
+
+/** The request's verified attachments as the Bundle lists them (their bytes are added when it is sent). */
+export const pasAttachmentsOf = (records: readonly AttachmentRecord[]): PasAttachment[] =>
+  records
+    .filter((record) => record.status === 'available')
+    .map(({ attachmentId, fileName, contentType, size, sha256, createdAt }) => ({
+      attachmentId,
+      fileName,
+      contentType,
+      size,
+      sha256,
+      createdAt,
+    }));
+
+function queuedSubmission(
+  ctx: RunStartContext,
+  request: StoredRequest,
+  clientUserId: string,
+  connection: PayerConnectionChoice,
+): RpaRunRecord {
+  const at = ctx.now().toISOString();
+  return {
+    clientId: request.clientId,
+    externalId: request.externalId,
+    runId: uuidv7(ctx.now().getTime()),
+    kind: 'submit',
+    clientUserId,
+    organizationId: connection.organizationId,
+    channel: 'pas',
+    payerConnectionId: connection.externalId,
+    // One identifier for every attempt of this run: the payer sees one submission however often we retry.
+    submission: { bundleIdentifier: randomUUID(), sentAt: null },
+    status: 'queued',
+    steps: withStep(withStep([], at, 'queued'), at, 'payer connection selected', connection.externalId),
+    enteredValues: {},
+    screenshots: [],
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** Checks and builds; a dry run answers here; else queues the run and starts its execution. */
+export async function startSubmission(
+  ctx: RunStartContext,
+  scope: Scope,
+  externalId: string,
+  { clientUserId, payerConnectionExternalId, dryRun }: SubmitBody,
+): Promise<SubmissionStart> {
+  const user = await clientUserInScope(ctx.tenants, scope, clientUserId);
+  const request = await existingRequest(ctx, scope.clientId, externalId);
+  const connection = await connectionFor(ctx, user.organizationId, request, payerConnectionExternalId);
+  const run = queuedSubmission(ctx, request, clientUserId, connection);
+  const { bundle, problems } = buildPasRequestBundle({
+    request,
+    bundleIdentifier: run.submission!.bundleIdentifier,
+    submittedAt: run.createdAt,
+    payer: { payerId: connection.payerId, name: null },
+    attachments: pasAttachmentsOf(await ctx.attachments.listByRequest(scope.clientId, externalId)),
+  });
+  if (dryRun) return { dryRun: true, bundle, problems };
+  if (problems.length > 0) throw new RequestNotMappable(externalId, problems);
+  const admitted = await ctx.quotas.admit(scope.clientId, run.runId, 1, TIMEOUTS.submitToPayer);
+  await ctx.runs.createRun(run);
+  let executionArn: string;
+  try {
+    executionArn = await ctx.automation.start('submit', run.runId, {
+      clientId: scope.clientId,
+      requestExternalId: externalId,
+      runId: run.runId,
+    });
+  } catch (error) {
+    await changeRun(ctx.runs, run, (current) =>
+      isTerminal(current.status)
+        ? undefined
+        : { ...current, status: 'failed', steps: withStep(current.steps, ctx.now().toISOString(), 'not started') },
+    );
+    await admitted.giveBack();
+    throw error;
+  }
+  const started = await changeRun(ctx.runs, run, (current) => ({ ...current, executionArn }), ctx.now);
+  return { run: started ?? { ...run, executionArn } };
+}
