@@ -1,0 +1,58 @@
+import type { AuthorizationStatus } from '#lib/entities/request';
+
+/*
+ * What a payer's PAS answer ($submit or $inquire) means to us (docs/payer-api-answers.md): every value
+ * in it was checked against a pattern and a length before it got here (answer-values.ts).
+ */
+
+/** One item's result: the X12 306 review action read onto our statuses (review-actions.ts). */
+export type ItemStatus = 'approved' | 'partially_approved' | 'denied' | 'pending' | 'cancelled';
+
+/** A reason the payer gave: an X12 reason code (HCR03), an error code, or a note of its reviewer (`code: 'note'`). */
+export interface AuthorizationReason {
+  system: string | null;
+  code: string;
+  text: string | null;
+}
+
+/** One requested service as the payer decided it; `sequence` is the Claim item's, echoed by the payer. */
+export interface AuthorizationItem {
+  sequence: number;
+  serviceCode: { system: string | null; code: string } | null;
+  status: ItemStatus;
+  /** X12 306: A1 A2 A3 A4 A6 C CT NA; null when the payer gave none for the item. */
+  reviewActionCode: string | null;
+  number: string | null;
+  authorizedPeriod: { start: string | null; end: string | null } | null;
+  authorizedQuantity: { value: number; unit: string | null } | null;
+  reasons: AuthorizationReason[];
+}
+
+export interface PayerDecision {
+  /** The aggregate of the items' statuses (review-actions.ts). */
+  status: AuthorizationStatus;
+  /** The payer's authorization number: ClaimResponse.preAuthRef, or else the first item's. */
+  number: string | null;
+  /** YYYY-MM-DD, the day of ClaimResponse.created; null while the decision is pending. */
+  decisionDate: string | null;
+  claimResponseId: string | null;
+  claimIdentifier: string | null;
+  items: AuthorizationItem[];
+  reasons: AuthorizationReason[];
+}
+
+/** One issue the payer raised: an OperationOutcome's issue, or an error of a ClaimResponse with outcome `error`. */
+export interface PayerIssue {
+  severity: string;
+  code: string;
+  details: string | null;
+  /** FHIRPath expressions (or locations) into the Bundle we sent. */
+  expression: string[];
+}
+
+export type PasAnswer =
+  | { kind: 'decision'; decision: PayerDecision }
+  | { kind: 'refused'; issues: PayerIssue[] }
+  | { kind: 'not_found' }
+  /** Not a PAS answer we can read; the reason is ours, fixed text without anything of the payer's. */
+  | { kind: 'invalid'; reason: string };
