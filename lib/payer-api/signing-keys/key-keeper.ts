@@ -6,7 +6,7 @@ import { PAYER_SIGNING_ALG, type PayerKeyKeeperKind, type RsaPublicJwk } from '#
  * "Keepers"). Adapters: kms-key-keeper.ts (an AWS KMS asymmetric key per signing key) and
  * local-key-keeper.ts (a PKCS#8 file per key under the local stack's state directory).
  */
-export interface NewSigningKey {
+interface NewSigningKey {
   /** The keeper's name for the private key, stored with the key (a KMS key ARN, a file name). */
   keyRef: string;
   publicJwk: RsaPublicJwk;

@@ -34,7 +34,7 @@ export interface PublishedJwk extends RsaPublicJwk {
 
 const at = (instant: string) => Date.parse(instant);
 
-export const isPublished = (key: PayerSigningKey, now: Date): boolean =>
+const isPublished = (key: PayerSigningKey, now: Date): boolean =>
   at(key.publishedAt) <= now.getTime() && (key.retiredAt === null || at(key.retiredAt) > now.getTime());
 
 /** The key that signs now: the newest published one whose activeFrom has come; undefined when none has. */
@@ -117,7 +117,7 @@ export const keysKeptAt = (keySet: PayerSigningKeySet | undefined, now: Date): n
  * Where a key stands at `now`: `signing`; `next` (published, signs from activeFrom); `published` (replaced,
  * published until retiredAt for assertions already on their way); `retired`.
  */
-export type KeyState = 'signing' | 'next' | 'published' | 'retired';
+type KeyState = 'signing' | 'next' | 'published' | 'retired';
 
 /** A key as an operator lists it: its public parts and where it stands (never its keeper's reference). */
 export interface KeyListing {

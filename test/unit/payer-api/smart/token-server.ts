@@ -8,7 +8,7 @@ import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
  * issues numbered tokens, and a PAS endpoint that accepts only tokens it issued and has not revoked.
  * Tests change its behaviour through `state`.
  */
-export interface PayerState {
+interface PayerState {
   tokenRequests: number;
   resourceCalls: number;
   /** Every accepted assertion's jti, to check none repeats. */
