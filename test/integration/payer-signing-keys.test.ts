@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,8 +12,11 @@ import { payerSigningKeySetEntity } from '#lib/entities/payer-signing-keys';
 import { NoSigningKey } from '#lib/payer-api/errors';
 import { clientSigningKey } from '#lib/payer-api/signing-keys/client-signing-key';
 import { dynamoPayerKeySetStore } from '#lib/payer-api/signing-keys/dynamo-key-set-store';
+import { keeperOf } from '#lib/payer-api/signing-keys/keepers';
 import { jwksPathOf, keySetIdOf } from '#lib/payer-api/signing-keys/key-set-id';
 import { JWKS_MAX_AGE_SECONDS } from '#lib/payer-api/signing-keys/key-sets';
+import { LOCAL_PAYER_KEYS_DIR } from '#lib/payer-api/signing-keys/local-key-keeper';
+import { rotatePayerSigningKey } from '#lib/payer-api/signing-keys/rotation';
 import { clientAssertion } from '#lib/payer-api/smart/client-assertion';
 import { baseUrl, call, newTenant } from '#test/support/api';
 
@@ -121,6 +124,28 @@ describe('payer signing keys', () => {
     ]);
     expect(JSON.stringify(listed)).not.toMatch(/"(d|p|q|dp|dq|qi|keyRef)"/);
   }, 30_000);
+
+  it('discards the private keys of retired keys at the next rotation', async () => {
+    const { clientId } = await newTenant('payer keys D');
+    const keeper = keeperOf('local');
+    const rotate = (minutes: number) =>
+      rotatePayerSigningKey({
+        store: dynamoPayerKeySetStore,
+        keeper,
+        clientId,
+        now: new Date(Date.now() + minutes * 60_000),
+      });
+    const first = await rotate(0);
+    const { keyRef } = (await dynamoPayerKeySetStore.ofClient(clientId))!.keys[0]!;
+    const keyFile = join(inject('stackEnv').LOCAL_STATE_DIR!, LOCAL_PAYER_KEYS_DIR, keyRef);
+    expect(existsSync(keyFile)).toBe(true);
+    expect((await rotate(1)).discardedKids).toEqual([]);
+    // Three hours on, the first key has been retired for well over an hour: dropped, its file gone.
+    const third = await rotate(180);
+    expect(third.discardedKids).toEqual([first.kid]);
+    expect(existsSync(keyFile)).toBe(false);
+    expect((await dynamoPayerKeySetStore.ofClient(clientId))!.keys.map((key) => key.kid)).not.toContain(first.kid);
+  });
 
   it('refuses a client it does not know', async () => {
     const failure = await admin('rotate-payer-signing-key', 'no-such-client').then(

@@ -17,6 +17,11 @@ export interface RotationResult {
   activeFrom: string;
   /** Keys retired before this rotation, whose private keys are now deleted (KMS: scheduled). */
   discardedKids: string[];
+  /**
+   * Retired keys whose deletion failed (the rotation itself stands): dropped from the set all the same, so
+   * an operator deletes them by hand (KMS: the key tagged with the client id and this kid's key).
+   */
+  undiscardedKids?: string[];
 }
 
 export const rotatePayerSigningKey = async ({
@@ -47,15 +52,22 @@ export const rotatePayerSigningKey = async ({
     await keeper.discard(created.keyRef);
     throw error;
   }
-  // A retired key of another keeper (a local key of a table moved to AWS) is left where it is.
-  const discardable = dropped.filter((key) => key.keeper === keeper.kind);
-  for (const key of discardable) await keeper.discard(key.keyRef);
-  const added = keySet.keys.at(-1)!;
+  // A retired key of another keeper (a local key of a table moved to AWS) is left where it is. The new
+  // key is published by now: a failed deletion must not make the operator rotate again.
+  const discarded: string[] = [];
+  const undiscarded: string[] = [];
+  for (const key of dropped.filter((old) => old.keeper === keeper.kind)) {
+    await keeper.discard(key.keyRef).then(
+      () => discarded.push(key.kid),
+      () => undiscarded.push(key.kid),
+    );
+  }
   return {
     clientId,
     keySetId: keySet.keySetId,
     kid,
-    activeFrom: added.activeFrom,
-    discardedKids: discardable.map((key) => key.kid),
+    activeFrom: keySet.keys.at(-1)!.activeFrom,
+    discardedKids: discarded,
+    ...(undiscarded.length > 0 ? { undiscardedKids: undiscarded } : {}),
   };
 };
