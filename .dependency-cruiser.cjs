@@ -211,6 +211,7 @@ module.exports = {
           '^lib/entities/service-event\\.ts$',
           '^lib/(runs/state-machines|rechecks/state-machine)\\.ts$',
           '^lib/(portal-accounts/credentials|webhooks/signing-secrets)\\.ts$',
+          '^lib/payer-api/signing-keys/kms-key-tags\\.ts$',
         ],
       },
     },

@@ -202,6 +202,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     LOCAL_STATE_DIR: scratch,
     // Webhooks may go to http and loopback here, so a developer receives on their machine (docs/webhooks.md).
     WEBHOOK_URL_POLICY: 'local',
+    // Payer URLs may be http on loopback here: the local PAS payer (lib/payer-api/payer-url-policy.ts).
+    PAYER_URL_POLICY: 'local',
   };
   // Explicit values win over whatever the shell had, so a developer's AWS profile is never used by accident.
   setFunctionEnvironment(env);

@@ -18,6 +18,8 @@ export type AdminTarget =
       apiStage: string;
       /** USAGE_PLAN_ID (the UsagePlanId output): the default usage plan new clients' keys join. */
       usagePlanId: string | undefined;
+      /** API_URL (the ApiUrl output, or the API's custom domain): where the payer JWKS URLs printed point. */
+      apiUrl: string | undefined;
     }
   /** The running local stack (the default), found through its stack.json under LOCAL_STATE_DIR (.local/). */
   | { kind: 'local'; stackFile: string };
@@ -32,6 +34,7 @@ export const adminTargetOf = (env: Env): AdminTarget => {
       restApiId: env.REST_API_ID || undefined,
       apiStage: env.API_STAGE || 'prod',
       usagePlanId: env.USAGE_PLAN_ID || undefined,
+      apiUrl: env.API_URL || undefined,
     };
   }
   if (target && target !== 'local') throw new Error(`ADMIN_TARGET must be aws or local (the default), not ${target}.`);

@@ -7,6 +7,7 @@
  * Tenants are provisioned by operators only: none of this is an API route.
  * npm prints its own banner on stdout; `npm run -s admin -- …` leaves only the JSON.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type AdminTarget, adminTarget } from './admin-config.ts';
 
@@ -41,6 +42,11 @@ const usage = `Usage: npm run admin -- <command>
   backfill-portal-account-indexes                        → {"scanned","rewritten","searchIndexed"} (once, after
                                                          deploying the filter or search indexes: docs/data-model.md;
                                                          scans the table)
+  rotate-payer-signing-key <clientId>                    → {"clientId","keySetId","kid","activeFrom","discardedKids"[,"jwksUri"]}
+                                                         (creates the client's first payer signing key, or the next one:
+                                                         published now, signing from activeFrom; on AWS a KMS key)
+  list-payer-signing-keys <clientId>                     → {"clientId","keySetId"[,"jwksUri"],"keys":[{"kid","state",…}]}
+                                                         (public parts only; docs/payer-api-smart.md)
 <duration>: whole hours or days, 1h to 365d (e.g. 12h, 90d); keys do not expire without it.
 --organization: the key reaches only that organization of the client (docs/security.md); the whole client without it.
 reencrypt-portal-secrets: re-seals portal secrets stored before the Encryption SDK (v1), all clients' or one's; run it
@@ -51,7 +57,8 @@ docs/security.md, "Throttling and quotas"; storage quotas: docs/security.md, "Qu
 Target: the local stack (npm start) by default; ADMIN_TARGET=aws with TABLE_NAME for AWS, and REST_API_ID
 (API_STAGE, default prod) so that revoke-api-key and delete-client flush the stage's authorizer cache; with
 USAGE_PLAN_ID (the UsagePlanId output), create-client also gives the new client its usage plan key. On AWS,
-delete-client deletes the client's API Gateway keys and its own usage plan.`;
+delete-client deletes the client's API Gateway keys and its own usage plan. With API_URL (the ApiUrl output, or the
+API's domain), the payer key commands print the client's jwksUri.`;
 
 const fail = (message: string): never => {
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);
@@ -272,6 +279,57 @@ const revoke = async () => {
   return { ...revoked, ...(await flushAfterRevocation()) };
 };
 
+/** The client's JWKS URL, where the API's base URL is known: the local stack's, or API_URL on AWS. */
+const jwksUriOf = async (keySetId: string) => {
+  const { jwksPathOf } = await import('#lib/payer-api/signing-keys/key-set-id');
+  const base =
+    target.kind === 'aws'
+      ? target.apiUrl
+      : (JSON.parse(readFileSync(target.stackFile, 'utf8')) as { baseUrl?: string }).baseUrl;
+  return base ? { jwksUri: `${base.replace(/\/+$/, '')}${jwksPathOf(keySetId)}` } : {};
+};
+
+/** A payer key command's client: it must exist and not be offboarded. */
+const payerKeyClient = async () => {
+  const [clientId] = need(1);
+  const client = await dynamoTenantStore.getClient(clientId!);
+  if (!client) return fail(`Unknown client ${clientId}`);
+  if (client.deletedAt) return fail(`Client ${clientId} is deleted: it signs nothing`);
+  return clientId!;
+};
+
+/**
+ * A new payer signing key for the client, in the keeper of the target: KMS on AWS (created with the
+ * operator's credentials: no API function may create keys), the local stack's key files otherwise.
+ */
+const rotatePayerSigningKey = async () => {
+  const clientId = await payerKeyClient();
+  const { rotatePayerSigningKey: rotate } = await import('#lib/payer-api/signing-keys/rotation');
+  const { dynamoPayerKeySetStore } = await import('#lib/payer-api/signing-keys/dynamo-key-set-store');
+  const { keeperOf } = await import('#lib/payer-api/signing-keys/keepers');
+  const rotated = await rotate({
+    store: dynamoPayerKeySetStore,
+    keeper: keeperOf(target.kind === 'aws' ? 'kms' : 'local'),
+    clientId,
+  });
+  return { ...rotated, ...(await jwksUriOf(rotated.keySetId)) };
+};
+
+const listPayerSigningKeys = async () => {
+  const clientId = await payerKeyClient();
+  const { dynamoPayerKeySetStore } = await import('#lib/payer-api/signing-keys/dynamo-key-set-store');
+  const { keyListingOf } = await import('#lib/payer-api/signing-keys/key-sets');
+  const { keySetIdOf } = await import('#lib/payer-api/signing-keys/key-set-id');
+  const keySet = await dynamoPayerKeySetStore.ofClient(clientId);
+  const keySetId = keySetIdOf(clientId);
+  return {
+    clientId,
+    keySetId,
+    ...(await jwksUriOf(keySetId)),
+    keys: keySet ? keyListingOf(keySet, new Date()) : [],
+  };
+};
+
 const commands: Record<string, () => Promise<unknown>> = {
   'create-client': async () => {
     const [name] = need(1, { expiring: true, limiting: true });
@@ -361,6 +419,8 @@ const commands: Record<string, () => Promise<unknown>> = {
       keyring: secretsKeyring(),
     });
   },
+  'rotate-payer-signing-key': rotatePayerSigningKey,
+  'list-payer-signing-keys': listPayerSigningKeys,
   'backfill-portal-account-indexes': async () => {
     need(0);
     const { backfillPortalAccountIndexes } = await import('#lib/portal-accounts/dynamo-portal-account-store');

@@ -13,6 +13,9 @@ import { LOG_LEVELS } from './runtime.ts';
 /** Where webhooks may be sent (lib/webhooks/target-address.ts, docs/webhooks.md "No SSRF"). */
 type WebhookUrlPolicy = 'public-https' | 'local';
 
+/** Which payer URLs may be called (lib/payer-api/payer-url-policy.ts, docs/payer-api-smart.md). */
+type PayerUrlPolicy = 'https' | 'local';
+
 export interface Settings {
   /** Storage quotas of a client without its own (docs/security.md, "Quotas"). */
   storageQuotas: { attachmentBytes: number; portalAccountsPerOrganization: number };
@@ -29,6 +32,11 @@ export interface Settings {
    * which also allows http and loopback. Anything else is a configuration error, never a looser policy.
    */
   webhookUrlPolicy: WebhookUrlPolicy;
+  /**
+   * https only, unless PAYER_URL_POLICY=local (set by the local stack alone), which also allows http on a
+   * loopback host (the local PAS payer). Anything else is a configuration error, never a looser policy.
+   */
+  payerUrlPolicy: PayerUrlPolicy;
   /** S3_FORCE_PATH_STYLE: where the endpoint cannot serve virtual-hosted buckets (s3rver). */
   s3ForcePathStyle: boolean;
   /**
@@ -74,6 +82,14 @@ const webhookUrlPolicyOf = (env: Env, problems: Problems): WebhookUrlPolicy => {
   return 'public-https';
 };
 
+const payerUrlPolicyOf = (env: Env, problems: Problems): PayerUrlPolicy => {
+  const raw = env.PAYER_URL_POLICY;
+  if (raw === undefined || raw === '' || raw === 'https') return 'https';
+  if (raw === 'local') return 'local';
+  problems.push(`PAYER_URL_POLICY must be https or local, not ${raw}.`);
+  return 'https';
+};
+
 const checkKeyMaterial = (env: Env, problems: Problems) => {
   for (const name of KEY_MATERIAL_VARIABLES) {
     const raw = env[name];
@@ -115,6 +131,7 @@ export const parseSettings = (env: Env): Settings => {
     },
     recheckEverySeconds: number('RECHECK_EVERY_SECONDS', RECHECK_EVERY_SECONDS_DEFAULT),
     webhookUrlPolicy: webhookUrlPolicyOf(env, problems),
+    payerUrlPolicy: payerUrlPolicyOf(env, problems),
     s3ForcePathStyle: trueOrFalse(env, problems, 'S3_FORCE_PATH_STYLE', false),
     s3VerifiesChecksums: trueOrFalse(env, problems, 'S3_VERIFIES_CHECKSUMS', true),
   };
@@ -144,5 +161,6 @@ export const storageQuotaDefaults = () => settings().storageQuotas;
 export const automationQuotaDefaults = () => settings().automationQuotas;
 export const recheckEverySeconds = () => settings().recheckEverySeconds;
 export const webhookUrlPolicy = () => settings().webhookUrlPolicy;
+export const payerUrlPolicy = () => settings().payerUrlPolicy;
 export const s3ForcePathStyle = () => settings().s3ForcePathStyle;
 export const s3VerifiesChecksums = () => settings().s3VerifiesChecksums;

@@ -3,6 +3,7 @@ import { V1_PORTALS_DEPRECATION } from '#lib/http/deprecation';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '#lib/http/idempotency';
 import { UUID_PATTERN } from '#lib/http/path';
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
+import { KEY_SET_ID_PATTERN } from '#lib/payer-api/signing-keys/key-set-id';
 import { functionNameOf, type Route } from '#lib/routes/route-table';
 import type { SchemaName } from '#lib/validation/schema-names';
 import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
@@ -23,6 +24,7 @@ import {
 } from './components.ts';
 import type { OperationDoc, Outcome } from './operation-doc.ts';
 import { operations } from './operations.ts';
+import { payerJwksSchemas } from './payer-jwks-schemas.ts';
 import { rpaSchemas } from './rpa-schemas.ts';
 import { globalTagsOf } from './tags.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
@@ -101,6 +103,11 @@ const HEADERS = {
     description: `The scraper session's cookie: ${SCRAPER_SESSION_COOKIE}=<accessToken>; Max-Age=<seconds the token has left>; Path=<this session's path>; HttpOnly; [Secure;] SameSite=Strict`,
     required: true,
     schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description: 'How long the answer may be cached: public, max-age=<seconds>',
+    required: true,
+    schema: { type: 'string', pattern: '^public, max-age=[0-9]+$' },
   },
   'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 } },
   [REPLAYED_HEADER]: {
@@ -182,6 +189,11 @@ const PATH_PARAMETER_SCHEMAS: Record<string, Json> = {
   batchId: OUR_ID,
   webhookId: OUR_ID,
   deliveryId: OUR_ID,
+  keySetId: {
+    type: 'string',
+    pattern: KEY_SET_ID_PATTERN,
+    description: "The public id of an API client's key set, as its jwksUri names it",
+  },
   name: { type: 'string', minLength: 1, maxLength: 64, description: 'A name listed by GET …/Schemas' },
 };
 
@@ -345,6 +357,7 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
         ...rpaSchemas,
         ...eventSchemas,
         ...webhookSchemas,
+        ...payerJwksSchemas,
         SchemaList: schemaListSchema,
         JsonSchema: jsonSchemaSchema,
         OpenApiDocument: openApiDocumentSchema,

@@ -6,7 +6,7 @@ import type { Tag } from './tags.ts';
  * handler): summary, tag, body, parameters, responses. lib/openapi/document.ts turns it into an
  * operation object.
  */
-export type Header = 'ETag' | 'Location' | 'Set-Cookie';
+export type Header = 'ETag' | 'Location' | 'Set-Cookie' | 'Cache-Control';
 
 export interface Outcome {
   description: string;

@@ -318,6 +318,14 @@ export const operations: Record<HandlerId, OperationDoc> = {
     outcomes: { 202: { description: 'The delivery, pending again', body: 'WebhookDelivery' } },
     failures: [404, 409],
   },
+  'payers/get-payer-jwks': {
+    summary: "An API client's payer signing keys (JWKS)",
+    tag: 'Payer keys',
+    description:
+      'The JWK Set payers fetch from the jwksUri registered with them, to verify our SMART Backend Services client assertions: public keys only (RS384), the signing key and, around a rotation, its predecessor or successor. Cacheable for the time Cache-Control says; a new key is published that long before it signs.',
+    outcomes: { 200: { description: 'The published keys', body: 'PayerJwks', headers: ['Cache-Control'] } },
+    failures: [404],
+  },
   'schemas/list-schemas': {
     summary: 'List the JSON Schemas',
     tag: 'Schemas',

@@ -14,6 +14,8 @@ const TAG_DESCRIPTIONS = {
     "A browser on the payer portal: fill a request's form (stopping before submitting), read authorization statuses in batches, and follow the runs.",
   Webhooks:
     "Subscriptions that POST events to the client's URL, signed by the Standard Webhooks scheme, and the record of their deliveries.",
+  'Payer keys':
+    'The public keys payers verify our SMART client assertions with: a JWK Set per API client, at the jwksUri registered with each payer; no API key needed.',
   Schemas: 'The JSON Schemas the API validates bodies with, to read, or to validate a payload against.',
   'API description': 'This OpenAPI document and its reference page; no API key needed.',
   Events:

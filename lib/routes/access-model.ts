@@ -204,6 +204,9 @@ export const routeAccess: Record<HandlerId, RouteAccess> = {
   'webhooks/list-webhook-deliveries': { table: { actions: ['GetItem', 'Query'] } },
   'webhooks/redeliver-webhook-delivery': { table: { actions: ['GetItem', 'PutItem'] } },
 
+  // The payer JWKS: its key set found by its public id (gsi1), nothing else; no key of any keeper.
+  'payers/get-payer-jwks': { table: { actions: [], queryIndexes: ['gsi1'] } },
+
   // Schemas and the API's description
   'schemas/list-schemas': {},
   'schemas/get-schema': {},

@@ -45,8 +45,8 @@ const webhookIds = { webhookId: 'webhookId' };
 /**
  * Every call is audited, except on routes that touch no PHI nor credentials (`false`). Schemas list, get
  * and validate read published JSON Schemas and check a payload against one without storing, looking
- * anything up or answering with more than the payload's validation errors; the API's description is
- * public (no PHI, no credential, no tenant). See docs/security.md, "Audit trail".
+ * anything up or answering with more than the payload's validation errors; the API's description and the
+ * payer JWKS (public keys) are public (no PHI, no credential). See docs/security.md, "Audit trail".
  */
 export const routeAudit: Record<HandlerId, RouteAudit | false> = {
   // Requests
@@ -157,6 +157,9 @@ export const routeAudit: Record<HandlerId, RouteAudit | false> = {
     resource: 'webhookDelivery',
     ids: { ...webhookIds, deliveryId: 'deliveryId' },
   },
+
+  // Public keys, published for anyone to read: no PHI, no credential.
+  'payers/get-payer-jwks': false,
 
   // Schemas and the API's description
   'schemas/list-schemas': false,

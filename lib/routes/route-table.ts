@@ -107,6 +107,14 @@ const webhookRoutes = [
   },
 ] as const satisfies readonly RouteRow[];
 
+/**
+ * The JWKS of an API client's payer signing keys (docs/payer-api-smart.md): public, since payers fetch it to
+ * verify our client assertions with no credential of ours. `{keySetId}` is keySetIdOf(clientId).
+ */
+const payerJwksRoutes = [
+  { method: 'GET', path: `${v11}/Payers/jwks/{keySetId}`, handler: 'payers/get-payer-jwks', auth: 'public' },
+] as const satisfies readonly RouteRow[];
+
 /** Every row; `as const` keeps each handler a literal, so `HandlerId` is their union. */
 const rows = [
   // Requests
@@ -150,6 +158,9 @@ const rows = [
 
   // Webhook subscriptions and deliveries (docs/webhooks.md)
   ...webhookRoutes,
+
+  // Payer signing keys: the public JWKS payers verify our client assertions with
+  ...payerJwksRoutes,
 
   // Schemas and validation
   { method: 'GET', path: `${v11}/Schemas`, handler: 'schemas/list-schemas' },

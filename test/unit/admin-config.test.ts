@@ -15,6 +15,11 @@ describe('the admin CLI’s target (scripts/admin-config.ts)', () => {
     expect(
       adminTargetOf({ ADMIN_TARGET: 'aws', TABLE_NAME: 't', REST_API_ID: 'r', API_STAGE: 'v2', USAGE_PLAN_ID: 'u' }),
     ).toEqual({ kind: 'aws', restApiId: 'r', apiStage: 'v2', usagePlanId: 'u' });
+    expect(adminTargetOf({ ADMIN_TARGET: 'aws', TABLE_NAME: 't', API_URL: 'https://api.example/prod/' })).toMatchObject(
+      {
+        apiUrl: 'https://api.example/prod/',
+      },
+    );
     expect(() => adminTargetOf({ ADMIN_TARGET: 'aws' })).toThrow(
       'ADMIN_TARGET=aws needs TABLE_NAME (the deployed table name).',
     );

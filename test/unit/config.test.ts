@@ -31,6 +31,7 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
       automationQuotas: AUTOMATION_QUOTA_DEFAULTS,
       recheckEverySeconds: RECHECK_EVERY_SECONDS_DEFAULT,
       webhookUrlPolicy: 'public-https',
+      payerUrlPolicy: 'https',
       s3ForcePathStyle: false,
       s3VerifiesChecksums: true,
     });
@@ -56,6 +57,7 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
         AUTOMATION_RUNS_IN_FLIGHT: '6',
         RECHECK_EVERY_SECONDS: '5',
         WEBHOOK_URL_POLICY: 'local',
+        PAYER_URL_POLICY: 'local',
         S3_FORCE_PATH_STYLE: 'true',
         S3_VERIFIES_CHECKSUMS: 'false',
       }),
@@ -64,10 +66,12 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
       automationQuotas: { runsPerHour: 4, runsPerDay: 5, runsInFlight: 6 },
       recheckEverySeconds: 5,
       webhookUrlPolicy: 'local',
+      payerUrlPolicy: 'local',
       s3ForcePathStyle: true,
       s3VerifiesChecksums: false,
     });
     expect(parseSettings({ WEBHOOK_URL_POLICY: 'public-https' }).webhookUrlPolicy).toBe('public-https');
+    expect(parseSettings({ PAYER_URL_POLICY: 'https' }).payerUrlPolicy).toBe('https');
   });
 
   it.each([
@@ -78,6 +82,7 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
     ['AUTOMATION_RUNS_IN_FLIGHT', '1e40', 'must be a positive whole number, not 1e40.'],
     ['RECHECK_EVERY_SECONDS', 'hourly', 'RECHECK_EVERY_SECONDS must be a positive whole number, not hourly.'],
     ['WEBHOOK_URL_POLICY', 'anything', 'WEBHOOK_URL_POLICY must be public-https or local, not anything.'],
+    ['PAYER_URL_POLICY', 'public-https', 'PAYER_URL_POLICY must be https or local, not public-https.'],
     ['S3_FORCE_PATH_STYLE', '1', 'S3_FORCE_PATH_STYLE must be true or false, not 1.'],
     ['S3_VERIFIES_CHECKSUMS', 'no', 'S3_VERIFIES_CHECKSUMS must be true or false, not no.'],
     [

@@ -13,3 +13,6 @@ export const keySetIdOf = (clientId: string): string =>
 
 /** The JWKS route's path for a key set, under the API's base path. */
 export const jwksPathOf = (keySetId: string): string => `/api/external/v1.1/Payers/jwks/${keySetId}`;
+
+/** What a key set id is (the JWKS route refuses anything else with a 400). */
+export const KEY_SET_ID_PATTERN = '^[A-Za-z0-9_-]{22}$';

@@ -234,6 +234,8 @@ export const hostileRoutes: { [handler in Route['handler']]?: RouteRow } = {
   'portal-accounts/list-portal-accounts': { ids: { externalId: (_, world) => encodeURIComponent(world.clientUserId) } },
   'portal-accounts/filter-portal-accounts': { body: filter },
   'schemas/validate-payload': { body: request },
+  // Public: a well-formed id of a key set nobody has, so a case reaches the lookup (404), never a key set.
+  'payers/get-payer-jwks': { ids: { keySetId: () => 'hostileKeySetId0000000' } },
 };
 
 /** Body routes take JSON only unless their row says otherwise. */
