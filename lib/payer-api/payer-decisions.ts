@@ -3,7 +3,7 @@ import type { PortalAuthorizationRecord, RpaRunRecord, RunOutcome } from '#lib/e
 import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
 import type { TaskResult } from '#lib/runs/run-recorder';
 import type { RunRef } from '#lib/runs/run-store';
-import type { PayerDecision } from './pas/answer-types.ts';
+import type { PayerDecision } from './pas/answer-model.ts';
 import type { PayerTaskContext } from './payer-task-context.ts';
 
 /*

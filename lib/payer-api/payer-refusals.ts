@@ -1,7 +1,7 @@
 import type { Bundle } from '@medplum/fhirtypes';
 import type { TaskResult } from '#lib/runs/run-recorder';
 import type { RunRef } from '#lib/runs/run-store';
-import type { PayerIssue } from './pas/answer-types.ts';
+import type { PayerIssue } from './pas/answer-model.ts';
 import { requestPathOfIssue } from './pas/outcome-paths.ts';
 import type { PayerTaskContext } from './payer-task-context.ts';
 
