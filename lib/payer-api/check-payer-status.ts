@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { BatchItem } from '#lib/entities/rpa';
 import { RunNotFound } from '#lib/runs/errors';
 import { idsOf, refsOf } from '#lib/runs/run-recorder';
@@ -53,8 +54,11 @@ async function checkOne(ctx: PayerTaskContext, ref: RunRef, endpoint: PayerEndpo
   const connection = await ctx.connectionOf(ref.clientId, payerConnectionId);
   const bundle = buildPasInquiryBundle({
     request,
-    claimIdentifier: await submittedClaimOf(ctx, ref),
+    bundleIdentifier: randomUUID(),
+    inquiredAt: ctx.now().toISOString(),
     payer: { payerId: connection?.payerId ?? '', name: null },
+    claimIdentifier: await submittedClaimOf(ctx, ref),
+    authorizationNumber: request.authorization.number,
   });
   const result = await ctx.call({
     clientId: ref.clientId,

@@ -2,7 +2,7 @@ import type { Bundle } from '@medplum/fhirtypes';
 import type { TaskResult } from '#lib/runs/run-recorder';
 import type { RunRef } from '#lib/runs/run-store';
 import type { PayerIssue } from './pas/answer-model.ts';
-import { requestPathOfIssue } from './pas/outcome-paths.ts';
+import { requestPathOfIssue } from './pas/issue-paths.ts';
 import type { PayerTaskContext } from './payer-task-context.ts';
 
 /*
@@ -21,7 +21,7 @@ const issueCodeOf = (code: string) => (/^[a-z][a-z-]{0,39}$/.test(code) ? code :
 /** Each issue's code and the request path it names (or, when none can be found, just its code). */
 export const refusalDetailsOf = (bundle: Bundle, issues: readonly PayerIssue[]): string[] =>
   issues.slice(0, MAX_ISSUES).map((issue) => {
-    const path = requestPathOfIssue(bundle, issue);
+    const path = requestPathOfIssue(bundle, { severity: 'error', code: 'processing', expression: issue.expression });
     return path ? `${issueCodeOf(issue.code)} ${path}` : issueCodeOf(issue.code);
   });
 

@@ -6,7 +6,7 @@ import type { AutomationQuotaService } from '#lib/runs/automation-quotas';
 import { changeRun, withStep } from '#lib/runs/run-changes';
 import { finisherOf } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef, type RunStore } from '#lib/runs/run-store';
-import type { PasAttachment } from './pas/pas-submission.ts';
+import type { PasAttachment } from './pas/mapping-context.ts';
 
 /*
  * What the payer-API channel's two tasks share (SubmitPasClaim, CheckPayerStatus): their dependencies

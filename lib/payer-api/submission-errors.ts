@@ -1,5 +1,5 @@
 import { Unprocessable } from '#lib/errors';
-import type { MappingProblem } from './pas/pas-submission.ts';
+import type { MappingProblem } from './pas/mapping-context.ts';
 
 /*
  * Why a submission to a payer's API is refused before anything is sent: each a 422 with a fixed `reason`

@@ -11,7 +11,7 @@ import { existingRequest, type RunStartContext } from '#lib/runs/run-context';
 import { isTerminal } from '#lib/runs/run-store';
 import { TIMEOUTS } from '#lib/runs/state-machines';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
-import type { MappingProblem, PasAttachment } from './pas/pas-submission.ts';
+import type { MappingProblem, PasAttachment } from './pas/mapping-context.ts';
 import { buildPasRequestBundle } from './pas/request-bundle.ts';
 import { NoPayerApi, NoPayerConnection, RequestNotMappable } from './submission-errors.ts';
 

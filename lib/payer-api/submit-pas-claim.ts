@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Bundle } from '@medplum/fhirtypes';
 import type { StoredRequest } from '#lib/entities/request';
 import type { RpaRunRecord } from '#lib/entities/rpa';
@@ -73,8 +74,11 @@ async function reconciled(
   await ctx.addStep(ref, 'asking the payer whether an earlier attempt reached it');
   const bundle = buildPasInquiryBundle({
     request,
-    claimIdentifier: run.submission!.bundleIdentifier,
+    bundleIdentifier: randomUUID(),
+    inquiredAt: ctx.now().toISOString(),
     payer: { payerId, name: null },
+    claimIdentifier: run.submission!.bundleIdentifier,
+    authorizationNumber: null,
   });
   const result = await ctx.call({ ...callOf(ref, run), endpoint, operation: 'Claim/$inquire', bundle });
   if (result.kind === 'unavailable') return unavailable(ctx, ref, run, result.retryAfterSeconds);
