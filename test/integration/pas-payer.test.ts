@@ -8,6 +8,7 @@ import type {
 } from '@medplum/fhirtypes';
 import { generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { r4Errors } from '#local/pas-payer/fhir-validation';
 import { PAS_PARTIAL_MEMBER_ID, PAS_RATE_LIMITED_MEMBER_ID, PAS_UNAVAILABLE_MEMBER_ID } from '#local/pas-payer/seed';
 import { type PasPayer, startPasPayer } from '#local/pas-payer/server';
 import { SANDBOX_HANG_MEMBER_ID } from '#local/sandbox-portal/seed';
@@ -274,6 +275,9 @@ describe('local PAS payer: $submit', () => {
       ['A3', ['SBX-MN']],
     ]);
     // One item: certified in part, for half the quantity asked.
+    // Every answer is valid R4, as the payer checks what it is sent.
+    for (const answer of [approved, denied, pended, partial])
+      expect(await r4Errors(answer.bundle, 1 << 20)).toEqual([]);
     const partOfOne = await submitted(PAS_PARTIAL_MEMBER_ID, [{ code: '97110', quantity: 6 }]);
     expect(reviewsOf(partOfOne.claimResponse)[0]?.code).toBe('A2');
     expect(JSON.stringify(partOfOne.claimResponse.item![0]!.extension)).toContain(
@@ -353,6 +357,7 @@ describe('local PAS payer: $submit', () => {
     expect(answer.status).toBe(200);
     const claimResponse = claimResponseOf(answer.body);
     expect(claimResponse.outcome).toBe('error');
+    expect(await r4Errors(answer.body as Bundle, 1 << 20)).toEqual([]);
     expect(claimResponse.error?.[0]?.code.coding?.[0]).toMatchObject({ code: '75' });
     const coverageIndex = request.entry!.findIndex((entry) => entry.resource?.resourceType === 'Coverage');
     expect(claimResponse.error?.[0]?.extension?.[0]?.valueString).toBe(
