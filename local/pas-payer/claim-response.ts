@@ -3,6 +3,7 @@ import type {
   Claim,
   ClaimItem,
   ClaimResponse,
+  ClaimResponseAddItem,
   ClaimResponseItem,
   Extension,
   Identifier,
@@ -54,12 +55,14 @@ function reviewAction(stored: StoredClaim, decision: ItemDecision): Extension {
   };
 }
 
-/** The item's extensions: issue date, period and quantity of a certification; the pend's number; the provider. */
+/**
+ * The item's extensions: issue date and period of a certification, and its detail (on an item, what was
+ * asked: a part certified is in addItem); the pend's number; the provider PAS requires.
+ */
 function itemExtensions(stored: StoredClaim, decision: ItemDecision, item: ClaimItem | undefined): Extension[] {
   const certified = decision.action === 'A1' || decision.action === 'A2';
   const period = periodOf(item);
-  const value = decision.certifiedQuantity ?? item?.quantity?.value;
-  const quantity = value === undefined ? undefined : { ...item?.quantity, value };
+  const quantity = item?.quantity;
   return [
     ...(certified ? [{ url: `${PAS}extension-itemPreAuthIssueDate`, valueDate: stored.decidedAt.slice(0, 10) }] : []),
     ...(certified && period ? [{ url: `${PAS}extension-itemPreAuthPeriod`, valuePeriod: period }] : []),
@@ -93,6 +96,30 @@ function itemOf(stored: StoredClaim, decision: ItemDecision): ClaimResponseItem 
   };
 }
 
+/**
+ * What was certified of an item certified in part (A2): PAS returns an authorization that differs from the
+ * request as an addItem naming the item's sequence, here with the quantity certified.
+ */
+function addItemOf(stored: StoredClaim, decision: ItemDecision): ClaimResponseAddItem[] {
+  const item = stored.claim.item?.find((candidate) => candidate.sequence === decision.sequence);
+  if (decision.action !== 'A2' || !item) return [];
+  const period = periodOf(item);
+  return [
+    {
+      itemSequence: [decision.sequence],
+      productOrService: item.productOrService,
+      ...(period ? { servicedPeriod: period } : {}),
+      quantity: { ...item.quantity, value: decision.certifiedQuantity },
+      adjudication: [
+        {
+          category: coded('http://terminology.hl7.org/CodeSystem/adjudication', 'submitted'),
+          extension: [reviewAction(stored, decision)],
+        },
+      ],
+    },
+  ];
+}
+
 /** The claim's current ClaimResponse. */
 export const claimResponseOf = (stored: StoredClaim): ClaimResponse => ({
   resourceType: 'ClaimResponse',
@@ -110,6 +137,9 @@ export const claimResponseOf = (stored: StoredClaim): ClaimResponse => ({
   outcome: 'complete',
   ...(stored.preAuthRef ? { preAuthRef: stored.preAuthRef } : {}),
   item: stored.items.map((decision) => itemOf(stored, decision)),
+  ...(stored.items.some((decision) => decision.action === 'A2')
+    ? { addItem: stored.items.flatMap((decision) => addItemOf(stored, decision)) }
+    : {}),
 });
 
 /** An error outcome for a claim the payer cannot take (X12 AAA reject reason), with the element's path. */

@@ -19,7 +19,7 @@ export interface ItemDecision {
   sequence: number;
   action: ReviewAction;
   reason?: ReasonCode;
-  /** Certified in part: the quantity certified, below the one requested. */
+  /** Certified in part: the quantity certified (half the one requested, at least 1). */
   certifiedQuantity?: number;
 }
 

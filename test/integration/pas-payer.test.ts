@@ -8,6 +8,7 @@ import type {
 } from '@medplum/fhirtypes';
 import { generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readPasAnswer } from '#lib/payer-api/pas/answer-reader';
 import { r4Errors } from '#local/pas-payer/fhir-validation';
 import { PAS_PARTIAL_MEMBER_ID, PAS_RATE_LIMITED_MEMBER_ID, PAS_UNAVAILABLE_MEMBER_ID } from '#local/pas-payer/seed';
 import { type PasPayer, startPasPayer } from '#local/pas-payer/server';
@@ -100,6 +101,12 @@ const reviewsOf = (claimResponse: ClaimResponse) =>
       reasons: part('reasonCode').map((reason) => reason.valueCodeableConcept?.coding?.[0]?.code),
     };
   });
+
+/** The status our client reads in an answer (lib/payer-api/pas/): the two sides agree on PAS. */
+const statusRead = (answer: unknown) => {
+  const read = readPasAnswer(answer);
+  return read.kind === 'decision' ? read.decision.status : read.kind;
+};
 
 const operatorDecision = (claimId: string, status: string, extra: Record<string, string> = {}) =>
   fetch(`${payer.url}/operator/decisions`, {
@@ -274,15 +281,22 @@ describe('local PAS payer: $submit', () => {
       ['A3', ['SBX-MN']],
       ['A3', ['SBX-MN']],
     ]);
-    // One item: certified in part, for half the quantity asked.
-    // Every answer is valid R4, as the payer checks what it is sent.
+    // One item: certified in part, for half the quantity asked (an addItem naming the item, as PAS has it).
+    // Every answer is valid R4, as the payer checks what it is sent, and reads as our client reads it.
     for (const answer of [approved, denied, pended, partial])
       expect(await r4Errors(answer.bundle, 1 << 20)).toEqual([]);
+    expect([approved, denied, pended, partial].map(({ bundle }) => statusRead(bundle))).toEqual([
+      'approved',
+      'denied',
+      'pending',
+      'partially_approved',
+    ]);
     const partOfOne = await submitted(PAS_PARTIAL_MEMBER_ID, [{ code: '97110', quantity: 6 }]);
     expect(reviewsOf(partOfOne.claimResponse)[0]?.code).toBe('A2');
-    expect(JSON.stringify(partOfOne.claimResponse.item![0]!.extension)).toContain(
-      '"valueQuantity":{"value":3,"unit":"visit"}',
-    );
+    expect(partOfOne.claimResponse.addItem).toMatchObject([
+      { itemSequence: [1], productOrService: { coding: [{ code: '97110' }] }, quantity: { value: 3, unit: 'visit' } },
+    ]);
+    expect(await r4Errors(partOfOne.bundle, 1 << 20)).toEqual([]);
   });
 
   it('refuses an invalid Bundle with 400 and an OperationOutcome whose issues name the elements (FHIRPath)', async () => {
@@ -359,6 +373,7 @@ describe('local PAS payer: $submit', () => {
     expect(claimResponse.outcome).toBe('error');
     expect(await r4Errors(answer.body as Bundle, 1 << 20)).toEqual([]);
     expect(claimResponse.error?.[0]?.code.coding?.[0]).toMatchObject({ code: '75' });
+    expect(readPasAnswer(answer.body)).toMatchObject({ kind: 'refused', issues: [{ code: '75' }] });
     const coverageIndex = request.entry!.findIndex((entry) => entry.resource?.resourceType === 'Coverage');
     expect(claimResponse.error?.[0]?.extension?.[0]?.valueString).toBe(
       `Bundle.entry[${coverageIndex}].resource.subscriberId`,
@@ -438,6 +453,7 @@ describe('local PAS payer: $inquire and the operator', () => {
     ]) {
       const answer = (await fhir('$inquire', miss, token)).body as Bundle;
       expect([answer.resourceType, answer.type, answer.entry]).toEqual(['Bundle', 'collection', undefined]);
+      expect(readPasAnswer(answer)).toEqual({ kind: 'not_found' });
     }
   });
 
@@ -456,6 +472,8 @@ describe('local PAS payer: $inquire and the operator', () => {
     const none = (await fhir('$inquire', pasInquiryBundle({ memberId: APPROVED, claimIdentifier: 'TRN-none' }), token))
       .body;
     expect(none).toEqual({ resourceType: 'Parameters' });
+    expect(readPasAnswer(none)).toEqual({ kind: 'not_found' });
+    expect(statusRead(submitted)).toBe('approved');
   });
 
   it('refuses an inquiry without the member id or the provider’s NPI', async () => {
