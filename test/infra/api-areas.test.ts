@@ -99,13 +99,16 @@ describe('the real app', () => {
     expect(inApp('AWS::ApiGateway::Resource')).toHaveLength(resourcesOf(app, 'AWS::ApiGateway::Resource').length);
   });
 
-  it('deploys every method: the deployment depends on each, and the stage serves that deployment', () => {
+  it('deploys every method once each may invoke its function: the deployment depends on every method and route permission, the stage serves it', () => {
     const [[deploymentId, deployment]] = resourcesOf(app, 'AWS::ApiGateway::Deployment') as [[string, Resource]];
     const methodIds = resourcesOf(app, 'AWS::ApiGateway::Method').map(([id]) => id);
     expect(deployment.DependsOn).toEqual(expect.arrayContaining(methodIds));
-    const [[, stage]] = resourcesOf(app, 'AWS::ApiGateway::Stage') as [[string, Resource]];
+    expect(deployment.DependsOn).toEqual(
+      expect.arrayContaining(routes.map((route) => `${functionNameOf(route)}Permission`)),
+    );
+    const [[stageId, stage]] = resourcesOf(app, 'AWS::ApiGateway::Stage') as [[string, Resource]];
     expect(stage.Properties.DeploymentId).toEqual({ Ref: deploymentId });
-    expect(logicalIdOf(app.api.api.restApi.deploymentStage)).toBe(resourcesOf(app, 'AWS::ApiGateway::Stage')[0]![0]);
+    expect(logicalIdOf(app.api.api.restApi.deploymentStage)).toBe(stageId);
   });
 
   it("integrates each method with its route's function, read from its area's output, and lets only that method's stage path invoke it", () => {
@@ -123,15 +126,19 @@ describe('the real app', () => {
       expect(templateOf(app.api.areas[apiAreaOf(route)]!).toJSON().Outputs[output].Value).toEqual({
         'Fn::GetAtt': [functionLogicalId(name), 'Arn'],
       });
-      const permissions = Object.values(resources).filter(
-        (resource) =>
+      // One permission for the function, `<Name>Permission`: this method, on the prod stage by its name (not a
+      // reference to the stage, which would make it wait for the stage to serve the new deployment first).
+      const permissions = Object.entries(resources).filter(
+        ([, resource]) =>
           resource.Type === 'AWS::Lambda::Permission' &&
           JSON.stringify(resource.Properties.FunctionName) === JSON.stringify(arn),
       );
-      expect(permissions, name).toHaveLength(1);
-      const sourceArn = JSON.stringify(permissions[0]!.Properties.SourceArn);
-      expect(sourceArn, name).toContain(`"/${route.method}${route.path.replace(/\{[^}]*\}/g, '*')}"`);
-      expect(sourceArn, name).toContain(`{"Ref":"${logicalIdOf(app.api.api.restApi.deploymentStage)}"}`);
+      expect(permissions.map(([id]) => id)).toEqual([`${name}Permission`]);
+      const { SourceArn, Principal } = permissions[0]![1].Properties;
+      expect(Principal).toBe('apigateway.amazonaws.com');
+      const [, arnParts] = SourceArn['Fn::Join'] as [string, unknown[]];
+      expect(arnParts.at(-2)).toEqual({ Ref: logicalIdOf(app.api.api.restApi) });
+      expect(arnParts.at(-1)).toBe(`/prod/${route.method}${route.path.replace(/\{[^}]*\}/g, '*')}`);
     }
   });
 });
