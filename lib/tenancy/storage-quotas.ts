@@ -6,7 +6,7 @@ import type { TenantStore } from './tenant-store.ts';
 
 /**
  * Quotas on what a client stores (docs/security.md, "Quotas"): the bytes of its attachments, and the
- * portal accounts of each of its organizations. The client's own quotas (its Client item, set by
+ * portal accounts and payer connections of each of its organizations. The client's own quotas (its Client item, set by
  * `set-storage-quotas`) or else the configured defaults. A reservation is counted before what it
  * stands for is written, and released once that is gone: a failure in between leaves a count too high
  * (the client has less room than it should), never one too low.
@@ -14,7 +14,11 @@ import type { TenantStore } from './tenant-store.ts';
 export interface StorageQuotaDependencies {
   usage: StorageUsageStore;
   tenants: Pick<TenantStore, 'getClient'>;
-  defaults?: () => { attachmentBytes: number; portalAccountsPerOrganization: number };
+  defaults?: () => {
+    attachmentBytes: number;
+    portalAccountsPerOrganization: number;
+    payerConnectionsPerOrganization: number;
+  };
   now?: () => Date;
 }
 
@@ -30,6 +34,7 @@ export const storageQuotas = ({
     return {
       attachmentBytes: client?.attachmentBytesQuota ?? fallback.attachmentBytes,
       portalAccounts: client?.portalAccountsQuota ?? fallback.portalAccountsPerOrganization,
+      payerConnections: client?.payerConnectionsQuota ?? fallback.payerConnectionsPerOrganization,
     };
   };
 
@@ -76,6 +81,26 @@ export const storageQuotas = ({
           if (!released) log.warn('Portal account released beyond the count', { organizationId });
         })
         .catch(logged('Portal account count', { organizationId }));
+    },
+
+    /** Counts one more payer connection in the organization, or refuses (LimitReached) at its quota. */
+    reservePayerConnection: async (clientId: string, organizationId: string) => {
+      const quota = (await quotasOf(clientId)).payerConnections;
+      if (await usage.reservePayerConnection(clientId, organizationId, quota, now().toISOString())) return;
+      throw new LimitReached(
+        `This organization already has ${quota} payer connections, the most it may have; delete one to add another.`,
+        { quota: 'payerConnectionsPerOrganization', limit: quota },
+      );
+    },
+
+    /** Counts one payer connection less in the organization. Never throws. */
+    releasePayerConnection: async (clientId: string, organizationId: string) => {
+      await usage
+        .releasePayerConnection(clientId, organizationId, now().toISOString())
+        .then((released) => {
+          if (!released) log.warn('Payer connection released beyond the count', { organizationId });
+        })
+        .catch(logged('Payer connection count', { organizationId }));
     },
   };
 };
