@@ -51,6 +51,8 @@ export const payerUrlProblem = (
   if (url.username || url.password) return 'must not carry a user name or password';
   if (url.hash || raw.includes('#')) return 'must not have a fragment';
   if (!query && (url.search || raw.includes('?'))) return 'must not have a query';
-  if (kind && kind !== 'public' && !(policy === 'local' && loopback)) return `must not name a ${kind} address`;
+  if (kind && kind !== 'public' && !(policy === 'local' && loopback)) {
+    return `must not name ${/^[aeiu]/.test(kind) ? 'an' : 'a'} ${kind} address`;
+  }
   return undefined;
 };
