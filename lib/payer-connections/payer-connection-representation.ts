@@ -6,7 +6,7 @@ import { jwksPathOf, keySetIdOf } from '#lib/payer-api/signing-keys/key-set-id';
  * key set (one per client: docs/payer-connections.md, "Signing keys"), under the API's public base URL
  * as the caller reached it (lib/http/resource-url.ts `absoluteUrl(event, '')`).
  */
-export const jwksUriOf = (apiBaseUrl: string, clientId: string) => `${apiBaseUrl}${jwksPathOf(keySetIdOf(clientId))}`;
+const jwksUriOf = (apiBaseUrl: string, clientId: string) => `${apiBaseUrl}${jwksPathOf(keySetIdOf(clientId))}`;
 
 /** What clients read: the payer's client_id as `clientId`, as they wrote it; our own client id never. */
 export const representationOf = (connection: StoredPayerConnection, apiBaseUrl: string) => ({

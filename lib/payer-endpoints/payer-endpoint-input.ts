@@ -63,7 +63,7 @@ const checkedName = (name: string | undefined): string | null => {
 };
 
 /** The scopes, one space between each; refused when not RFC 6749 scope tokens or past the bounds. */
-export const checkedScope = (scope: string | undefined): string => {
+const checkedScope = (scope: string | undefined): string => {
   if (scope === undefined) return DEFAULT_PAYER_SCOPE;
   const tokens = scope.split(' ').filter((token) => token !== '');
   const shape = `--scope takes 1 to ${MAX_SCOPES} space-separated scopes (e.g. "${DEFAULT_PAYER_SCOPE}")`;

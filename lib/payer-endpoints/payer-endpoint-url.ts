@@ -14,7 +14,7 @@ import { classifyAddress } from '#lib/webhooks/target-address';
 export type PayerUrlPolicy = 'public-https' | 'local';
 
 /** Longer is not a URL an operator typed. */
-export const MAX_PAYER_URL_LENGTH = 2048;
+const MAX_PAYER_URL_LENGTH = 2048;
 
 /** RFC 6761: `localhost` and its subdomains are loopback, whatever a resolver says. */
 const isLocalhostName = (hostname: string) => /(^|\.)localhost\.?$/i.test(hostname);

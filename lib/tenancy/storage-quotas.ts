@@ -14,13 +14,27 @@ import type { TenantStore } from './tenant-store.ts';
 export interface StorageQuotaDependencies {
   usage: StorageUsageStore;
   tenants: Pick<TenantStore, 'getClient'>;
-  defaults?: () => {
-    attachmentBytes: number;
-    portalAccountsPerOrganization: number;
-    payerConnectionsPerOrganization: number;
-  };
+  defaults?: typeof storageQuotaDefaults;
   now?: () => Date;
 }
+
+/** The client's own quotas, or the defaults where it has none. */
+const quotasOf = async (
+  { tenants, defaults }: Required<Pick<StorageQuotaDependencies, 'tenants' | 'defaults'>>,
+  clientId: string,
+) => {
+  const client = await tenants.getClient(clientId);
+  const fallback = defaults();
+  return {
+    attachmentBytes: client?.attachmentBytesQuota ?? fallback.attachmentBytes,
+    portalAccounts: client?.portalAccountsQuota ?? fallback.portalAccountsPerOrganization,
+    payerConnections: client?.payerConnectionsQuota ?? fallback.payerConnectionsPerOrganization,
+  };
+};
+
+/** A count that could not be taken back is only logged: it errs on the side of the quota. */
+const logged = (what: string, ids: Record<string, string>) => (error: Error) =>
+  log.error(`${what} release failed; the count stays high`, { ...ids, errorName: error?.name });
 
 export const storageQuotas = ({
   usage,
@@ -28,24 +42,11 @@ export const storageQuotas = ({
   defaults = storageQuotaDefaults,
   now = () => new Date(),
 }: StorageQuotaDependencies) => {
-  const quotasOf = async (clientId: string) => {
-    const client = await tenants.getClient(clientId);
-    const fallback = defaults();
-    return {
-      attachmentBytes: client?.attachmentBytesQuota ?? fallback.attachmentBytes,
-      portalAccounts: client?.portalAccountsQuota ?? fallback.portalAccountsPerOrganization,
-      payerConnections: client?.payerConnectionsQuota ?? fallback.payerConnectionsPerOrganization,
-    };
-  };
-
-  /** A count that could not be taken back is only logged: it errs on the side of the quota. */
-  const logged = (what: string, ids: Record<string, string>) => (error: Error) =>
-    log.error(`${what} release failed; the count stays high`, { ...ids, errorName: error?.name });
-
+  const quotas = (clientId: string) => quotasOf({ tenants, defaults }, clientId);
   return {
     /** Counts `bytes` more for the client, or refuses (LimitReached) what would exceed its quota. */
     reserveAttachmentBytes: async (clientId: string, bytes: number) => {
-      const quota = (await quotasOf(clientId)).attachmentBytes;
+      const quota = (await quotas(clientId)).attachmentBytes;
       if (await usage.reserveAttachmentBytes(clientId, bytes, quota, now().toISOString())) return;
       throw new LimitReached(
         `Storing ${bytes} more bytes would exceed this client's attachment storage quota of ${quota} bytes; delete attachments to make room.`,
@@ -65,7 +66,7 @@ export const storageQuotas = ({
 
     /** Counts one more portal account in the organization, or refuses (LimitReached) at its quota. */
     reservePortalAccount: async (clientId: string, organizationId: string) => {
-      const quota = (await quotasOf(clientId)).portalAccounts;
+      const quota = (await quotas(clientId)).portalAccounts;
       if (await usage.reservePortalAccount(clientId, organizationId, quota, now().toISOString())) return;
       throw new LimitReached(
         `This organization already has ${quota} portal accounts, the most it may have; delete one to add another.`,
@@ -85,7 +86,7 @@ export const storageQuotas = ({
 
     /** Counts one more payer connection in the organization, or refuses (LimitReached) at its quota. */
     reservePayerConnection: async (clientId: string, organizationId: string) => {
-      const quota = (await quotasOf(clientId)).payerConnections;
+      const quota = (await quotas(clientId)).payerConnections;
       if (await usage.reservePayerConnection(clientId, organizationId, quota, now().toISOString())) return;
       throw new LimitReached(
         `This organization already has ${quota} payer connections, the most it may have; delete one to add another.`,
