@@ -3,7 +3,8 @@
  * The doc's table "Layers and the imports they may make" mirrors this file: change both together.
  * Type-only imports count like any other (tsPreCompilationDeps).
  */
-const DOMAINS = '^lib/(attachments|events|payer-connections|payer-endpoints|portal-accounts|rechecks|requests|rpa|tenancy|webhooks)/';
+const DOMAINS =
+  '^lib/(attachments|events|payer-connections|payer-endpoints|portal-accounts|rechecks|requests|rpa|tenancy|webhooks)/';
 const OUTSIDE_LIB = '^(functions|local|test|scripts|infra|bench)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
