@@ -2,6 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { ApiAreaStack, apiAreaOf } from '#infra/api-area-stack';
 import type { AutomationStack } from '#infra/automation-stack';
 import { ObjectCreatedTriggers } from '#infra/constructs/object-created-triggers';
 import { bindRouteAccess } from '#infra/constructs/route-access';
@@ -25,9 +26,17 @@ export interface ApiStackProps extends StackProps {
 /**
  * The REST API and the functions: one per route of the route table (lib/routes/route-table.ts), the
  * authorizer, and one per event function, each with only the access lib/routes/access-model.ts gives it.
+ * A route's function, role, policies and log group are in the nested stack of its API area
+ * (infra/api-area-stack.ts), its method and the permission to invoke the function here, on the one
+ * RestApi: the stage's deployment depends on every method of this template, and CloudFormation's 500
+ * resources count per template.
  */
 export class ApiStack extends Stack {
   readonly api: ServiceApi;
+  /** The nested stacks of the routes' functions, by API area (`Requests`, `Portals`, ...). */
+  readonly areas: Record<string, ApiAreaStack> = {};
+  /** Every function of the stack by name: the routes' (in their areas), the authorizer, the event functions. */
+  readonly functions: Record<string, ServiceFunction> = {};
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -41,10 +50,15 @@ export class ApiStack extends Stack {
     const authorizer = new ServiceFunction(this, 'Authorizer', { handler: 'authorizer', invocation: 'api', logKey });
     bindRouteAccess(authorizer, authorizerAccess, data);
     grantUsageIdentifierKeyRead(authorizer, data.table.table);
+    this.functions.Authorizer = authorizer;
     this.api = new ServiceApi(this, 'Api', { authorizer, logKey, routes: props.routes });
 
     for (const route of props.routes) {
-      const fn = new ServiceFunction(this, functionNameOf(route), {
+      const name = functionNameOf(route);
+      // Unique across areas as within one stack: alarms, audit queries and `npm run invoke` know a function by name.
+      if (this.functions[name])
+        throw new Error(`Two functions named ${name}: ${route.method} ${route.path} and another`);
+      const fn = new ServiceFunction(this.areaOf(route), name, {
         handler: route.handler,
         invocation: 'api',
         logKey,
@@ -52,8 +66,11 @@ export class ApiStack extends Stack {
       });
       bindRouteAccess(fn, props.routeAccess[route.handler], data, automation);
       this.api.addRoute(route, fn);
+      this.functions[name] = fn;
     }
 
+    // Here rather than in an area: moved, a function's new notification would be added before the old one is
+    // removed, and S3 refuses two ObjectCreated configurations that overlap.
     if (props.eventFunctions.length > 0) {
       const objectCreated = new ObjectCreatedTriggers(this, 'AttachmentsObjectCreated', {
         bucketName: data.attachments.bucketName,
@@ -66,6 +83,7 @@ export class ApiStack extends Stack {
         });
         bindRouteAccess(fn, eventFunction.access, data, automation);
         objectCreated.add(fn, eventFunction.trigger.s3ObjectCreated);
+        this.functions[fn.node.id] = fn;
       }
     }
 
@@ -74,6 +92,13 @@ export class ApiStack extends Stack {
       description: "The clients' usage plan: USAGE_PLAN_ID for the admin CLI",
       value: this.api.usagePlan.usagePlanId,
     });
+  }
+
+  /** The nested stack of a route's API area, created with the area's first route. */
+  private areaOf(route: Route): ApiAreaStack {
+    const area = apiAreaOf(route);
+    this.areas[area] ??= new ApiAreaStack(this, area);
+    return this.areas[area];
   }
 }
 

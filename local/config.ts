@@ -134,3 +134,7 @@ export const startSettingsOf = (env: Env, argv: readonly string[]): StartSetting
 /** The sandbox portal on its own (local/sandbox-portal/main.ts): PORT (3100) and HOST (127.0.0.1). */
 export const sandboxPortalSettingsOf = (env: Env) =>
   collect<{ port: number; host: string }>({ port: () => portOf(env, 3100), host: () => env.HOST ?? '127.0.0.1' });
+
+/** The local PAS payer on its own (local/pas-payer/main.ts): PORT (3200) and HOST (127.0.0.1). */
+export const pasPayerSettingsOf = (env: Env) =>
+  collect<{ port: number; host: string }>({ port: () => portOf(env, 3200), host: () => env.HOST ?? '127.0.0.1' });

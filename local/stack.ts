@@ -10,6 +10,7 @@ import { type Emulator, type S3Emulator, startDynalite, startS3rver } from './em
 import type { HandlerLoader } from './gateway/invoke.ts';
 import { enableInvocationContexts, ownInvocation } from './invocations.ts';
 import { type LocalLambda, startLambda } from './lambda.ts';
+import { type PasPayer, type PasPayerOptions, startPasPayer } from './pas-payer/server.ts';
 import type { RecheckTimer } from './rechecks.ts';
 import { relayS3Events } from './s3-events.ts';
 import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
@@ -36,6 +37,8 @@ export interface LocalStackOptions {
   bucketName?: string;
   /** The sandbox payer portal's options (port, seed, hang paths); it always runs, on loopback. */
   sandboxPortal?: SandboxPortalOptions;
+  /** The local PAS payer's options (port, token lifetime, clients); it always runs beside the portal. */
+  pasPayer?: PasPayerOptions;
   /**
    * Requests per second, burst and daily quota of a client without its own: by default the deployed
    * default's, unless LOCAL_RATE_LIMIT, LOCAL_BURST_LIMIT, LOCAL_QUOTA_PER_DAY say otherwise. The test
@@ -60,6 +63,8 @@ export interface LocalStack {
   s3?: S3Emulator;
   /** The sandbox payer portal the automation drives. */
   portal: SandboxPortal;
+  /** The local PAS payer: the payer-API channel's counterpart (docs/pas-payer.md). */
+  pasPayer: PasPayer;
   stepFunctions: LocalStepFunctions;
   /** The functions other functions invoke (the run credentials function), behind the Lambda Invoke API. */
   lambda: LocalLambda;
@@ -124,12 +129,20 @@ async function startAutomation(options: LocalStackOptions, loadHandler: HandlerL
   const { invokedFunctions } = await import('#lib/routes/automation-tasks');
   const host = options.host ?? '127.0.0.1';
   const portal = await startSandboxPortal({ host, ...options.sandboxPortal });
+  const pasPayer = await startPasPayer({ host, ...options.pasPayer });
   const stepFunctions = await startStepFunctions({ loadHandler, ...options.stepFunctions });
   const lambda = await startLambda({ functions: invokedFunctions, loadHandler, host });
-  // The operator's token goes with the URL: tests and scripts decide pended authorizations with it (docs/sandbox-portal.md).
+  // The operators' tokens go with the URLs: tests and scripts decide pended authorizations with them
+  // (docs/sandbox-portal.md, docs/pas-payer.md).
   Object.assign(
     env,
     { SANDBOX_PORTAL_URL: portal.url, SANDBOX_OPERATOR_TOKEN: portal.operatorToken },
+    {
+      PAS_PAYER_URL: pasPayer.url,
+      PAS_PAYER_FHIR_BASE_URL: pasPayer.fhirBaseUrl,
+      PAS_PAYER_TOKEN_URL: pasPayer.tokenUrl,
+      PAS_PAYER_OPERATOR_TOKEN: pasPayer.operatorToken,
+    },
     stepFunctions.env,
     lambda.env,
   );
@@ -137,7 +150,7 @@ async function startAutomation(options: LocalStackOptions, loadHandler: HandlerL
   // The stand-in starts with no executions: runs an earlier start left unended are lost (lost-runs.ts).
   const { endLostRuns } = await import('./lost-runs.ts');
   await endLostRuns();
-  return { portal, stepFunctions, lambda };
+  return { portal, pasPayer, stepFunctions, lambda };
 }
 
 /** No stream on dynalite: the relay reads the outbox items the writes left (docs/events.md). */
@@ -209,7 +222,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   setFunctionEnvironment(env);
   await prepareTable(options, dynamoEndpoint, tableName);
   const loadHandler = handlerLoader();
-  const { portal, stepFunctions, lambda } = await startAutomation(options, loadHandler, env);
+  const { portal, pasPayer, stepFunctions, lambda } = await startAutomation(options, loadHandler, env);
   const relay = await startEventRelay(options, settings);
   const { eventFunctions } = await import('#lib/routes/event-functions');
   const invocations = s3 ? relayS3Events(s3, bucketName, eventFunctions, loadHandler) : new Set<Promise<unknown>>();
@@ -239,8 +252,9 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     // the portal's closing does to it (the run is lost, and the next start says so).
     for (const emulator of emulators.reverse()) await emulator.close();
     await portal.close();
+    await pasPayer.close();
     if (!stateDir) rmSync(scratch, { recursive: true, force: true });
   };
   const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
-  return { baseUrl, env, ...(s3 ? { s3 } : {}), portal, stepFunctions, lambda, relay, rechecks, close };
+  return { baseUrl, env, ...(s3 ? { s3 } : {}), portal, pasPayer, stepFunctions, lambda, relay, rechecks, close };
 };

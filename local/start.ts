@@ -43,7 +43,17 @@ const stack = await startLocalStack({
 const { seedDemo } = await import('./seed.ts');
 const demo = await seedDemo(stateDir);
 // The admin CLI finds the running stack through this file.
-writeFileSync(stackFile, JSON.stringify({ pid: process.pid, baseUrl: stack.baseUrl, env: stack.env }, null, 2));
+const { pasPayer } = stack;
+const payer = {
+  url: pasPayer.url,
+  fhirBaseUrl: pasPayer.fhirBaseUrl,
+  tokenUrl: pasPayer.tokenUrl,
+  operatorUrl: pasPayer.operatorUrl,
+};
+writeFileSync(
+  stackFile,
+  JSON.stringify({ pid: process.pid, baseUrl: stack.baseUrl, env: stack.env, pasPayer: payer }, null, 2),
+);
 
 process.stdout.write(
   [
@@ -57,6 +67,8 @@ process.stdout.write(
     `  state:           ${stateDir}${clean ? ' (started clean)' : ''}`,
     `  sandbox portal:  ${stack.portal.url} (the payer portal the automation drives; docs/sandbox-portal.md)`,
     `  portal operator: ${stack.portal.operatorUrl} (decide pended authorizations)`,
+    `  PAS payer:       ${payer.fhirBaseUrl} (the payer API the PAS channel calls; token URL ${payer.tokenUrl}; docs/pas-payer.md)`,
+    `  payer operator:  ${payer.operatorUrl} (register clients, decide pended claims)`,
     '',
     `Try: curl -H 'x-api-key: ${demo.apiKey}' ${stack.baseUrl}/api/external/v1.1/Schemas`,
     '',

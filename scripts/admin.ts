@@ -19,7 +19,9 @@ const usage = `Usage: npm run admin -- <command>
   set-client-limits <clientId> --default                 (back to the defaults)
                                                          on AWS with USAGE_PLAN_ID: + "usagePlanId" (the client's own plan)
   set-storage-quotas <clientId> [--attachment-bytes <n>] [--portal-accounts-per-organization <n>]
-                                                         → {"clientId"[,"attachmentBytesQuota"][,"portalAccountsQuota"]}
+                     [--payer-connections-per-organization <n>]
+                                                         → {"clientId"[,"attachmentBytesQuota"][,"portalAccountsQuota"]
+                                                         [,"payerConnectionsQuota"]}
   set-storage-quotas <clientId> --default                (back to the default quotas)
   set-automation-quotas <clientId> [--runs-per-hour <n>] [--runs-per-day <n>] [--runs-in-flight <n>]
                                                          → {"clientId"[,"automationRunsPerHour"]…}
@@ -47,8 +49,16 @@ const usage = `Usage: npm run admin -- <command>
                                                          published now, signing from activeFrom; on AWS a KMS key)
   list-payer-signing-keys <clientId>                     → {"clientId","keySetId"[,"jwksUri"],"keys":[{"kid","state",…}]}
                                                          (public parts only; docs/payer-api-smart.md)
+  set-payer-endpoint <payerId> --fhir-base-url <url> --token-url <url> [--name <text>] [--scope <scopes>]
+                                                         → {"payerId","name","fhirBaseUrl","tokenUrl","scope",…}
+                                                         (creates or replaces the payer's API: docs/payer-connections.md)
+  list-payer-endpoints                                   → {"payerEndpoints":[…]} (in payer-id order)
+  delete-payer-endpoint <payerId>                        → {"payerId","deleted":true}
 <duration>: whole hours or days, 1h to 365d (e.g. 12h, 90d); keys do not expire without it.
 --organization: the key reaches only that organization of the client (docs/security.md); the whole client without it.
+--fhir-base-url, --token-url: https; on the local stack also http on a loopback host (the local PAS payer). A
+field not given to set-payer-endpoint is back at its default: no name; --scope "system/Claim.write
+system/ClaimResponse.read" (space-separated, system/ scopes).
 reencrypt-portal-secrets: re-seals portal secrets stored before the Encryption SDK (v1), all clients' or one's; run it
 again until "found" is 0. Needs the secrets key's Decrypt: the local stack's key file (docs/security.md).
 --rate, --burst: the client's own requests per second (1 to 10000) and burst (1 to 5000), both or neither;
@@ -79,6 +89,7 @@ const limitOptions = { rate: 'rateLimit', burst: 'burstLimit', 'quota-per-day': 
 const quotaOptions = {
   'attachment-bytes': 'attachmentBytesQuota',
   'portal-accounts-per-organization': 'portalAccountsQuota',
+  'payer-connections-per-organization': 'payerConnectionsQuota',
 } as const;
 const automationOptions = {
   'runs-per-hour': 'automationRunsPerHour',
@@ -98,17 +109,26 @@ const options = {
   'quota-per-day': wholeNumberOption,
   'attachment-bytes': wholeNumberOption,
   'portal-accounts-per-organization': wholeNumberOption,
+  'payer-connections-per-organization': wholeNumberOption,
   'runs-per-hour': wholeNumberOption,
   'runs-per-day': wholeNumberOption,
   'runs-in-flight': wholeNumberOption,
   off: { type: 'boolean' },
   'every-seconds': wholeNumberOption,
+  'fhir-base-url': { type: 'string' },
+  'token-url': { type: 'string' },
+  name: { type: 'string' },
+  scope: { type: 'string' },
 } as const;
 /** What an option's value is, for the message when it has none (other than the whole numbers'). */
 const valueOfOption: Partial<Record<string, string>> = {
   'expires-in': 'whole hours or days (e.g. 12h, 90d), from 1h to 365d',
   organization: 'an organization id',
   client: 'a client id',
+  'fhir-base-url': 'a URL',
+  'token-url': 'a URL',
+  name: 'a text',
+  scope: 'space-separated scopes',
 };
 
 /** parseArgs' refusals (an unknown option, a value missing or given to a flag), in this CLI's words. */
@@ -132,6 +152,9 @@ const parsed = (() => {
 })();
 const { values } = parsed;
 const [command, ...args] = parsed.positionals;
+
+/** The options of set-payer-endpoint alone. */
+const endpointOptions = ['fhir-base-url', 'token-url', 'name', 'scope'] as const;
 
 const wholeNumber = (name: string, value: string) => {
   if (!/^\d{1,12}$/.test(value)) fail(`--${name} takes a whole number.\n${usage}`);
@@ -173,7 +196,11 @@ const need = (
   if ((values.off || values['every-seconds'] !== undefined) && command !== 'set-rechecks')
     fail(`${command} takes no --off or --every-seconds.\n${usage}`);
   if (Object.keys(storageQuotas).length > 0 && !storing)
-    fail(`${command} takes no --attachment-bytes or --portal-accounts-per-organization.\n${usage}`);
+    fail(
+      `${command} takes no --attachment-bytes, --portal-accounts-per-organization or --payer-connections-per-organization.\n${usage}`,
+    );
+  if (endpointOptions.some((name) => values[name] !== undefined) && command !== 'set-payer-endpoint')
+    fail(`${command} takes no --fhir-base-url, --token-url, --name or --scope.\n${usage}`);
   return args;
 };
 
@@ -330,6 +357,33 @@ const listPayerSigningKeys = async () => {
   };
 };
 
+/**
+ * The operators' directory of payer APIs (docs/payer-connections.md, "Payer endpoints"), under the
+ * target's URL policy: AWS takes https only, the local stack also http on a loopback host.
+ */
+const payerEndpointDirectory = async () => {
+  const { payerEndpointDirectory } = await import('#lib/payer-endpoints/payer-endpoints');
+  const { dynamoPayerEndpointStore } = await import('#lib/payer-endpoints/dynamo-payer-endpoint-store');
+  const urlPolicy = target.kind === 'aws' ? ('public-https' as const) : ('local' as const);
+  return payerEndpointDirectory({ store: dynamoPayerEndpointStore, urlPolicy: () => urlPolicy });
+};
+
+const setPayerEndpoint = async () => {
+  const [payerId] = need(1);
+  const fhirBaseUrl = values['fhir-base-url'];
+  const tokenUrl = values['token-url'];
+  if (fhirBaseUrl === undefined || tokenUrl === undefined) {
+    return fail(`set-payer-endpoint takes --fhir-base-url and --token-url.\n${usage}`);
+  }
+  return (await payerEndpointDirectory()).set({
+    payerId: payerId!,
+    fhirBaseUrl,
+    tokenUrl,
+    name: values.name,
+    scope: values.scope,
+  });
+};
+
 const commands: Record<string, () => Promise<unknown>> = {
   'create-client': async () => {
     const [name] = need(1, { expiring: true, limiting: true });
@@ -361,7 +415,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     const [clientId] = need(1, { storing: true });
     if (defaultLimits === Object.keys(storageQuotas).length > 0) {
       fail(
-        `set-storage-quotas takes --attachment-bytes and/or --portal-accounts-per-organization, or --default alone.\n${usage}`,
+        `set-storage-quotas takes --attachment-bytes, --portal-accounts-per-organization and/or --payer-connections-per-organization, or --default alone.\n${usage}`,
       );
     }
     return admin.setStorageQuotas(clientId!, storageQuotas);
@@ -421,6 +475,16 @@ const commands: Record<string, () => Promise<unknown>> = {
   },
   'rotate-payer-signing-key': rotatePayerSigningKey,
   'list-payer-signing-keys': listPayerSigningKeys,
+  'set-payer-endpoint': setPayerEndpoint,
+  'list-payer-endpoints': async () => {
+    need(0);
+    return { payerEndpoints: await (await payerEndpointDirectory()).list() };
+  },
+  'delete-payer-endpoint': async () => {
+    const [payerId] = need(1);
+    await (await payerEndpointDirectory()).remove(payerId!);
+    return { payerId, deleted: true };
+  },
   'backfill-portal-account-indexes': async () => {
     need(0);
     const { backfillPortalAccountIndexes } = await import('#lib/portal-accounts/dynamo-portal-account-store');

@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
  *
  * `npm run -s env-vars -- [--docker] [--out <file>]` writes it (default .local/env-vars.json).
  * `--docker`, for `sam local invoke`: addresses the host as host.docker.internal from sam's
- * containers, and writes beside each template of cdk.out a `<stack>.sam-local.template.json` whose
- * functions declare every variable of the file, because SAM only overrides declared variables.
+ * containers, and writes beside each template of cdk.out a `<stack>.sam-local.template.json` (a nested
+ * stack's: `<id>.nested.sam-local.template.json`) whose functions declare every variable of the file,
+ * because SAM only overrides declared variables.
  */
 export interface EnvVarsFile {
   Parameters?: Record<string, string>;
@@ -61,11 +62,12 @@ export const envVarsFor = (file: EnvVarsFile, functionId: string): Record<string
 /**
  * Copies of cdk.out's templates (same folder, so asset paths still resolve) in which every function
  * declares `names` (empty unless the template sets them): what `sam local invoke --env-vars` needs to
- * set them. Returns the files written.
+ * set them. Nested stacks' templates too (`<id>.nested.template.json`: the API's route functions, by
+ * area), each a template sam can be given on its own. Returns the files written.
  */
 export const writeSamLocalTemplates = (cdkOut: string, names: readonly string[]) => {
   const written: string[] = [];
-  for (const file of readdirSync(cdkOut).filter((entry) => /^[^.]+\.template\.json$/.test(entry))) {
+  for (const file of readdirSync(cdkOut).filter((entry) => /^[^.]+(\.nested)?\.template\.json$/.test(entry))) {
     const template = JSON.parse(readFileSync(join(cdkOut, file), 'utf8')) as {
       Resources: Record<
         string,

@@ -77,6 +77,7 @@ const sampleRequest = (externalId: string) => ({
 });
 
 const SAMPLE_PORTAL_ACCOUNT = 'sample-portal-account';
+const SAMPLE_PAYER_CONNECTION = 'sample-payer-connection';
 
 interface RouteSample {
   pathParameters?: Record<string, string>;
@@ -132,6 +133,24 @@ const ROUTE_SAMPLES: Partial<Record<HandlerId, RouteSample>> = {
   },
   'portal-accounts/delete-portal-account': { pathParameters: { externalId: SAMPLE_PORTAL_ACCOUNT }, status: 204 },
   'portal-accounts/filter-portal-accounts': { body: { clientUserId: DEMO_CLIENT_USER_ID }, status: 200 },
+  // A payer the directory has no API for (422 no_payer_api): so the connection's reads and writes answer 404.
+  'payers/create-payer-connection': {
+    body: {
+      externalId: SAMPLE_PAYER_CONNECTION,
+      clientUserId: DEMO_CLIENT_USER_ID,
+      payerId: 'SAMPLE-NO-API',
+      clientId: 'sample-client-id',
+    },
+    status: 422,
+  },
+  'payers/list-payer-connections': { pathParameters: { externalId: DEMO_CLIENT_USER_ID }, status: 200 },
+  'payers/get-payer-connection': { pathParameters: { externalId: SAMPLE_PAYER_CONNECTION }, status: 404 },
+  'payers/replace-payer-connection': {
+    pathParameters: { externalId: SAMPLE_PAYER_CONNECTION },
+    body: { clientUserId: DEMO_CLIENT_USER_ID, payerId: 'SAMPLE-NO-API', clientId: 'sample-client-id' },
+    status: 404,
+  },
+  'payers/delete-payer-connection': { pathParameters: { externalId: SAMPLE_PAYER_CONNECTION }, status: 404 },
   'rpa/issue-rpa-access-token': { body: { clientUserId: DEMO_CLIENT_USER_ID }, status: 200 },
   // No scraper token in a sample: the session answers 401, as it does to anyone without one.
   'rpa/get-scraper-session': { status: 401 },

@@ -12,6 +12,11 @@ export const STORAGE_QUOTA_DEFAULTS = {
   attachmentBytes: 100 * 1024 ** 3,
   /** Portal accounts in one organization of a client. */
   portalAccountsPerOrganization: 10_000,
+  /**
+   * Payer connections in one organization of a client: one per payer API it is registered with, a few
+   * hundred payers at most today; the bound stops a runaway integration.
+   */
+  payerConnectionsPerOrganization: 1_000,
 } as const;
 
 /** A client's automation quotas unless it has its own (lib/runs/automation-quotas.ts, docs/rpa.md). */

@@ -18,7 +18,11 @@ type PayerUrlPolicy = 'https' | 'local';
 
 export interface Settings {
   /** Storage quotas of a client without its own (docs/security.md, "Quotas"). */
-  storageQuotas: { attachmentBytes: number; portalAccountsPerOrganization: number };
+  storageQuotas: {
+    attachmentBytes: number;
+    portalAccountsPerOrganization: number;
+    payerConnectionsPerOrganization: number;
+  };
   /** Automation quotas of a client without its own (lib/runs/automation-quotas.ts, docs/rpa.md). */
   automationQuotas: { runsPerHour: number; runsPerDay: number; runsInFlight: number };
   /**
@@ -122,6 +126,10 @@ export const parseSettings = (env: Env): Settings => {
       portalAccountsPerOrganization: number(
         'PORTAL_ACCOUNTS_PER_ORGANIZATION',
         STORAGE_QUOTA_DEFAULTS.portalAccountsPerOrganization,
+      ),
+      payerConnectionsPerOrganization: number(
+        'PAYER_CONNECTIONS_PER_ORGANIZATION',
+        STORAGE_QUOTA_DEFAULTS.payerConnectionsPerOrganization,
       ),
     },
     automationQuotas: {

@@ -21,6 +21,16 @@ export interface PortalAccountsUsage {
   updatedAt: string;
 }
 
+export interface PayerConnectionsUsage {
+  clientId: string;
+  organizationId: string;
+  /** Payer connections of the organization. */
+  payerConnections: number;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** The automation quotas' counters (the port: lib/runs/automation-quotas.ts). */
 export interface AutomationRunsUsage {
   clientId: string;
@@ -72,6 +82,20 @@ export const portalAccountsUsageEntity = defineEntity<PortalAccountsUsage>()({
     clientId: attr.string(),
     organizationId: attr.string(),
     portalAccounts: attr.number(),
+    version: attr.number(),
+    createdAt: attr.string(),
+    updatedAt: attr.string(),
+  },
+});
+
+/** The payer connections of one organization: one item per organization. */
+export const payerConnectionsUsageEntity = defineEntity<PayerConnectionsUsage>()({
+  name: 'PayerConnectionsUsage',
+  keys: { pk: clientEntity.keys.pk.template, sk: 'USAGE#PCONN#<organizationId>' },
+  attributes: {
+    clientId: attr.string(),
+    organizationId: attr.string(),
+    payerConnections: attr.number(),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),

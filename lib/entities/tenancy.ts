@@ -34,6 +34,8 @@ export interface StorageQuotasRecord {
   attachmentBytesQuota?: number;
   /** Most portal accounts in any one organization of the client. */
   portalAccountsQuota?: number;
+  /** Most payer connections in any one organization of the client. */
+  payerConnectionsQuota?: number;
 }
 
 /**
@@ -111,6 +113,7 @@ export const clientEntity = defineEntity<ClientRecord>()({
     quotaPerDay: attr.optional(attr.number()),
     attachmentBytesQuota: attr.optional(attr.number()),
     portalAccountsQuota: attr.optional(attr.number()),
+    payerConnectionsQuota: attr.optional(attr.number()),
     automationRunsPerHour: attr.optional(attr.number()),
     automationRunsPerDay: attr.optional(attr.number()),
     automationRunsInFlight: attr.optional(attr.number()),

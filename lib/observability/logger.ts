@@ -59,6 +59,9 @@ const LOG_FIELDS = [
   'rechecked',
   'batches',
   'requests',
+  // Payer APIs (lib/payer-endpoints, lib/payer-connections): ids only, never the client_id a payer issued
+  'payerId',
+  'payerConnectionId',
   // Queues (lib/webhooks/queued-events.ts): the SQS message a failure is about, to find it in the dead-letter queue
   'messageId',
   // Errors: name and stack frames only, never a message (SDK and parser messages can quote data)

@@ -24,6 +24,7 @@ import {
 } from './components.ts';
 import type { OperationDoc, Outcome } from './operation-doc.ts';
 import { operations } from './operations.ts';
+import { payerConnectionSchemasOf } from './payer-connection-schemas.ts';
 import { payerJwksSchemas } from './payer-jwks-schemas.ts';
 import { rpaSchemas } from './rpa-schemas.ts';
 import { globalTagsOf } from './tags.ts';
@@ -330,7 +331,7 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
       title: 'Service review API',
       version,
       description:
-        'Prior authorizations ("service reviews"): requests, clinical attachments, payer-portal accounts and the automation that reads authorization statuses. Every call but this description and the scraper session needs an x-api-key. Generated from the route table and the JSON Schemas the validators are compiled from.',
+        'Prior authorizations ("service reviews"): requests, clinical attachments, payer-portal accounts, payer API connections and the automation that reads authorization statuses. Every call but this description and the scraper session needs an x-api-key. Generated from the route table and the JSON Schemas the validators are compiled from.',
     },
     servers: [{ url: '/', description: 'This API (paths start with /api/external)' }],
     security: [{ apiKey: [] }],
@@ -345,6 +346,7 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
         RequestMergePatch: mergePatchOf(bodySchemas.Request!, 'RequestMergePatch'),
         PortalAccountRepresentation: portalAccountRepresentationOf(bodySchemas.PortalAccount!),
         PortalAccountPage: portalAccountPageSchema,
+        ...payerConnectionSchemasOf(bodySchemas.PayerConnection!),
         Attachment: attachmentSchema,
         AttachmentList: {
           title: 'AttachmentList',

@@ -1,5 +1,6 @@
 import type { HandlerId } from '#lib/routes/route-table';
 import type { Header, OperationDoc, Outcome } from './operation-doc.ts';
+import { payerConnectionOperations } from './payer-connection-operations.ts';
 
 /**
  * What the document says of each route beyond its row (./operation-doc.ts), keyed by the row's handler
@@ -190,6 +191,7 @@ export const operations: Record<HandlerId, OperationDoc> = {
     outcomes: { 200: { description: 'A page, oldest first', body: 'PortalAccountPage' } },
     failures: [404],
   },
+  ...payerConnectionOperations,
   'rpa/issue-rpa-access-token': {
     summary: 'Issue a scraper token for a request',
     tag: 'Service-review automation',

@@ -10,6 +10,8 @@ const TAG_DESCRIPTIONS = {
     "A request's clinical documents: uploaded in the body (up to 4 MiB) or through a presigned URL (up to 1 GiB), then listed, downloaded or deleted.",
   'Portal accounts':
     "The payer-portal accounts the automation signs in with, per client user's organization; passwords and TOTP secrets are write-only.",
+  'Payer connections':
+    "An organization's client_id at a payer's Prior Authorization API (Da Vinci PAS), per client user's organization, with the jwksUri the payer verifies our client assertions with.",
   'Service-review automation':
     "A browser on the payer portal: fill a request's form (stopping before submitting), read authorization statuses in batches, and follow the runs.",
   Webhooks:

@@ -179,6 +179,17 @@ export const routeAccess: Record<HandlerId, RouteAccess> = {
     cursors: 'sign',
   },
 
+  // Payer connections. GetItem: the client user, the client's quotas, the payer's endpoint (create, and a
+  // replace that changes the payer); UpdateItem: the organizations' connection counts (storage quotas).
+  'payers/create-payer-connection': {
+    table: { actions: tableActions(['GetItem', 'PutItem', 'UpdateItem'], IDEMPOTENT) },
+    requestFingerprints: 'sign',
+  },
+  'payers/list-payer-connections': { table: { actions: ['GetItem'], queryIndexes: ['gsi1'] }, cursors: 'sign' },
+  'payers/get-payer-connection': { table: { actions: ['GetItem'] } },
+  'payers/replace-payer-connection': { table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  'payers/delete-payer-connection': { table: { actions: ['GetItem', 'UpdateItem', 'DeleteItem'] } },
+
   // Service-review automation
   'rpa/issue-rpa-access-token': { table: { actions: ['GetItem'] }, rpaTokens: 'sign' },
   // gsi1: the token's API key by its id (is it still active?), read with every call.

@@ -10,6 +10,7 @@ type AuditResource =
   | 'request'
   | 'attachment'
   | 'portalAccount'
+  | 'payerConnection'
   | 'rpaAccessToken'
   | 'rpaSession'
   | 'rpaRun'
@@ -39,6 +40,7 @@ export interface RouteAudit {
 const requestIds = { externalId: 'requestExternalId' };
 const attachmentIds = { ...requestIds, attachmentId: 'attachmentId' };
 const portalAccountIds = { externalId: 'portalAccountExternalId' };
+const payerConnectionIds = { externalId: 'payerConnectionExternalId' };
 const rpaRequestIds = { requestExternalId: 'requestExternalId' };
 const webhookIds = { webhookId: 'webhookId' };
 
@@ -113,6 +115,35 @@ export const routeAudit: Record<HandlerId, RouteAudit | false> = {
     action: 'portalAccount.filter',
     resource: 'portalAccount',
     clientUserId: 'body',
+  },
+
+  // Payer connections. The list route's `{externalId}` is the clientUserId.
+  'payers/create-payer-connection': {
+    action: 'payerConnection.create',
+    resource: 'payerConnection',
+    clientUserId: 'body',
+    createdId: 'payerConnectionExternalId',
+  },
+  'payers/list-payer-connections': {
+    action: 'payerConnection.list',
+    resource: 'payerConnection',
+    clientUserId: { path: 'externalId' },
+  },
+  'payers/get-payer-connection': {
+    action: 'payerConnection.read',
+    resource: 'payerConnection',
+    ids: payerConnectionIds,
+  },
+  'payers/replace-payer-connection': {
+    action: 'payerConnection.replace',
+    resource: 'payerConnection',
+    ids: payerConnectionIds,
+    clientUserId: 'body',
+  },
+  'payers/delete-payer-connection': {
+    action: 'payerConnection.delete',
+    resource: 'payerConnection',
+    ids: payerConnectionIds,
   },
 
   // Service-review automation

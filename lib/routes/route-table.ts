@@ -10,8 +10,8 @@
  *
  * API Gateway allows one variable name per path level, so a level shared by several routes uses
  * one name: `{externalId}` under v1.1/Requests (the spec's `{requestExternalId}` of attachments is
- * the same URL segment) and under Portals/accounts (where the list route's segment is the
- * clientUserId). Names are internal; the URLs are exactly the spec's.
+ * the same URL segment) and under Portals/accounts and Payers/connections (where the list route's
+ * segment is the clientUserId). Names are internal; the URLs are exactly the spec's.
  */
 
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -58,6 +58,18 @@ const portalAccountRoutes = [
   { method: 'PUT', path: `${v11}/Portals/accounts/{externalId}`, handler: 'portal-accounts/replace-portal-account' },
   { method: 'DELETE', path: `${v11}/Portals/accounts/{externalId}`, handler: 'portal-accounts/delete-portal-account' },
   { method: 'POST', path: `${v11}/Portals/accounts/filter`, handler: 'portal-accounts/filter-portal-accounts' },
+] as const satisfies readonly RouteRow[];
+
+/**
+ * Payer connections: an organization's client_id at a payer's API (docs/payer-connections.md). As under
+ * Portals/accounts, the list route's `{externalId}` segment carries the clientUserId.
+ */
+const payerConnectionRoutes = [
+  { method: 'POST', path: `${v11}/Payers/connections`, handler: 'payers/create-payer-connection' },
+  { method: 'GET', path: `${v11}/Payers/connections/{externalId}/list`, handler: 'payers/list-payer-connections' },
+  { method: 'GET', path: `${v11}/Payers/connections/{externalId}`, handler: 'payers/get-payer-connection' },
+  { method: 'PUT', path: `${v11}/Payers/connections/{externalId}`, handler: 'payers/replace-payer-connection' },
+  { method: 'DELETE', path: `${v11}/Payers/connections/{externalId}`, handler: 'payers/delete-payer-connection' },
 ] as const satisfies readonly RouteRow[];
 
 /**
@@ -151,6 +163,9 @@ const rows = [
   // Portal accounts: v1.1, and the obsolete v1 mirror
   ...portalAccountRoutes,
   ...obsoleteV1PortalAccountRoutes,
+
+  // Payer connections (docs/payer-connections.md)
+  ...payerConnectionRoutes,
 
   // Service-review automation (docs/rpa.md). `{requestExternalId}` is the only variable at its level;
   // the static `rpa` beside it holds the batch routes.

@@ -4,7 +4,11 @@ import { dynamo } from '#lib/aws/dynamodb';
 import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config/resources';
 import type { TableKey } from '#lib/entities/define-entity';
-import { attachmentBytesUsageEntity, portalAccountsUsageEntity } from '#lib/entities/storage-usage';
+import {
+  attachmentBytesUsageEntity,
+  payerConnectionsUsageEntity,
+  portalAccountsUsageEntity,
+} from '#lib/entities/storage-usage';
 import type { StorageUsageStore } from './storage-usage.ts';
 
 const refusedAsFalse = (error: unknown) => {
@@ -78,6 +82,13 @@ const accountsCounter = (clientId: string, organizationId: string): Counter => (
   ids: { clientId, organizationId },
 });
 
+const connectionsCounter = (clientId: string, organizationId: string): Counter => ({
+  key: payerConnectionsUsageEntity.key({ clientId, organizationId }),
+  entity: payerConnectionsUsageEntity.name,
+  count: 'payerConnections',
+  ids: { clientId, organizationId },
+});
+
 const get = async (key: TableKey) =>
   (await dynamo.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 
@@ -96,4 +107,13 @@ export const dynamoStorageUsageStore: StorageUsageStore = {
   reservePortalAccount: (clientId, organizationId, quota, at) =>
     reserve(accountsCounter(clientId, organizationId), 1, quota, at),
   releasePortalAccount: (clientId, organizationId, at) => release(accountsCounter(clientId, organizationId), 1, at),
+
+  getPayerConnections: async (clientId, organizationId) => {
+    const item = await get(payerConnectionsUsageEntity.key({ clientId, organizationId }));
+    return item ? payerConnectionsUsageEntity.fromItem(item) : undefined;
+  },
+  reservePayerConnection: (clientId, organizationId, quota, at) =>
+    reserve(connectionsCounter(clientId, organizationId), 1, quota, at),
+  releasePayerConnection: (clientId, organizationId, at) =>
+    release(connectionsCounter(clientId, organizationId), 1, at),
 };

@@ -141,7 +141,7 @@ export const dynamoTenantStore: TenantStore = {
   setClientLimits: (clientId, limits) =>
     replaceClientFields(clientId, ['rateLimit', 'burstLimit', 'quotaPerDay'], limits),
   setStorageQuotas: (clientId, quotas) =>
-    replaceClientFields(clientId, ['attachmentBytesQuota', 'portalAccountsQuota'], quotas),
+    replaceClientFields(clientId, ['attachmentBytesQuota', 'portalAccountsQuota', 'payerConnectionsQuota'], quotas),
   setAutomationQuotas: (clientId, quotas) =>
     replaceClientFields(clientId, ['automationRunsPerHour', 'automationRunsPerDay', 'automationRunsInFlight'], quotas),
   setRecheckSettings: (clientId, settings) =>

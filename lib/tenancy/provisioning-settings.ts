@@ -47,11 +47,12 @@ export const clientLimits = (limits: ClientLimitsRecord): ClientLimitsRecord => 
 const STORAGE_QUOTA_BOUNDS = {
   attachmentBytesQuota: { min: 1, max: 1_000_000_000_000_000 },
   portalAccountsQuota: { min: 1, max: 1_000_000 },
+  payerConnectionsQuota: { min: 1, max: 1_000_000 },
 } as const;
 
-/** A client's storage quotas, checked: whole numbers within STORAGE_QUOTA_BOUNDS, either or both. */
+/** A client's storage quotas, checked: whole numbers within STORAGE_QUOTA_BOUNDS, any of them. */
 const storageQuotas = (quotas: StorageQuotasRecord): StorageQuotasRecord => {
-  for (const field of ['attachmentBytesQuota', 'portalAccountsQuota'] as const) {
+  for (const field of ['attachmentBytesQuota', 'portalAccountsQuota', 'payerConnectionsQuota'] as const) {
     const value = quotas[field];
     const { min, max } = STORAGE_QUOTA_BOUNDS[field];
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= min && value <= max)) {

@@ -1,4 +1,4 @@
-import type { AttachmentBytesUsage, PortalAccountsUsage } from '#lib/entities/storage-usage';
+import type { AttachmentBytesUsage, PayerConnectionsUsage, PortalAccountsUsage } from '#lib/entities/storage-usage';
 
 /**
  * Port: what a client stores, counted, so that storage quotas hold under concurrency without
@@ -17,4 +17,9 @@ export interface StorageUsageStore {
   reservePortalAccount(clientId: string, organizationId: string, quota: number, at: string): Promise<boolean>;
   /** Counts one account less, never below zero; false when none was counted. */
   releasePortalAccount(clientId: string, organizationId: string, at: string): Promise<boolean>;
+  getPayerConnections(clientId: string, organizationId: string): Promise<PayerConnectionsUsage | undefined>;
+  /** Counts one more payer connection if the organization has fewer than `quota`; false when it has that many. */
+  reservePayerConnection(clientId: string, organizationId: string, quota: number, at: string): Promise<boolean>;
+  /** Counts one payer connection less, never below zero; false when none was counted. */
+  releasePayerConnection(clientId: string, organizationId: string, at: string): Promise<boolean>;
 }

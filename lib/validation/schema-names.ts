@@ -5,6 +5,7 @@
 export const PUBLIC_SCHEMAS = [
   'Request',
   'PortalAccount',
+  'PayerConnection',
   'RpaAccessRequest',
   'ViewOnPageRequest',
   'CheckAuthStatusBatch',
@@ -15,6 +16,8 @@ const INTERNAL_SCHEMAS = [
   'PortalAccountReplacement',
   'PortalAccountFilter',
   'PortalAccountListQuery',
+  'PayerConnectionReplacement',
+  'PayerConnectionListQuery',
   'PresignedUpload',
   'AuthorizationHistoryQuery',
   'WebhookSubscription',

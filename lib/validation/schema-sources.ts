@@ -1,6 +1,11 @@
 import type { SchemaName } from './schema-names.ts';
 import { presignedUploadSchema } from './schemas/attachment.ts';
 import {
+  payerConnectionListQuerySchema,
+  payerConnectionReplacementSchema,
+  payerConnectionSchema,
+} from './schemas/payer-connection.ts';
+import {
   portalAccountFilterSchema,
   portalAccountListQuerySchema,
   portalAccountReplacementSchema,
@@ -20,6 +25,9 @@ export const schemaSources: Record<SchemaName, Record<string, unknown>> = {
   PortalAccountReplacement: portalAccountReplacementSchema,
   PortalAccountFilter: portalAccountFilterSchema,
   PortalAccountListQuery: portalAccountListQuerySchema,
+  PayerConnection: payerConnectionSchema,
+  PayerConnectionReplacement: payerConnectionReplacementSchema,
+  PayerConnectionListQuery: payerConnectionListQuerySchema,
   PresignedUpload: presignedUploadSchema,
   AuthorizationHistoryQuery: authorizationHistoryQuerySchema,
   RpaAccessRequest: rpaAccessRequestSchema,

@@ -5,7 +5,7 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ServiceFunction } from '#infra/constructs/service-function';
+import { apiAreaStackId } from '#infra/api-area-stack';
 import { addComplianceChecks, buildServiceReviewApp } from '#infra/service-review-app';
 import { functionNameOf, routes } from '#lib/routes/route-table';
 
@@ -48,16 +48,18 @@ describe('cdk-nag', () => {
     new Bucket(data, 'Plain');
     new Bucket(automation, 'AlsoPlain');
     // A new grant on *, next to the X-Ray actions that may have it: only those are acknowledged.
-    const schemasFunction = api.node.findChild(functionNameOf(schemasRoute)) as ServiceFunction;
+    const schemasFunction = api.functions[functionNameOf(schemasRoute)]!;
     schemasFunction.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: ['*'] }));
     const report = synthesisError(app);
     expect(report).toMatch(/AwsSolutions-S10/);
     expect(report).toMatch(/HIPAA\.Security-S3BucketSSLRequestsOnly/);
-    // Every stack is checked, the automation stack too.
+    // Every stack is checked, the automation stack too, and the API's nested stacks (the route's function is in its area's).
     expect(report).toContain('ServiceReviewAutomation/AlsoPlain');
     expect(report).toMatch(/AwsSolutions-IAM5\[Resource::\*\]/);
-    expect(report).toContain(`ServiceReviewApi/${functionNameOf(schemasRoute)}/Role/Policy`);
-    expect(report).not.toContain(`ServiceReviewApi/${functionNameOf(schemasRoute)}/Role/Unscoped`);
+    const schemasFunctionPath = `ServiceReviewApi/${apiAreaStackId('Schemas')}/${functionNameOf(schemasRoute)}`;
+    expect(schemasFunction.node.path).toBe(schemasFunctionPath);
+    expect(report).toContain(`${schemasFunctionPath}/Role/Policy`);
+    expect(report).not.toContain(`${schemasFunctionPath}/Role/Unscoped`);
   }, 120_000);
 
   it('fails synthesis of any app it checks, with both packs', () => {

@@ -1,13 +1,14 @@
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigOf } from '#infra/config';
 import { SERVER_ERROR_RATE_THRESHOLD } from '#infra/constructs/monitoring';
+import { ServiceFunction } from '#infra/constructs/service-function';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability/names';
 import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
 import { automationEventFunctions, eventFunctions, webhookDeliveryFunctions } from '#lib/routes/event-functions';
 import { functionNameOf, routes } from '#lib/routes/route-table';
-import { logicalIdOf, synthesize } from './synthesized-app.ts';
+import { logicalIdOf, resourceNamedBy, synthesize } from './synthesized-app.ts';
 
 /*
  * The monitoring stack and the context configuration, on the whole app with both cdk-nag packs (a
@@ -73,6 +74,20 @@ describe('monitoring with the default (production) configuration', () => {
   it('alarms on throttles of every function, dead letters and state-machine failures', () => {
     const throttles = alarms().filter((alarm) => alarm.Properties.MetricName === 'Throttles');
     expect(throttles).toHaveLength(functionCount);
+    // One per function, wherever it is (the routes' in the API's areas): each alarm's dimension followed to its function.
+    const throttled = throttles.map((alarm) => {
+      const [dimension] = alarm.Properties.Dimensions;
+      expect(dimension.Name).toBe('FunctionName');
+      return resourceNamedBy(app.monitoring, dimension.Value);
+    });
+    const functions = [app.api, app.automation, app.events].flatMap((stack) =>
+      stack.node
+        .findAll()
+        .filter((construct): construct is ServiceFunction => construct instanceof ServiceFunction)
+        .map((fn) => `${Stack.of(fn).node.path}/${logicalIdOf(fn.function)}`),
+    );
+    expect(functions).toHaveLength(functionCount);
+    expect(throttled.sort()).toEqual(functions.sort());
     for (const eventFunction of withDeadLetters) {
       expect(alarmNamed(`ServiceReview-prod-${eventFunction.name}-dead-letters`)?.Properties).toMatchObject({
         Namespace: 'AWS/SQS',
@@ -126,7 +141,7 @@ describe('monitoring with the default (production) configuration', () => {
   });
 
   it('gives every function its Powertools settings, the default level and a year of logs', () => {
-    for (const template of [app.apiTemplate, app.automationTemplate, app.eventsTemplate]) {
+    for (const template of [...app.apiTemplates, app.automationTemplate, app.eventsTemplate]) {
       for (const fn of resourcesOf(template, 'AWS::Lambda::Function')) {
         if (!fn.Properties.Environment) continue; // CDK's own helper functions
         expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -150,7 +165,7 @@ describe('monitoring with the default (production) configuration', () => {
       expect(resources.length, type).toBeGreaterThan(0);
       for (const resource of resources) expect(resource.DeletionPolicy, type).toBe('Retain');
     }
-    for (const template of [app.apiTemplate, app.automationTemplate, app.eventsTemplate, app.auditTemplate]) {
+    for (const template of [...app.apiTemplates, app.automationTemplate, app.eventsTemplate, app.auditTemplate]) {
       for (const group of resourcesOf(template, 'AWS::Logs::LogGroup')) expect(group.DeletionPolicy).toBe('Retain');
     }
     expect(resourcesOf(app.dataTemplate, 'AWS::DynamoDB::Table')[0]!.Properties.DeletionProtectionEnabled).toBe(true);
@@ -188,18 +203,17 @@ describe('monitoring of a dev stack configured from context', () => {
   });
 
   it('sets the functions level and retention from context, and lets everything go with the stacks', () => {
-    for (const fn of resourcesOf(app.apiTemplate, 'AWS::Lambda::Function')) {
+    const apiResourcesOf = (type: string) => app.apiTemplates.flatMap((template) => resourcesOf(template, type));
+    for (const fn of apiResourcesOf('AWS::Lambda::Function')) {
       if (fn.Properties.Environment) expect(fn.Properties.Environment.Variables.POWERTOOLS_LOG_LEVEL).toBe('DEBUG');
     }
-    for (const group of resourcesOf(app.apiTemplate, 'AWS::Logs::LogGroup').filter(
+    for (const group of apiResourcesOf('AWS::Logs::LogGroup').filter(
       (g) => !String(g.Properties.LogGroupName ?? '').startsWith('API-Gateway'),
     )) {
       if (group.Properties.RetentionInDays !== 30) continue; // the gateway's own logs keep their periods
       expect(group.DeletionPolicy).toBe('Delete');
     }
-    expect(
-      resourcesOf(app.apiTemplate, 'AWS::Logs::LogGroup').filter((g) => g.Properties.RetentionInDays === 30),
-    ).toHaveLength(
+    expect(apiResourcesOf('AWS::Logs::LogGroup').filter((g) => g.Properties.RetentionInDays === 30)).toHaveLength(
       functionCount -
         automationTasks.length -
         automationEventFunctions.length -

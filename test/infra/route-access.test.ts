@@ -18,6 +18,7 @@ import {
   resourceIdsOf,
   statementsOf,
   synthesize,
+  templateOf,
 } from './synthesized-app.ts';
 
 /*
@@ -65,27 +66,23 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => synthesized?.cleanUp());
 
-const functionNamed = (name: string) => synthesized.api.node.findChild(name) as ServiceFunction;
+const functionNamed = (name: string) => synthesized.api.functions[name]!;
 /** Every function's Powertools settings (service-function.ts), besides what its access binds. */
 const POWERTOOLS_VARIABLES = Object.keys(powertoolsEnvironment(DEFAULT_CONFIG)).sort();
 const envOf = (fn: ServiceFunction) =>
-  synthesized.apiTemplate.toJSON().Resources[logicalIdOf(fn.function)].Properties.Environment.Variables;
+  templateOf(fn).toJSON().Resources[logicalIdOf(fn.function)].Properties.Environment.Variables;
 
 describe('route access binders', () => {
   it('grant every access kind exactly its actions on its resources, and pass the resource names', () => {
     for (const row of syntheticRoutes) {
       const fn = functionNamed(functionNameOf(row));
-      expect(grantsOf(statementsOf(synthesized.apiTemplate, fn), resourceIdsOf(synthesized))).toEqual(
+      expect(grantsOf(statementsOf(fn), resourceIdsOf(synthesized))).toEqual(
         expectedGrants(syntheticAccess[row.handler]),
       );
-      expect(actionsOf(statementsOf(synthesized.apiTemplate, fn))).toEqual(
-        expectedActions(syntheticAccess[row.handler]),
-      );
+      expect(actionsOf(statementsOf(fn))).toEqual(expectedActions(syntheticAccess[row.handler]));
     }
     // Reading only: the data key decrypts, never encrypts; the index is queried, the table is not.
-    expect(
-      grantsOf(statementsOf(synthesized.apiTemplate, functionNamed('GetSchema')), resourceIdsOf(synthesized)),
-    ).toEqual(
+    expect(grantsOf(statementsOf(functionNamed('GetSchema')), resourceIdsOf(synthesized))).toEqual(
       expect.arrayContaining([
         'dynamodb:GetItem on table',
         'dynamodb:Query on index gsi1',
@@ -94,8 +91,8 @@ describe('route access binders', () => {
       ]),
     );
     expect(
-      grantsOf(statementsOf(synthesized.apiTemplate, functionNamed('GetSchema')), resourceIdsOf(synthesized)).filter(
-        (grant) => /dynamodb:Query on table|kms:Encrypt|kms:GenerateDataKey/.test(grant),
+      grantsOf(statementsOf(functionNamed('GetSchema')), resourceIdsOf(synthesized)).filter((grant) =>
+        /dynamodb:Query on table|kms:Encrypt|kms:GenerateDataKey/.test(grant),
       ),
     ).toEqual([]);
     expect(Object.keys(envOf(functionNamed('GetSchema'))).sort()).toEqual([
@@ -120,7 +117,7 @@ describe('route access binders', () => {
 
   it('let invoke access invoke exactly the named function, by its ARN alone, and pass its name', () => {
     const target = synthesized.automation.invokeTargets.IssueRunCredentials!;
-    const invoking = statementsOf(synthesized.apiTemplate, functionNamed('ListSchemas')).filter((statement) =>
+    const invoking = statementsOf(functionNamed('ListSchemas')).filter((statement) =>
       statement.actions.some((action) => action.startsWith('lambda:')),
     );
     expect(invoking).toEqual([
@@ -150,7 +147,7 @@ describe('route access binders', () => {
     const { viewOnPage, checkAuthStatus } = synthesized.automation.stateMachineNames;
     // Each resource is an ARN joined from pseudo parameters; its last part names the machine.
     const onStates = (name: string) =>
-      statementsOf(synthesized.apiTemplate, functionNamed(name))
+      statementsOf(functionNamed(name))
         .filter((statement) => statement.actions.some((action) => action.startsWith('states:')))
         .map(({ actions, resources, condition }) => ({
           actions,
@@ -180,7 +177,7 @@ describe('route access binders', () => {
   });
 
   it('scope object actions to attachment objects, listing to their keys, key use to the service', () => {
-    const statements = statementsOf(synthesized.apiTemplate, functionNamed('ListSchemas'));
+    const statements = statementsOf(functionNamed('ListSchemas'));
     const onS3 = statements.filter((statement) => statement.actions.some((action) => action.startsWith('s3:')));
     expect(onS3).toEqual([
       {
@@ -264,14 +261,12 @@ describe('event functions', () => {
 
   it('run asynchronously with a dead-letter queue, and the access of their row', () => {
     const fn = functionNamed(syntheticEvent.name);
-    expect(synthesized.apiTemplate.toJSON().Resources[logicalIdOf(fn.function)].Properties).toMatchObject({
+    expect(templateOf(fn).toJSON().Resources[logicalIdOf(fn.function)].Properties).toMatchObject({
       Timeout: 300,
       DeadLetterConfig: { TargetArn: { 'Fn::GetAtt': [expect.any(String), 'Arn'] } },
     });
-    expect(actionsOf(statementsOf(synthesized.apiTemplate, fn))).toEqual(
-      expectedActions(syntheticEvent.access, 'event'),
-    );
-    expect(grantsOf(statementsOf(synthesized.apiTemplate, fn), resourceIdsOf(synthesized))).toEqual(
+    expect(actionsOf(statementsOf(fn))).toEqual(expectedActions(syntheticEvent.access, 'event'));
+    expect(grantsOf(statementsOf(fn), resourceIdsOf(synthesized))).toEqual(
       expectedGrants(syntheticEvent.access, 'event'),
     );
     synthesized.apiTemplate.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });

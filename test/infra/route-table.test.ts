@@ -48,6 +48,7 @@ describe('route table, as API Gateway needs it', () => {
     expect(idempotent.map(functionNameOf).sort()).toEqual(
       [
         'CreateAttachment',
+        'CreatePayerConnection',
         'CreatePortalAccount',
         'CreatePortalAccountV1',
         'CreateRequest',

@@ -36,6 +36,7 @@ import {
   resourceIdsOf,
   statementsOf,
   synthesize,
+  templateOf,
 } from './synthesized-app.ts';
 
 // One synthesis (with real esbuild bundles and both cdk-nag packs) shared by every test of this file.
@@ -45,7 +46,9 @@ beforeAll(() => {
 }, 180_000);
 afterAll(() => synthesized?.cleanUp());
 
-const functionNamed = (name: string) => synthesized.api.node.findChild(name) as ServiceFunction;
+const functionNamed = (name: string) => synthesized.api.functions[name]!;
+/** A function's resource in its stack's template (a route's: its area's nested stack). */
+const resourceOfFunction = (fn: ServiceFunction) => templateOf(fn).toJSON().Resources[logicalIdOf(fn.function)];
 
 /** The API stage's method settings: `/*` (every method) and those of single methods. */
 const stageMethodSettings = (template: ReturnType<typeof synthesize>['apiTemplate']) => {
@@ -62,22 +65,27 @@ describe('synthesis', () => {
 });
 
 describe('functions', () => {
+  /** Ours, in the API stack and its areas. */
   const ours = () =>
-    synthesized.apiTemplate.findResources('AWS::Lambda::Function', {
-      Properties: { Description: Match.stringLikeRegexp('^functions/') },
-    });
+    synthesized.apiTemplates.flatMap((template) =>
+      Object.values(
+        template.findResources('AWS::Lambda::Function', {
+          Properties: { Description: Match.stringLikeRegexp('^functions/') },
+        }),
+      ),
+    );
 
   it('has one function per route, the authorizer and one per event function', () => {
-    expect(Object.keys(ours())).toHaveLength(routes.length + 1 + eventFunctions.length);
+    expect(ours()).toHaveLength(routes.length + 1 + eventFunctions.length);
     // Besides ours, only CDK's bucket-notifications handler, when there are event functions.
-    synthesized.apiTemplate.resourceCountIs(
-      'AWS::Lambda::Function',
-      routes.length + 1 + eventFunctions.length + (eventFunctions.length > 0 ? 1 : 0),
+    const all = synthesized.apiTemplates.flatMap((template) =>
+      Object.keys(template.findResources('AWS::Lambda::Function')),
     );
+    expect(all).toHaveLength(routes.length + 1 + eventFunctions.length + (eventFunctions.length > 0 ? 1 : 0));
   });
 
   it('runs every function on nodejs22.x, arm64, traced, without source-map support at start, and its own encrypted log group', () => {
-    for (const fn of Object.values(ours())) {
+    for (const fn of ours()) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
@@ -88,20 +96,21 @@ describe('functions', () => {
       expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
     }
     for (const route of routes) {
-      expect(
-        synthesized.apiTemplate.toJSON().Resources[logicalIdOf(functionNamed(functionNameOf(route)).function)],
-      ).toMatchObject({ Properties: { Timeout: 29, Description: `functions/${route.handler}.ts` } });
+      expect(resourceOfFunction(functionNamed(functionNameOf(route)))).toMatchObject({
+        Properties: { Timeout: 29, Description: `functions/${route.handler}.ts` },
+      });
     }
-    synthesized.apiTemplate.allResourcesProperties('AWS::Logs::LogGroup', {
-      KmsKeyId: Match.anyValue(),
-      RetentionInDays: Match.anyValue(),
-    });
+    for (const template of synthesized.apiTemplates) {
+      template.allResourcesProperties('AWS::Logs::LogGroup', {
+        KmsKeyId: Match.anyValue(),
+        RetentionInDays: Match.anyValue(),
+      });
+    }
   });
 
   it("ships a route's assets beside its bundle (the OpenAPI document, the reference page's renderer), and only there", () => {
-    const resources = synthesized.apiTemplate.toJSON().Resources;
     const shipped = routes.flatMap((route) => {
-      const { S3Key } = resources[logicalIdOf(functionNamed(functionNameOf(route)).function)].Properties.Code;
+      const { S3Key } = resourceOfFunction(functionNamed(functionNameOf(route))).Properties.Code;
       const asset = join(synthesized.app.outdir, `asset.${S3Key.replace(/\.zip$/, '')}`);
       expect(existsSync(join(asset, 'index.mjs'))).toBe(true);
       return ['openapi.json', 'api-reference.js']
@@ -115,9 +124,8 @@ describe('functions', () => {
   });
 
   it("bundles the environment's credential provider in place of the SDK's default chain (BUNDLING's alias)", () => {
-    const resources = synthesized.apiTemplate.toJSON().Resources;
     for (const route of routes) {
-      const { S3Key } = resources[logicalIdOf(functionNamed(functionNameOf(route)).function)].Properties.Code;
+      const { S3Key } = resourceOfFunction(functionNamed(functionNameOf(route))).Properties.Code;
       const bundle = readFileSync(
         join(synthesized.app.outdir, `asset.${S3Key.replace(/\.zip$/, '')}`, 'index.mjs'),
         'utf8',
@@ -134,9 +142,7 @@ describe('functions', () => {
 
   it('gives event functions a dead-letter queue', () => {
     for (const eventFunction of eventFunctions) {
-      expect(
-        synthesized.apiTemplate.toJSON().Resources[logicalIdOf(functionNamed(eventFunction.name).function)],
-      ).toMatchObject({
+      expect(resourceOfFunction(functionNamed(eventFunction.name))).toMatchObject({
         Properties: { DeadLetterConfig: { TargetArn: { 'Fn::GetAtt': [expect.any(String), 'Arn'] } } },
       });
     }
@@ -144,8 +150,7 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  const grantsOfFunction = (name: string) =>
-    grantsOf(statementsOf(synthesized.apiTemplate, functionNamed(name)), resourceIdsOf(synthesized));
+  const grantsOfFunction = (name: string) => grantsOf(statementsOf(functionNamed(name)), resourceIdsOf(synthesized));
 
   it("grants each route's function exactly what its declared access implies, action by action and resource by resource", () => {
     for (const route of routes) {
@@ -154,9 +159,7 @@ describe('least privilege', () => {
         route: route.handler,
         grants: expectedGrants(routeAccess[route.handler], 'api'),
       });
-      expect(actionsOf(statementsOf(synthesized.apiTemplate, functionNamed(name)))).toEqual(
-        expectedActions(routeAccess[route.handler]),
-      );
+      expect(actionsOf(statementsOf(functionNamed(name)))).toEqual(expectedActions(routeAccess[route.handler]));
     }
   });
 
@@ -233,7 +236,7 @@ describe('least privilege', () => {
   it('keeps each role to X-Ray alone on *, in a policy of its own: the only place cdk-nag lets * pass', () => {
     const roles = [
       ...['Authorizer', ...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name)].map(
-        (name) => [synthesized.apiTemplate, functionNamed(name)] as const,
+        (name) => [templateOf(functionNamed(name)), functionNamed(name)] as const,
       ),
       ...automationTasks.map(
         (task) => [synthesized.automationTemplate, synthesized.automation.functions[task.name]!] as const,
@@ -263,7 +266,7 @@ describe('least privilege', () => {
       ...eventFunctions.map((fn) => ({ name: fn.name, secrets: fn.access.secrets === 'encrypt' })),
     ];
     for (const { name, secrets } of named) {
-      const onSecretsKey = statementsOf(synthesized.apiTemplate, functionNamed(name)).filter((statement) =>
+      const onSecretsKey = statementsOf(functionNamed(name)).filter((statement) =>
         statement.resources.includes(secretsKey),
       );
       if (!secrets) {
@@ -277,20 +280,14 @@ describe('least privilege', () => {
           condition: { 'ForAnyValue:StringEquals': { 'kms:EncryptionContextKeys': ['clientId'] } },
         },
       ]);
-      expect(
-        synthesized.apiTemplate.toJSON().Resources[logicalIdOf(functionNamed(name).function)].Properties.Environment
-          .Variables.SECRETS_KEY_ID,
-      ).toBeDefined();
+      expect(resourceOfFunction(functionNamed(name)).Properties.Environment.Variables.SECRETS_KEY_ID).toBeDefined();
     }
   });
 
   it('lets only the paged lists (portal accounts, authorization history) read the cursor signing secret', () => {
     const secret = logicalIdOf(synthesized.data.cursorSigning.secret);
     const readers = ['Authorizer', ...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name)].filter(
-      (name) =>
-        statementsOf(synthesized.apiTemplate, functionNamed(name)).some((statement) =>
-          statement.resources.includes(secret),
-        ),
+      (name) => statementsOf(functionNamed(name)).some((statement) => statement.resources.includes(secret)),
     );
     expect(readers.sort()).toEqual(
       [
@@ -309,10 +306,7 @@ describe('least privilege', () => {
   it('lets only the functions that sign and verify scraper tokens read the RPA token secret', () => {
     const secret = logicalIdOf(synthesized.data.rpaTokens.secret);
     const readers = ['Authorizer', ...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name)].filter(
-      (name) =>
-        statementsOf(synthesized.apiTemplate, functionNamed(name)).some((statement) =>
-          statement.resources.includes(secret),
-        ),
+      (name) => statementsOf(functionNamed(name)).some((statement) => statement.resources.includes(secret)),
     );
     expect(readers.sort()).toEqual(['GetScraperSession', 'IssueRpaAccessToken']);
     expect(secret).not.toBe(logicalIdOf(synthesized.data.cursorSigning.secret));
@@ -321,10 +315,7 @@ describe('least privilege', () => {
   it('lets only the idempotent routes read the idempotency fingerprint secret', () => {
     const secret = logicalIdOf(synthesized.data.requestFingerprints.secret);
     const readers = ['Authorizer', ...routes.map(functionNameOf), ...eventFunctions.map((fn) => fn.name)].filter(
-      (name) =>
-        statementsOf(synthesized.apiTemplate, functionNamed(name)).some((statement) =>
-          statement.resources.includes(secret),
-        ),
+      (name) => statementsOf(functionNamed(name)).some((statement) => statement.resources.includes(secret)),
     );
     expect(readers.sort()).toEqual(
       [
@@ -344,7 +335,7 @@ describe('least privilege', () => {
     const secretsKey = logicalIdOf(synthesized.data.keys.secrets);
     const decrypting: Record<string, unknown> = {};
     const templates = [
-      synthesized.apiTemplate,
+      ...synthesized.apiTemplates,
       synthesized.dataTemplate,
       synthesized.automationTemplate,
       synthesized.eventsTemplate,
@@ -465,7 +456,7 @@ describe('automation', () => {
       const fn = taskFunction(task.name);
       expect({
         task: task.name,
-        grants: grantsOf(statementsOf(synthesized.automationTemplate, fn), resourceIdsOf(synthesized)),
+        grants: grantsOf(statementsOf(fn), resourceIdsOf(synthesized)),
       }).toEqual({ task: task.name, grants: expectedGrants(task.access, 'task') });
       expect(resourceOf(fn.function).Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -489,9 +480,9 @@ describe('automation', () => {
         reserved: task.worker === 'browser' ? 10 : undefined,
       });
     }
-    const reserving = Object.entries(synthesized.apiTemplate.findResources('AWS::Lambda::Function')).filter(
-      ([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined,
-    );
+    const reserving = synthesized.apiTemplates
+      .flatMap((template) => Object.entries(template.findResources('AWS::Lambda::Function')))
+      .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined);
     expect(reserving).toEqual([]);
   });
 
@@ -542,7 +533,7 @@ describe('automation', () => {
       },
     });
     // A recorder: the run store's calls only, no Step Functions permission; told which machine is which.
-    expect(grantsOf(statementsOf(synthesized.automationTemplate, fn), resourceIdsOf(synthesized))).toEqual(
+    expect(grantsOf(statementsOf(fn), resourceIdsOf(synthesized))).toEqual(
       expectedGrants(automationEventFunctions[0]!.access, 'event'),
     );
     expect(resourceOf(fn.function).Properties).toMatchObject({
@@ -564,7 +555,7 @@ describe('automation', () => {
       const fn = invokedFunction(invoked.name);
       expect({
         name: invoked.name,
-        grants: grantsOf(statementsOf(synthesized.automationTemplate, fn), resourceIdsOf(synthesized)),
+        grants: grantsOf(statementsOf(fn), resourceIdsOf(synthesized)),
       }).toEqual({ name: invoked.name, grants: expectedGrants(invoked.access, 'invoked') });
       expect(resourceOf(fn.function).Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -586,7 +577,7 @@ describe('automation', () => {
     expect(browserWorkers.map((task) => task.name).sort()).toEqual(['CheckPortalStatus', 'FillPortalForm']);
     for (const task of browserWorkers) {
       const fn = taskFunction(task.name);
-      const statements = statementsOf(synthesized.automationTemplate, fn);
+      const statements = statementsOf(fn);
       const actions = statements.flatMap((statement) => statement.actions);
       // No decryption of anything but the data key through DynamoDB or S3, and no secret of Secrets Manager.
       expect(
@@ -613,7 +604,7 @@ describe('automation', () => {
     }
     // Nobody else may invoke it: not the routes, the recorders, or the credentials function itself.
     const invokers: string[] = [];
-    for (const template of [synthesized.apiTemplate, synthesized.dataTemplate, synthesized.automationTemplate]) {
+    for (const template of [...synthesized.apiTemplates, synthesized.dataTemplate, synthesized.automationTemplate]) {
       for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::ManagedPolicy'))) {
         for (const statement of policy.Properties.PolicyDocument.Statement) {
           if (JSON.stringify(statement.Resource).includes(logicalIdOf(credentials.function))) invokers.push(id);
@@ -624,11 +615,7 @@ describe('automation', () => {
       browserWorkers.map((task) => logicalIdOf(taskFunction(task.name).role.policy)).sort(),
     );
     // And the credentials function's role decrypts with the secrets key portal secrets alone, bound to the tenant's clientId.
-    expect(
-      statementsOf(synthesized.automationTemplate, credentials).filter((statement) =>
-        statement.resources.includes(secretsKey),
-      ),
-    ).toEqual([
+    expect(statementsOf(credentials).filter((statement) => statement.resources.includes(secretsKey))).toEqual([
       {
         actions: ['kms:Decrypt'],
         resources: expect.stringContaining(secretsKey),
@@ -732,7 +719,7 @@ describe('scheduled re-checks', () => {
       const fn = recheckFunction(task.name);
       expect({
         task: task.name,
-        grants: grantsOf(statementsOf(synthesized.automationTemplate, fn), resourceIdsOf(synthesized)),
+        grants: grantsOf(statementsOf(fn), resourceIdsOf(synthesized)),
       }).toEqual({ task: task.name, grants: expectedGrants(task.access, 'task') });
       expect(resourceOf(fn.function).Properties).toMatchObject({
         Description: `functions/${task.handler}.ts`,
@@ -1137,9 +1124,9 @@ describe('usage keys: required by default, a switch for a deployment made before
         ]),
       });
       // The switch changes settings, not resources.
-      expect(Object.keys(legacy.apiTemplate.toJSON().Resources).length).toBe(
-        Object.keys(synthesized.apiTemplate.toJSON().Resources).length,
-      );
+      const counts = (templates: typeof legacy.apiTemplates) =>
+        templates.map((template) => Object.keys(template.toJSON().Resources).length);
+      expect(counts(legacy.apiTemplates)).toEqual(counts(synthesized.apiTemplates));
     } finally {
       legacy.cleanUp();
     }

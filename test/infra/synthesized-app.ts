@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Stack } from 'aws-cdk-lib';
+import { NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnManagedPolicy } from 'aws-cdk-lib/aws-iam';
+import type { IConstruct } from 'constructs';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { buildServiceReviewApp, type ServiceReviewAppOptions } from '#infra/service-review-app';
 import type { RouteAccess } from '#lib/routes/access-model';
@@ -20,13 +21,67 @@ export const synthesize = (options: Omit<ServiceReviewAppOptions, 'outdir'> = {}
     ...built,
     dataTemplate: Template.fromStack(built.data),
     automationTemplate: Template.fromStack(built.automation),
+    /** The API stack's own template: the REST API, its methods, the authorizer, the event functions. */
     apiTemplate: Template.fromStack(built.api),
+    /** The API stack's template and its areas' (the routes' functions). */
+    apiTemplates: templatesOf(built.api),
     eventsTemplate: Template.fromStack(built.events),
     auditTemplate: Template.fromStack(built.audit),
     monitoringTemplate: Template.fromStack(built.monitoring),
     cleanUp: () => rmSync(outdir, { recursive: true, force: true }),
   };
 };
+
+const templates = new WeakMap<Stack, Template>();
+
+/** The template of the stack `construct` is in, nested or not (read once per stack). */
+export const templateOf = (construct: IConstruct): Template => {
+  const stack = Stack.of(construct);
+  const template = templates.get(stack) ?? Template.fromStack(stack);
+  templates.set(stack, template);
+  return template;
+};
+
+/** A stack's template and those of the stacks nested in it. */
+export const templatesOf = (stack: Stack): Template[] => [
+  templateOf(stack),
+  ...stack.node
+    .findAll()
+    .filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))
+    .map(templateOf),
+];
+
+/**
+ * The resource a value of `stack`'s template names, as `<stack path>/<logical id>`: a Ref in the stack
+ * itself, or followed through another stack's output (Fn::GetStackOutput) or a nested stack's (Fn::GetAtt
+ * Outputs.…), to the resource that output is a Ref of.
+ */
+export const resourceNamedBy = (stack: Stack, value: any): string => {
+  const fromOtherStack = value['Fn::GetStackOutput'];
+  if (fromOtherStack) {
+    const producer = stack.node.root.node
+      .findAll()
+      .find(
+        (construct): construct is Stack => Stack.isStack(construct) && construct.stackName === fromOtherStack.StackName,
+      );
+    if (!producer) throw new Error(`No stack ${fromOtherStack.StackName}`);
+    return resourceNamedBy(producer, outputOf(producer, fromOtherStack.OutputName));
+  }
+  const [nestedId, attribute] = value['Fn::GetAtt'] ?? [];
+  if (typeof attribute === 'string' && attribute.startsWith('Outputs.')) {
+    const nested = stack.node
+      .findAll()
+      .find(
+        (construct): construct is NestedStack =>
+          NestedStack.isNestedStack(construct) && logicalIdOf(construct) === nestedId,
+      );
+    if (!nested) throw new Error(`No nested stack ${nestedId} in ${stack.node.path}`);
+    return resourceNamedBy(nested, outputOf(nested, attribute.slice('Outputs.'.length)));
+  }
+  if (typeof value.Ref !== 'string') throw new Error(`Not a reference: ${JSON.stringify(value)}`);
+  return `${stack.node.path}/${value.Ref}`;
+};
+const outputOf = (stack: Stack, name: string) => templateOf(stack).toJSON().Outputs[name].Value;
 
 export interface Statement {
   actions: string[];
@@ -35,15 +90,20 @@ export interface Statement {
   condition?: Record<string, unknown>;
 }
 
-/** The statements of a function's own policies (scoped grants, then the unscoped actions), as synthesized. */
-export const statementsOf = (template: Template, fn: ServiceFunction): Statement[] =>
+/**
+ * The statements of a function's own policies (scoped grants, then the unscoped actions), as synthesized
+ * in its stack's template.
+ */
+export const statementsOf = (fn: ServiceFunction): Statement[] =>
   fn.role.policies.flatMap((policy) => {
     const policyId = Stack.of(fn).getLogicalId(policy.node.defaultChild as CfnManagedPolicy);
-    return template.toJSON().Resources[policyId].Properties.PolicyDocument.Statement.map((statement: any) => ({
-      actions: [statement.Action].flat(),
-      resources: JSON.stringify(statement.Resource),
-      condition: statement.Condition,
-    }));
+    return templateOf(fn)
+      .toJSON()
+      .Resources[policyId].Properties.PolicyDocument.Statement.map((statement: any) => ({
+        actions: [statement.Action].flat(),
+        resources: JSON.stringify(statement.Resource),
+        condition: statement.Condition,
+      }));
   });
 
 /**

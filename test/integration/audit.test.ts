@@ -9,6 +9,7 @@ import { routeAudit } from '#lib/routes/audit-spec';
 import { type Route, routes } from '#lib/routes/route-table';
 import { type ApiResponse, baseUrl, call, expectConforming, newTenant, uniqueId } from '#test/support/api';
 import { validRequest } from '#test/support/fixtures';
+import { connectionBody, PAYER_CONNECTIONS, payerWithApi } from '#test/support/payer-connections';
 import { multipart, sample } from './attachments-support.ts';
 import { storedRun } from './rpa-support.ts';
 import { storedDelivery } from './webhook-receiver-support.ts';
@@ -173,6 +174,15 @@ const newAccessToken = async (externalId: string) => {
   return res.body.accessToken as string;
 };
 
+let payerId: string;
+
+const newPayerConnection = async () => {
+  const body = connectionBody(tenant.clientUserId, payerId);
+  const res = await api('POST', PAYER_CONNECTIONS, { body });
+  expect(res.status, res.text).toBe(201);
+  return body;
+};
+
 /** One call of a route, and what its event must say. */
 interface Scenario {
   path: Record<string, string>;
@@ -327,6 +337,38 @@ const scenarios: Record<string, () => Promise<Scenario>> = {
       ],
     ]),
   ),
+  [`POST ${PAYER_CONNECTIONS}`]: async () => {
+    const body = connectionBody(tenant.clientUserId, payerId);
+    return {
+      path: {},
+      options: { body },
+      status: 201,
+      ids: { payerConnectionExternalId: body.externalId },
+      clientUserId: tenant.clientUserId,
+    };
+  },
+  [`GET ${PAYER_CONNECTIONS}/{externalId}/list`]: async () => {
+    await newPayerConnection();
+    return { path: { externalId: tenant.clientUserId }, status: 200, ids: {}, clientUserId: tenant.clientUserId };
+  },
+  [`GET ${PAYER_CONNECTIONS}/{externalId}`]: async () => {
+    const { externalId } = await newPayerConnection();
+    return { path: { externalId }, status: 200, ids: { payerConnectionExternalId: externalId } };
+  },
+  [`PUT ${PAYER_CONNECTIONS}/{externalId}`]: async () => {
+    const { externalId, ...replacement } = await newPayerConnection();
+    return {
+      path: { externalId },
+      options: { body: { ...replacement, status: 'disabled' } },
+      status: 200,
+      ids: { payerConnectionExternalId: externalId },
+      clientUserId: tenant.clientUserId,
+    };
+  },
+  [`DELETE ${PAYER_CONNECTIONS}/{externalId}`]: async () => {
+    const { externalId } = await newPayerConnection();
+    return { path: { externalId }, status: 204, ids: { payerConnectionExternalId: externalId } };
+  },
   [`POST ${v1}/ServiceReviews/requests/{requestExternalId}/rpa`]: async () => {
     const id = await newRequest();
     return {
@@ -419,7 +461,7 @@ const scenarios: Record<string, () => Promise<Scenario>> = {
 };
 
 beforeAll(async () => {
-  [tenant, other] = await Promise.all([newTenant('audit'), newTenant('audit-other')]);
+  [tenant, other, payerId] = await Promise.all([newTenant('audit'), newTenant('audit-other'), payerWithApi('AUDIT')]);
   // The automation's account for the requests' payer, marked as the portal's refusal leaves it: runs
   // started here end at once, with no browser or portal involved.
   const account = { ...portalAccountBody('audit-automation'), payerIds: [validRequest('x').patient.PayerId!] };

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config/resources';
 import { attachmentEntity } from '#lib/entities/attachment';
+import { payerConnectionEntity } from '#lib/entities/payer-connection';
 import { portalAccountEntity } from '#lib/entities/portal-account';
 import { requestEntity } from '#lib/entities/request';
 import { call, newTenant, uniqueId } from '#test/support/api';
@@ -12,6 +13,7 @@ import { familyProperties } from '#test/support/hostile/properties';
 import { hostileFamilies, SECRET_PASSWORD, titleOf } from '#test/support/hostile/table';
 import { apiRoutes, casesOver, type RouteTarget, targetOf } from '#test/support/hostile/targets';
 import type { World } from '#test/support/hostile/world';
+import { connectionBody, PAYER_CONNECTIONS, payerWithApi } from '#test/support/payer-connections';
 import { download, upload } from './attachments-support.ts';
 
 /**
@@ -71,8 +73,15 @@ const createAccount = async (apiKey: string, clientUserId: string, externalId: s
   return externalId;
 };
 
+const createConnection = async (apiKey: string, clientUserId: string, payerId: string, externalId: string) => {
+  const body = connectionBody(clientUserId, payerId, { externalId });
+  const res = await call('POST', PAYER_CONNECTIONS, { apiKey, body });
+  expect(res.status, res.text).toBe(201);
+  return body.externalId;
+};
+
 const sentinelSnapshot = async () => {
-  const { request, attachment, account } = world.sentinel;
+  const { request, attachment, account, connection } = world.sentinel;
   const read = async (path: string) => {
     const res = await call('GET', path, { apiKey: world.apiKey });
     return { status: res.status, etag: res.headers.get('etag'), body: res.body };
@@ -85,10 +94,12 @@ const sentinelSnapshot = async () => {
     attachment: await read(`${v11}/Requests/${request}/Attachments/${attachment}`),
     bytes: (await download(world.apiKey, request, attachment)).bytes?.toString('base64'),
     account: await read(`${v11}/Portals/accounts/${account}`),
+    connection: await read(`${PAYER_CONNECTIONS}/${connection}`),
     items: [
       await item(requestEntity.key({ clientId, externalId: request })),
       await item(attachmentEntity.key({ clientId, externalId: request, attachmentId: attachment })),
       await item(portalAccountEntity.key({ clientId, externalId: account })),
+      await item(payerConnectionEntity.key({ clientId, externalId: connection })),
     ],
   };
 };
@@ -97,20 +108,24 @@ beforeAll(async () => {
   const tenant = await newTenant('hostile');
   clientId = tenant.clientId;
   const { apiKey, clientUserId } = tenant;
+  const payerId = await payerWithApi('HOSTILE');
   const sentinelRequest = await createRequest(apiKey, uniqueId('sentinel'));
   const playRequest = await createRequest(apiKey, uniqueId('play'));
   world = {
     apiKey,
     clientUserId,
+    payerId,
     sentinel: {
       request: sentinelRequest,
       attachment: await createAttachment(apiKey, sentinelRequest),
       account: await createAccount(apiKey, clientUserId, uniqueId('sentinel')),
+      connection: await createConnection(apiKey, clientUserId, payerId, uniqueId('sentinel')),
     },
     play: {
       request: playRequest,
       attachment: await createAttachment(apiKey, playRequest),
       account: await createAccount(apiKey, clientUserId, uniqueId('play')),
+      connection: await createConnection(apiKey, clientUserId, payerId, uniqueId('play')),
     },
   };
   targets = apiRoutes.map((route) => targetOf(route, world));
@@ -118,6 +133,7 @@ beforeAll(async () => {
   expect(before.request.status).toBe(200);
   expect(before.attachment.status).toBe(200);
   expect(before.account.status).toBe(200);
+  expect(before.connection.status).toBe(200);
   expect(before.items.every(Boolean)).toBe(true);
 });
 
@@ -142,7 +158,7 @@ for (const row of hostileFamilies) {
  */
 
 describe('stored data', () => {
-  it('the sentinel request, attachment and portal account are unchanged', async () => {
+  it('the sentinel request, attachment, portal account and payer connection are unchanged', async () => {
     expect(await sentinelSnapshot()).toEqual(before);
   });
 });

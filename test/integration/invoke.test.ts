@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -79,11 +79,20 @@ describe('npm run invoke: every sample event through its built function', () => 
     expect(docker.AWS_ENDPOINT_URL_DYNAMODB).toMatch(/^http:\/\/host\.docker\.internal:\d+$/);
     expect(docker.SECRETS_KEY_ID).toBe('');
     const dir = mkdtempSync(join(scratch, 'cdk-out-'));
-    copyFileSync(join(CDK_OUT, 'ServiceReviewApi.template.json'), join(dir, 'ServiceReviewApi.template.json'));
-    const [written] = writeSamLocalTemplates(dir, Object.keys(docker));
-    expect(written).toBe(join(dir, 'ServiceReviewApi.sam-local.template.json'));
-    const template = JSON.parse(readFileSync(written!, 'utf8'));
-    const variables = template.Resources.CreateRequestFunction.Properties.Environment.Variables;
+    // The API stack's template (the authorizer) and its Requests area's (the requests' route functions).
+    const requests = readdirSync(CDK_OUT).find((file) =>
+      /^ServiceReviewApiRequestsRoutes[0-9A-F]{8}\.nested\.template\.json$/.test(file),
+    )!;
+    for (const file of ['ServiceReviewApi.template.json', requests]) copyFileSync(join(CDK_OUT, file), join(dir, file));
+    const samLocal = ['ServiceReviewApi.template.json', requests].map((file) =>
+      join(dir, file.replace('.template.json', '.sam-local.template.json')),
+    );
+    expect(writeSamLocalTemplates(dir, Object.keys(docker)).sort()).toEqual([...samLocal].sort());
+    const [api, area] = samLocal.map((file) => JSON.parse(readFileSync(file, 'utf8')));
+    expect(Object.keys(api.Resources.AuthorizerFunction.Properties.Environment.Variables)).toEqual(
+      expect.arrayContaining(Object.keys(docker)),
+    );
+    const variables = area.Resources.CreateRequestFunction.Properties.Environment.Variables;
     expect(Object.keys(variables)).toEqual(expect.arrayContaining(Object.keys(docker)));
     // What the template sets stays (sam's env-vars file overrides it).
     expect(variables.POWERTOOLS_LOG_LEVEL).toBe('INFO');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -36,6 +36,15 @@ describe('npm start (the local stack as a user runs it)', () => {
     expect(first.output).toContain(`x-api-key:       ${demoKey}`);
     expect(first.output).toContain('client user id:  front-desk');
     expect(first.output).toMatch(/base URL:\s+http:\/\/127\.0\.0\.1:\d+\/api\/external/);
+    // The local PAS payer runs beside the sandbox portal: the banner and .local/stack.json say where.
+    const payerBase = /PAS payer:\s+(http:\/\/127\.0\.0\.1:\d+\/fhir) /.exec(first.output)?.[1];
+    expect(first.output).toMatch(/payer operator:\s+http:\/\/127\.0\.0\.1:\d+\/operator\?token=[\w-]{43} /);
+    const written = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8'));
+    expect(written.pasPayer).toMatchObject({
+      fhirBaseUrl: payerBase,
+      tokenUrl: payerBase!.replace('/fhir', '/auth/token'),
+    });
+    expect((await fetch(`${payerBase}/.well-known/smart-configuration`)).status).toBe(200);
     expect((await api(first.baseUrl, 'POST', '/v1.1/Requests', minimalRequest('persisted-1'))).status).toBe(201);
 
     // A second stack on the same state is refused with a clear message, not a crash.

@@ -25,6 +25,7 @@ describe('schema endpoints', () => {
     expect(res.body.schemas.map((s: { name: string }) => s.name)).toEqual([
       'Request',
       'PortalAccount',
+      'PayerConnection',
       'RpaAccessRequest',
       'ViewOnPageRequest',
       'CheckAuthStatusBatch',
@@ -36,7 +37,14 @@ describe('schema endpoints', () => {
     });
   });
 
-  for (const name of ['Request', 'PortalAccount', 'RpaAccessRequest', 'ViewOnPageRequest', 'CheckAuthStatusBatch']) {
+  for (const name of [
+    'Request',
+    'PortalAccount',
+    'PayerConnection',
+    'RpaAccessRequest',
+    'ViewOnPageRequest',
+    'CheckAuthStatusBatch',
+  ]) {
     it(`serves ${name} with every array's items as an array of schemas`, async () => {
       const res = await call('GET', `/api/external/v1.1/Schemas/${name}`, { apiKey });
       expect(res.status).toBe(200);

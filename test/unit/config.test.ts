@@ -52,6 +52,7 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
       parseSettings({
         ATTACHMENT_BYTES_PER_CLIENT: '1024',
         PORTAL_ACCOUNTS_PER_ORGANIZATION: '3',
+        PAYER_CONNECTIONS_PER_ORGANIZATION: '7',
         AUTOMATION_RUNS_PER_HOUR: '4',
         AUTOMATION_RUNS_PER_DAY: '5',
         AUTOMATION_RUNS_IN_FLIGHT: '6',
@@ -62,7 +63,7 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
         S3_VERIFIES_CHECKSUMS: 'false',
       }),
     ).toEqual({
-      storageQuotas: { attachmentBytes: 1024, portalAccountsPerOrganization: 3 },
+      storageQuotas: { attachmentBytes: 1024, portalAccountsPerOrganization: 3, payerConnectionsPerOrganization: 7 },
       automationQuotas: { runsPerHour: 4, runsPerDay: 5, runsInFlight: 6 },
       recheckEverySeconds: 5,
       webhookUrlPolicy: 'local',
@@ -77,6 +78,7 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
   it.each([
     ['ATTACHMENT_BYTES_PER_CLIENT', '0', 'ATTACHMENT_BYTES_PER_CLIENT must be a positive whole number, not 0.'],
     ['PORTAL_ACCOUNTS_PER_ORGANIZATION', '1.5', 'must be a positive whole number, not 1.5.'],
+    ['PAYER_CONNECTIONS_PER_ORGANIZATION', '0', 'must be a positive whole number, not 0.'],
     ['AUTOMATION_RUNS_PER_HOUR', '-1', 'must be a positive whole number, not -1.'],
     ['AUTOMATION_RUNS_PER_DAY', 'lots', 'must be a positive whole number, not lots.'],
     ['AUTOMATION_RUNS_IN_FLIGHT', '1e40', 'must be a positive whole number, not 1e40.'],

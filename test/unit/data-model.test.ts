@@ -85,18 +85,22 @@ describe('docs/data-model.md, Entities table', () => {
     }
   });
 
-  it('every partition key starts with the client id, but the API-key lookup, the JWKS and three work queues', () => {
+  it('every partition key starts with the client id, but the API-key lookup, the JWKS, three work queues and the payer directory', () => {
     // The relay reads every client's pending events (docs/events.md), the webhook delivery sweep the due
     // deliveries (gsi1 of deliveries, by status and due time; docs/webhooks.md), the re-check dispatcher the
     // due re-checks (gsi1's shards; docs/rechecks.md); each then reads or writes by its client's keys. The
     // outbox items', deliveries' and re-checks' own keys are the client's. The public JWKS route finds a
     // payer signing key set by its public id (docs/payer-api-smart.md); the set's own key is its client's.
+    // The payer endpoints are operator data, every client's alike: nothing of a tenant is in them
+    // (docs/payer-connections.md).
     const exceptions = new Set([
       `ApiKey.${TABLE_KEY.partition}`,
       'OutboxEvent.gsi1pk',
       'WebhookDelivery.gsi1pk',
       'Recheck.gsi1pk',
       'PayerSigningKeySet.gsi1pk',
+      `PayerEndpoint.${TABLE_KEY.partition}`,
+      'PayerEndpoint.gsi1pk',
     ]);
     for (const entity of entities.values()) {
       for (const column of [TABLE_KEY.partition, ...tableIndexes.map((index) => index.partition)]) {

@@ -3,6 +3,8 @@ import type { SealedSecret } from '#lib/crypto/sealed-secret';
 import type { AttachmentRecord } from '#lib/entities/attachment';
 import { attachmentEntity } from '#lib/entities/attachment';
 import { attr, defineEntity } from '#lib/entities/define-entity';
+import { payerConnectionEntity, type StoredPayerConnection } from '#lib/entities/payer-connection';
+import { payerEndpointEntity } from '#lib/entities/payer-endpoint';
 import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import { portalAccountEntity } from '#lib/entities/portal-account';
 import type { StoredRequest } from '#lib/entities/request';
@@ -206,6 +208,86 @@ describe('PortalAccount', () => {
   it('tells its items from others', () => {
     expect(portalAccountEntity.matches(portalAccountEntity.toItem(account))).toBe(true);
     expect(portalAccountEntity.matches(requestEntity.toItem(request))).toBe(false);
+  });
+});
+
+describe('PayerEndpoint', () => {
+  it('is keyed by its payer, outside every client, and listed from one gsi1 partition in payer-id order', () => {
+    const endpoint = {
+      payerId: '87726',
+      name: null,
+      fhirBaseUrl: 'https://payer.example/fhir',
+      tokenUrl: 'https://payer.example/token',
+      scope: 'system/Claim.write',
+      version: 1,
+      createdAt: t0,
+      updatedAt: t0,
+    };
+    expect(payerEndpointEntity.toItem(endpoint)).toStrictEqual({
+      pk: 'PAYER#87726',
+      sk: 'ENDPOINT',
+      gsi1pk: 'PAYERENDPOINTS',
+      gsi1sk: '87726',
+      entity: 'PayerEndpoint',
+      payerId: '87726',
+      fhirBaseUrl: 'https://payer.example/fhir',
+      tokenUrl: 'https://payer.example/token',
+      scope: 'system/Claim.write',
+      version: 1,
+      createdAt: t0,
+      updatedAt: t0,
+    });
+    expect(payerEndpointEntity.fromItem(payerEndpointEntity.toItem(endpoint))).toStrictEqual(endpoint);
+    const named = { ...endpoint, name: 'Example Health' };
+    expect(payerEndpointEntity.fromItem(payerEndpointEntity.toItem(named))).toStrictEqual(named);
+  });
+});
+
+describe('PayerConnection', () => {
+  const connection: StoredPayerConnection = {
+    clientId: 'c1',
+    organizationId: 'org-1',
+    externalId: 'PC-1',
+    clientUserId: 'user-1',
+    payerId: '87726',
+    payerClientId: 'issued-client-id',
+    status: 'attention',
+    statusReason: 'invalid_client',
+    version: 3,
+    createdAt: t0,
+    updatedAt: t1,
+  };
+
+  it('is keyed by its own id, listed by organization, and indexed by organization, payer and status', () => {
+    expect(payerConnectionEntity.toItem(connection)).toStrictEqual({
+      pk: 'CLIENT#c1#PCONN#PC-1',
+      sk: 'PCONN',
+      gsi1pk: 'CLIENT#c1#ORG#org-1#PCONN',
+      gsi1sk: `${t0}#PC-1`,
+      gsi2pk: 'CLIENT#c1#ORG#org-1#PCONN#PAYER#87726#STATUS#attention',
+      gsi2sk: `${t0}#PC-1`,
+      entity: 'PayerConnection',
+      clientId: 'c1',
+      organizationId: 'org-1',
+      externalId: 'PC-1',
+      clientUserId: 'user-1',
+      payerId: '87726',
+      payerClientId: 'issued-client-id',
+      status: 'attention',
+      statusReason: 'invalid_client',
+      version: 3,
+      createdAt: t0,
+      updatedAt: t1,
+    });
+    expect(payerConnectionEntity.fromItem(payerConnectionEntity.toItem(connection))).toStrictEqual(connection);
+  });
+
+  it('leaves an unset status reason out of the item, and reads it back as null', () => {
+    const active = { ...connection, status: 'active' as const, statusReason: null };
+    const item = payerConnectionEntity.toItem(active);
+    expect(item).not.toHaveProperty('statusReason');
+    expect(item.gsi2pk).toBe('CLIENT#c1#ORG#org-1#PCONN#PAYER#87726#STATUS#active');
+    expect(payerConnectionEntity.fromItem(item)).toStrictEqual(active);
   });
 });
 

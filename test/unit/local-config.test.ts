@@ -4,7 +4,7 @@ import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config/defa
 import { ConfigurationError } from '#lib/config/environment';
 import { parseSettings } from '#lib/config/settings';
 import { GATEWAY_LIMITS } from '#lib/http/gateway-responses';
-import { sandboxPortalSettingsOf, stackSettingsOf, startSettingsOf } from '#local/config';
+import { pasPayerSettingsOf, sandboxPortalSettingsOf, stackSettingsOf, startSettingsOf } from '#local/config';
 
 const errorOf = (parse: () => unknown) => {
   try {
@@ -35,6 +35,7 @@ describe('the local stack’s configuration (local/config.ts)', () => {
       tableName: undefined,
     });
     expect(sandboxPortalSettingsOf({})).toEqual({ port: 3100, host: '127.0.0.1' });
+    expect(pasPayerSettingsOf({})).toEqual({ port: 3200, host: '127.0.0.1' });
   });
 
   it('reads each variable', () => {
@@ -78,6 +79,7 @@ describe('the local stack’s configuration (local/config.ts)', () => {
     });
     expect(startSettingsOf({ LOCAL_CLEAN: '1' }, []).clean).toBe(true);
     expect(sandboxPortalSettingsOf({ PORT: '8080', HOST: '::1' })).toEqual({ port: 8080, host: '::1' });
+    expect(pasPayerSettingsOf({ PORT: '8081', HOST: '::1' })).toEqual({ port: 8081, host: '::1' });
   });
 
   it('names every bad variable in one error', () => {

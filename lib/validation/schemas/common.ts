@@ -7,6 +7,16 @@ export const ID_MAX_LENGTH = 64;
 export const identifier = (description: string) =>
   ({ type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN, description }) as const;
 
+/**
+ * Payer ids (a clearinghouse's, e.g. `87726`): what a request's `patient.PayerId` (1–80 characters)
+ * names, in the characters the ids of a portal account's payers, the directory of payer endpoints and
+ * payer connections accept, so that each of them can be matched against a request's.
+ */
+export const PAYER_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]*$';
+export const PAYER_ID_MAX_LENGTH = 80;
+export const payerIdentifier = (description: string) =>
+  ({ type: 'string', minLength: 1, maxLength: PAYER_ID_MAX_LENGTH, pattern: PAYER_ID_PATTERN, description }) as const;
+
 export const text = (maxLength: number, description?: string) =>
   ({ type: 'string', minLength: 1, maxLength, ...(description ? { description } : {}) }) as const;
 

@@ -1,5 +1,5 @@
 import { PORTAL_IDS } from '#lib/portal-accounts/portal-registry';
-import { DRAFT, identifier, paging, text } from './common.ts';
+import { DRAFT, identifier, paging, payerIdentifier, text } from './common.ts';
 
 /**
  * Portal accounts: credentials for a payer portal, per organization (docs/portal-accounts.md).
@@ -12,13 +12,7 @@ const portalId = {
   description: 'A known payer portal (the portal registry); sandbox is the project’s sandbox portal',
 } as const;
 
-const payerId = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 80,
-  pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$',
-  description: 'A payer id the account serves (e.g. a clearinghouse payer id)',
-} as const;
+const payerId = payerIdentifier('A payer id the account serves (e.g. a clearinghouse payer id)');
 
 const status = { type: 'string', enum: ['active', 'disabled'], description: 'disabled: automation must not use it' };
 

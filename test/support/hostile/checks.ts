@@ -21,6 +21,7 @@ export const PROPERTY_TIMEOUT_MS = 150_000;
 const v11 = '/api/external/v1.1';
 const SERVICE_MEMBERS = ['authorization', 'createdAt', 'updatedAt', 'version'];
 const PORTAL_FIELDS = ['clientUserId', 'portalId', 'payerIds', 'displayName', 'username', 'status'];
+const CONNECTION_FIELDS = ['clientUserId', 'payerId', 'clientId', 'status'];
 
 /** Cases sent, by family. */
 export const casesSent = new Map<string, number>();
@@ -105,9 +106,13 @@ export const checkStored = async (target: RouteTarget, sent: string, res: RawRes
   const difference = (expected: JsonTree | undefined, stored: JsonTree | undefined) =>
     expected && stored ? differenceOf(expected, stored) : expected === stored ? undefined : ': stored nothing';
   let found: string | undefined;
-  if (target.stores === 'portal-account') {
-    const stored = await readTree(target, `${v11}/Portals/accounts/${encodeURIComponent(id.value)}`);
-    for (const name of PORTAL_FIELDS) {
+  if (target.stores === 'portal-account' || target.stores === 'payer-connection') {
+    const [resource, fields] =
+      target.stores === 'portal-account'
+        ? ['Portals/accounts', PORTAL_FIELDS]
+        : ['Payers/connections', CONNECTION_FIELDS];
+    const stored = await readTree(target, `${v11}/${resource}/${encodeURIComponent(id.value)}`);
+    for (const name of fields) {
       const sentMember = memberOf(sentTree, name);
       const different = sentMember && difference(sentMember, memberOf(stored, name));
       if (different) found ??= `/${name}${different}`;

@@ -135,7 +135,7 @@ export const hostileFamilies: FamilyRow[] = [
  * The routes.
  */
 
-export type Stores = 'request' | 'request-patch' | 'portal-account';
+export type Stores = 'request' | 'request-patch' | 'portal-account' | 'payer-connection';
 
 export interface RouteRow {
   /** A valid body, which the body families break; `ID` stands for the case's id. Body routes without one: `{}`. */
@@ -191,6 +191,14 @@ const account = ({ clientUserId }: World): Body => ({
   totpSecret: 'JBSWY3DPEHPK3PXP',
 });
 
+const connection = ({ clientUserId, payerId }: World): Body => ({
+  externalId: ID,
+  clientUserId,
+  payerId,
+  clientId: 'hostile-client-id',
+  status: 'active',
+});
+
 const filter = ({ clientUserId }: World): Body => ({
   clientUserId,
   portalId: 'sandbox',
@@ -233,6 +241,10 @@ export const hostileRoutes: { [handler in Route['handler']]?: RouteRow } = {
   'portal-accounts/delete-portal-account': { ids: { externalId: fresh } },
   'portal-accounts/list-portal-accounts': { ids: { externalId: (_, world) => encodeURIComponent(world.clientUserId) } },
   'portal-accounts/filter-portal-accounts': { body: filter },
+  'payers/create-payer-connection': { body: connection, stores: 'payer-connection' },
+  'payers/replace-payer-connection': { body: connection, stores: 'payer-connection' },
+  'payers/delete-payer-connection': { ids: { externalId: fresh } },
+  'payers/list-payer-connections': { ids: { externalId: (_, world) => encodeURIComponent(world.clientUserId) } },
   'schemas/validate-payload': { body: request },
   // Public: a well-formed id of a key set nobody has, so a case reaches the lookup (404), never a key set.
   'payers/get-payer-jwks': { ids: { keySetId: () => 'hostileKeySetId0000000' } },

@@ -32,6 +32,7 @@ const playValue = (route: Route, variable: string, world: World): string => {
   if (variable === 'name') return 'Request';
   if (variable === 'attachmentId') return world.play.attachment;
   if (route.path.includes('/Portals/')) return world.play.account;
+  if (route.path.includes('/Payers/connections/')) return world.play.connection;
   if (route.path.includes('/Requests/')) return world.play.request;
   return 'hostile-generic';
 };
@@ -39,6 +40,7 @@ const playValue = (route: Route, variable: string, world: World): string => {
 const sentinelValue = (route: Route, variable: string, world: World): string => {
   if (variable === 'attachmentId') return world.sentinel.attachment;
   if (route.path.includes('/Portals/')) return world.sentinel.account;
+  if (route.path.includes('/Payers/connections/')) return world.sentinel.connection;
   return world.sentinel.request;
 };
 

@@ -5,8 +5,10 @@ import { uniqueId } from '#test/support/api';
 export interface World {
   apiKey: string;
   clientUserId: string;
-  play: { request: string; attachment: string; account: string };
-  sentinel: { request: string; attachment: string; account: string };
+  /** A payer with an API in the payer directory: what a valid payer connection names. */
+  payerId: string;
+  play: { request: string; attachment: string; account: string; connection: string };
+  sentinel: { request: string; attachment: string; account: string; connection: string };
 }
 
 /** Ids a case may create; fresh for every execution, so a valid write never lands on existing data. */

@@ -1,0 +1,43 @@
+import { attr, defineEntity } from './define-entity.ts';
+
+/**
+ * A payer's FHIR Prior Authorization API, as operators keep it (admin CLI `set-payer-endpoint`;
+ * docs/payer-connections.md). Operator data, the same for every client: a request whose
+ * `patient.PayerId` has an endpoint here can go through the payer's API (the port:
+ * lib/payer-endpoints/payer-endpoint-store.ts).
+ */
+export interface StoredPayerEndpoint {
+  /** As a request's `patient.PayerId` carries it (case and spaces matter). */
+  payerId: string;
+  /** The payer's name as operators wrote it (the PAS bundle's insurer display); null when not given. */
+  name: string | null;
+  /** The FHIR base URL: `$submit` is POSTed to `<fhirBaseUrl>/Claim/$submit`. */
+  fhirBaseUrl: string;
+  /** The payer's OAuth 2.0 token endpoint (SMART Backend Services: client_credentials, private_key_jwt). */
+  tokenUrl: string;
+  /** The scopes asked for at the token endpoint, space-separated. */
+  scope: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * One item per payer, outside every client's keys (like the API-key lookup: nothing of a tenant is in
+ * it), keyed by the payer id; gsi1 lists them all in payer-id order from one partition (a directory of
+ * a few hundred payers, written by operators: no hot partition to fear).
+ */
+export const payerEndpointEntity = defineEntity<StoredPayerEndpoint>()({
+  name: 'PayerEndpoint',
+  keys: { pk: 'PAYER#<payerId>', sk: 'ENDPOINT', gsi1pk: 'PAYERENDPOINTS', gsi1sk: '<payerId>' },
+  attributes: {
+    payerId: attr.string(),
+    name: attr.nullAsAbsent(attr.string()),
+    fhirBaseUrl: attr.string(),
+    tokenUrl: attr.string(),
+    scope: attr.string(),
+    version: attr.number(),
+    createdAt: attr.string(),
+    updatedAt: attr.string(),
+  },
+});
