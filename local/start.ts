@@ -42,6 +42,8 @@ const stack = await startLocalStack({
 });
 const { seedDemo } = await import('./seed.ts');
 const demo = await seedDemo(stateDir);
+const { seedPayerApiDemo } = await import('./pas-seed.ts');
+await seedPayerApiDemo(stack, demo);
 // The admin CLI finds the running stack through this file.
 const { pasPayer } = stack;
 const payer = {

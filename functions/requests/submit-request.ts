@@ -4,8 +4,8 @@ import { idempotentRequests } from '#lib/http/idempotency';
 import { pathId } from '#lib/http/path';
 import { resourceUrl } from '#lib/http/resource-url';
 import { json } from '#lib/http/response';
-import type { SubmitBody } from '#lib/payer-api/submission-start';
 import { submissions } from '#lib/payer-api/submission-service';
+import type { SubmitBody } from '#lib/payer-api/submission-start';
 import { submitRequestValidator } from '#lib/validation/generated/per-schema/submit-request';
 
 /**

@@ -4,6 +4,7 @@ import type { StateMachineKey } from '#lib/runs/state-machines';
 import { bindBucket, bindScreenshots } from './attachments-bucket.ts';
 import { bindAutomation } from './automation-state-machine.ts';
 import { bindSecretsDecrypt, bindSecretsKey, bindWebhookSecretsOpen } from './encryption-keys.ts';
+import { bindPayerAssertionSigning } from './payer-assertion-signing.ts';
 import { bindInvoke, type ServiceFunction } from './service-function.ts';
 import { bindTable } from './service-table.ts';
 import { bindSigningSecret } from './signing-secret.ts';
@@ -38,6 +39,7 @@ export const bindRouteAccess = (
   if (access.secrets === 'encrypt') bindSecretsKey(fn, data.keys.secrets);
   if (access.secrets === 'decrypt') bindSecretsDecrypt(fn, data.keys.secrets);
   if (access.webhookSecrets === 'open') bindWebhookSecretsOpen(fn, data.keys.secrets);
+  if (access.payerAssertions === 'sign') bindPayerAssertionSigning(fn);
   if (access.cursors === 'sign') bindSigningSecret(fn, data.cursorSigning);
   if (access.rpaTokens) bindSigningSecret(fn, data.rpaTokens);
   if (access.requestFingerprints) bindSigningSecret(fn, data.requestFingerprints);

@@ -192,6 +192,19 @@ export const operations: Record<HandlerId, OperationDoc> = {
     failures: [404],
   },
   ...payerConnectionOperations,
+  'requests/submit-request': {
+    summary: "Submit a request to its payer's prior-authorization API",
+    tag: 'Requests',
+    body: { schema: 'SubmitRequest', optional: true },
+    idempotent: true,
+    description:
+      "Sends the request to its payer's FHIR prior-authorization API (Da Vinci PAS `Claim/$submit`) through the organization's payer connection: `payerConnectionExternalId` when given, else its active connection to `patient.PayerId`. A payer without an API: 422 `no_payer_api` (portal drivers never submit); no usable connection: 422 `no_payer_connection` or `payer_connection_not_active`; fields PAS cannot do without: 422 `request_not_mappable` listing each with its path, nothing sent. `dryRun: true` answers the Bundle and its problems and sends nothing. The run's outcome and the request's authorization follow (docs/payer-api.md).",
+    outcomes: {
+      200: { description: 'Dry run: the Bundle that would be sent, and its problems', body: 'SubmissionDryRun' },
+      202: { description: 'The submission run is queued', body: 'SubmissionStarted', headers: ['Location'] },
+    },
+    failures: [404, 409, 422],
+  },
   'rpa/issue-rpa-access-token': {
     summary: 'Issue a scraper token for a request',
     tag: 'Service-review automation',

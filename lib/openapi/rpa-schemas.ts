@@ -61,8 +61,8 @@ const PORTAL_STATUSES = everyOf<PortalAuthorizationRecord['status']>()([
 ]);
 
 /**
- * The steps' fixed texts (docs/rpa.md, "Data"): those rpa.ts, worker.ts and run-credentials.ts
- * write, then each outcome's. test/unit/openapi-rpa-schemas.test.ts checks the code writes no other.
+ * The steps' fixed texts (docs/rpa.md, "Data"): those the run core, the portal channel and the payer-API
+ * channel write, then each outcome's. test/unit/openapi-rpa-schemas.test.ts checks the code writes no other.
  */
 export const RUN_STEP_TEXTS = [
   ...new Set([
@@ -77,6 +77,13 @@ export const RUN_STEP_TEXTS = [
     "the portal's answer was refused",
     'screenshot of the failure',
     'the portal did not answer in time; the attempt will be retried',
+    // The payer-API channel's (lib/payer-api/).
+    'payer connection selected',
+    'sending the request to the payer',
+    'asking the payer whether an earlier attempt reached it',
+    "the payer's API did not answer; the attempt will be retried",
+    'the payer refused a field of the request',
+    'the request lacks fields the payer API needs',
     ...Object.values(OUTCOME_STEPS),
     // no_portal_account's text until the start chose the account (69149bc): stored runs keep it.
     "no active portal account of the organization serves the request's payer",
@@ -353,6 +360,27 @@ export const rpaSchemas: Record<string, JsonSchema> = {
     "The request's authorization: what the automation last read on the payer's portal or API",
     requestAuthorization,
   ),
+  SubmissionStarted: closed('SubmissionStarted', "A submission to the payer's API, queued and its execution started", {
+    runId: uuid('The submit run (GET …/ServiceReviews/requests/{requestExternalId}/rpa/runs/{runId})'),
+    status: oneOf(RUN_STATUSES, 'queued, or already further'),
+  }),
+  SubmissionDryRun: closed('SubmissionDryRun', 'What a submission would send, and what stands in its way', {
+    bundle: {
+      type: 'object',
+      description:
+        'The Da Vinci PAS Request Bundle (FHIR R4 Bundle, type collection, the Claim first) built from the stored request',
+      required: ['resourceType'],
+      properties: { resourceType: { const: 'Bundle' } },
+    },
+    problems: { type: 'array', items: ref('MappingProblem'), description: 'Empty when the request can be submitted' },
+  }),
+  MappingProblem: closed('MappingProblem', 'A field PAS cannot do without, missing or not mappable', {
+    path: string('Where in the request (JSON Pointer), e.g. /patient/memberId or /procedures/1/code', {
+      maxLength: 200,
+    }),
+    reason: oneOf(['missing', 'unmappable'], 'Missing, or present but not mappable to what PAS binds'),
+    message: string('Our words, naming the field and the rule; never a value of the request', { maxLength: 500 }),
+  }),
   AuthorizationItem: closed('AuthorizationItem', 'One requested service as the payer decided it', authorizationItem),
   AuthorizationReason: closed('AuthorizationReason', "A payer's reason for a decision", authorizationReason),
 };

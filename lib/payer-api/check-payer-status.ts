@@ -39,7 +39,7 @@ async function submittedClaimOf(ctx: PayerTaskContext, ref: RunRef): Promise<str
   return runs.find((run) => run.kind === 'submit' && run.submission?.sentAt)?.submission?.bundleIdentifier ?? null;
 }
 
-type Checked = 'done' | { waitSeconds: number } | 'credentials_refused';
+type Checked = 'done' | { waitSeconds: number } | 'credentials_refused' | 'refused_by_api' | 'no_payer_connection';
 
 /** One request's inquiry, recorded; or how long to wait before it is tried again. */
 async function checkOne(ctx: PayerTaskContext, ref: RunRef, endpoint: PayerEndpointView, payerConnectionId: string) {
@@ -67,7 +67,8 @@ async function checkOne(ctx: PayerTaskContext, ref: RunRef, endpoint: PayerEndpo
     operation: 'Claim/$inquire',
     bundle,
   });
-  if (result.kind === 'credentials_refused') return 'credentials_refused';
+  if (result.kind === 'credentials_refused') return result.refusedByApi ? 'refused_by_api' : 'credentials_refused';
+  if (result.kind === 'no_payer_connection') return 'no_payer_connection';
   if (result.kind === 'unavailable') {
     if (attempt >= ctx.maxAttempts)
       return ctx.finish(ref, 'payer_unavailable', { payerAttempts: attempt }).then((): Checked => 'done');
@@ -126,10 +127,11 @@ export async function checkPayerStatus(
       return { remaining: itemsOf(live.slice(i)), more: true, waitSeconds: 0 };
     }
     const checked = await checkOne(ctx, ref, endpoint, payerConnectionId);
-    if (checked === 'credentials_refused') {
-      await ctx.markAttention(clientId, payerConnectionId);
+    if (checked === 'refused_by_api') await ctx.markAttention(clientId, payerConnectionId);
+    if (checked === 'credentials_refused' || checked === 'refused_by_api') {
       return endAll(ctx, live.slice(i), 'credentials_refused');
     }
+    if (checked === 'no_payer_connection') return endAll(ctx, live.slice(i), 'no_payer_connection');
     if (checked !== 'done') return { remaining: itemsOf(live.slice(i)), more: true, waitSeconds: checked.waitSeconds };
   }
   return { remaining: [], more: false, waitSeconds: 0 };

@@ -16,7 +16,11 @@ export interface PayerTokenRequest {
   refresh: boolean;
 }
 
-export type PayerTokenAnswer = { accessToken: string } | { refused: 'credentials_refused' | 'no_payer_connection' };
+export type PayerTokenAnswer =
+  | { accessToken: string }
+  | { refused: 'credentials_refused' | 'no_payer_connection' }
+  /** The token endpoint did not answer in time, or answered 429/5xx (its Retry-After, if any). */
+  | { unavailable: number | null };
 
 /** The function could not be asked, failed, or answered something else. */
 export class PayerTokenUnavailable extends Error {
@@ -46,9 +50,14 @@ export async function requestPayerToken(request: PayerTokenRequest): Promise<Pay
   );
   const payload = payloadOf(answer.Payload);
   if (answer.FunctionError) throw new PayerTokenUnavailable('failed');
-  if (typeof payload?.accessToken === 'string' && payload.accessToken !== '') return { accessToken: payload.accessToken };
+  if (typeof payload?.accessToken === 'string' && payload.accessToken !== '')
+    return { accessToken: payload.accessToken };
   if (payload?.refused === 'credentials_refused' || payload?.refused === 'no_payer_connection') {
     return { refused: payload.refused };
+  }
+  if (payload && 'unavailable' in payload) {
+    const seconds = payload.unavailable;
+    return { unavailable: typeof seconds === 'number' && seconds >= 0 ? seconds : null };
   }
   throw new PayerTokenUnavailable('answered something else than a token');
 }

@@ -41,8 +41,13 @@ export type PayerCallResult =
   | { kind: 'answer'; status: number; body: unknown }
   /** No answer in time, or 429/5xx: worth another attempt later (the payer's Retry-After, if it gave one). */
   | { kind: 'unavailable'; retryAfterSeconds: number | null }
-  /** The payer's token endpoint refused our client assertion, or a fresh token was refused too. */
-  | { kind: 'credentials_refused' }
+  /**
+   * The payer's token endpoint refused our client assertion (the token function marked the connection
+   * `attention`), or its API refused a fresh token too (`refusedByApi`: the task marks it).
+   */
+  | { kind: 'credentials_refused'; refusedByApi?: true }
+  /** The connection or its payer's endpoint is gone, disabled or needs attention since the run started. */
+  | { kind: 'no_payer_connection' }
   /** An answer we will not read: too large, too deep, not JSON. */
   | { kind: 'answer_rejected' };
 
@@ -58,7 +63,7 @@ export interface PayerTaskDependencies {
   runs: RunStore;
   requests: Pick<RequestStore, 'get' | 'setAuthorization'>;
   connectionOf: (clientId: string, externalId: string) => Promise<PayerConnectionView | undefined>;
-  /** The payer refused our credentials: the connection needs its owner (as a wrong portal password does). */
+  /** The payer's API refused a fresh token: the connection needs its owner (as a wrong portal password does). */
   markAttention: (clientId: string, externalId: string) => Promise<void>;
   endpointOf: (payerId: string) => Promise<PayerEndpointView | undefined>;
   /** The request's attachments, as the Bundle carries them (supportingInfo). */

@@ -56,9 +56,10 @@ async function unavailable(
 /** An answer that is neither an answer nor unavailability: the run ends, the connection flagged if need be. */
 async function endedBy(ctx: PayerTaskContext, ref: RunRef, run: RpaRunRecord, result: PayerCallResult) {
   if (result.kind === 'credentials_refused') {
-    await ctx.markAttention(ref.clientId, run.payerConnectionId!);
+    if (result.refusedByApi) await ctx.markAttention(ref.clientId, run.payerConnectionId!);
     return ended(await ctx.finish(ref, 'credentials_refused'));
   }
+  if (result.kind === 'no_payer_connection') return ended(await ctx.finish(ref, 'no_payer_connection'));
   return ended(await ctx.finish(ref, 'payer_error'));
 }
 

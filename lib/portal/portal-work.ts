@@ -93,6 +93,8 @@ export const readStatus: Work = async (ctx, ref, run, request, session) => {
       number: authorization.number,
       decisionDate: authorization.decisionDate,
       lastCheckedAt: at,
+      // A portal shows the decision, not its items or reasons: those the payer-API channel reads alone.
+      channel: 'portal',
     },
     { kind: 'run', runId: ref.runId },
     at,

@@ -112,7 +112,10 @@ export const CHOOSE_ACCOUNT_INDEXES: readonly IndexName[] = ['gsi2', 'gsi3'];
  */
 export const AUTOMATION_QUOTAS: readonly TableAction[] = ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
-/** Both starts: choose the accounts, admit the runs, store them, start the execution; idempotent. */
+/**
+ * The starts: choose each run's channel (the payer directory and connections by GetItem and gsi2, the
+ * portal accounts), admit the runs, store them, start the execution; idempotent.
+ */
 const START_AUTOMATION: RouteAccess = {
   table: { actions: tableActions(CHOOSE_ACCOUNT, AUTOMATION_QUOTAS, IDEMPOTENT), queryIndexes: CHOOSE_ACCOUNT_INDEXES },
   automation: 'start',
@@ -199,6 +202,9 @@ export const routeAccess: Record<HandlerId, RouteAccess> = {
     screenshots: ['read'],
   },
   'rpa/start-view-on-page': START_AUTOMATION,
+  // A start (START_AUTOMATION) whose channel is the payer's API: the payer directory and the organization's
+  // connection to the payer (GetItem, gsi2), the request's attachments for the Bundle's documents (Query).
+  'requests/submit-request': { ...START_AUTOMATION, table: { ...START_AUTOMATION.table!, queryIndexes: ['gsi2'] } },
   // PutItem: a run its execution left unended (ended, or gone) is failed when read (docs/rpa.md).
   'rpa/get-rpa-run': { table: { actions: ['GetItem', 'PutItem'] }, automation: 'read' },
   'rpa/start-check-auth-status': START_AUTOMATION,

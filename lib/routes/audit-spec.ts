@@ -70,6 +70,13 @@ export const routeAudit: Record<HandlerId, RouteAudit | false> = {
     resource: 'request',
     ids: requestIds,
   },
+  'requests/submit-request': {
+    action: 'request.submit',
+    resource: 'request',
+    ids: requestIds,
+    clientUserId: 'body',
+    createdId: 'runId',
+  },
 
   // Attachments
   'attachments/create-attachment': {

@@ -68,6 +68,8 @@ export const automationTasks: readonly AutomationTask[] = [
       // the run's steps and the request's authorization with its history and event (PutItem, UpdateItem),
       // the connection marked `attention` (UpdateItem), a flight landed (DeleteItem).
       table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+      // The request's attachments, sent inline in the Bundle (PAS carries documents as data).
+      bucket: ['read'],
       invoke: ['IssuePayerToken'],
     },
   },

@@ -140,6 +140,8 @@ const rows = [
     path: `${v11}/Requests/{externalId}/authorization/history`,
     handler: 'requests/get-authorization-history',
   },
+  // Submitting to the payer's prior-authorization API (docs/payer-api.md): a start, like the automation's.
+  { method: 'POST', path: `${v11}/Requests/{externalId}/submit`, handler: 'requests/submit-request' },
 
   // Attachments. `{externalId}` is the spec's {requestExternalId}.
   { method: 'POST', path: `${v11}/Requests/{externalId}/Attachments`, handler: 'attachments/create-attachment' },

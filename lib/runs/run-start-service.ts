@@ -1,3 +1,7 @@
+import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
+import { dynamoPayerConnectionStore } from '#lib/payer-connections/dynamo-payer-connection-store';
+import { payerDirectoryOf } from '#lib/payer-connections/payer-directory';
+import { dynamoPayerEndpointStore } from '#lib/payer-endpoints/dynamo-payer-endpoint-store';
 import { isAutomatedPortal } from '#lib/portal/automated-portals';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
@@ -18,6 +22,8 @@ export const runStarts = runStartService({
   requests: dynamoRequestStore,
   accounts: dynamoPortalAccountStore,
   automated: isAutomatedPortal,
+  payers: payerDirectoryOf(dynamoPayerEndpointStore, dynamoPayerConnectionStore),
+  attachments: dynamoAttachmentStore,
   tenants: dynamoTenantStore,
   automation: sfnAutomationStarter,
   quotas: automationQuotas({ usage: dynamoAutomationUsage, tenants: dynamoTenantStore }),

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { StoredPortalAccount } from '#lib/entities/portal-account';
 import type { StoredRequest } from '#lib/entities/request';
 import type { BatchItem, RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { Invalid } from '#lib/errors';

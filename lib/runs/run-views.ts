@@ -9,6 +9,7 @@ import type {
   RunStep,
 } from '#lib/entities/rpa';
 import type { AuthorizationHistoryEntry } from '#lib/requests/authorization-history';
+import type { authorizationView } from '#lib/requests/request-document';
 
 /** A run as the client (and a token holder) reads it. */
 export interface RunView {
@@ -75,8 +76,8 @@ export interface ScraperSession {
   clientUserId: string;
   /** When the token that opened this session expires. */
   tokenExpiresAt: string;
-  /** The request's authorization as stored (the latest status check's result). */
-  authorization: Authorization;
+  /** The request's authorization as clients read it (the latest status check's result). */
+  authorization: ReturnType<typeof authorizationView>;
   /** Its latest changes, newest first: the request's, whichever organization's run read them. */
   authorizationHistory: AuthorizationHistoryEntry[];
   runs: Array<

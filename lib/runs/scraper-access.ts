@@ -1,5 +1,6 @@
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import { historyEntryOf } from '#lib/requests/authorization-history';
+import { authorizationView } from '#lib/requests/request-document';
 import { apiKeyState } from '#lib/tenancy/api-keys';
 import { clientUserInScope, reaches, type Scope } from '#lib/tenancy/scope';
 import { InvalidScraperToken } from './errors.ts';
@@ -78,7 +79,7 @@ export async function session(ctx: ScraperAccessContext, claims: ScraperClaims):
     requestExternalId: request.externalId,
     clientUserId: claims.clientUserId,
     tokenExpiresAt: claims.expiresAt,
-    authorization: request.authorization,
+    authorization: authorizationView(request.authorization),
     authorizationHistory: changes.entries.map(historyEntryOf),
     runs: await Promise.all(
       latest.filter((run) => reaches(scope, run.organizationId)).map((run) => sessionRunOf(ctx, run)),

@@ -1,5 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store';
 import { NotFound, RateLimited } from '#lib/errors';
+import { dynamoPayerConnectionStore } from '#lib/payer-connections/dynamo-payer-connection-store';
+import { payerDirectoryOf } from '#lib/payer-connections/payer-directory';
+import { dynamoPayerEndpointStore } from '#lib/payer-endpoints/dynamo-payer-endpoint-store';
 import { isAutomatedPortal } from '#lib/portal/automated-portals';
 import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoAuthorizationHistoryStore } from '#lib/requests/dynamo-authorization-history-store';
@@ -58,6 +62,8 @@ const serviceDeps = (automation: AutomationStarter, now?: () => Date) => ({
   requests: dynamoRequestStore,
   accounts: dynamoPortalAccountStore,
   automated: isAutomatedPortal,
+  payers: payerDirectoryOf(dynamoPayerEndpointStore, dynamoPayerConnectionStore),
+  attachments: dynamoAttachmentStore,
   tenants: dynamoTenantStore,
   automation,
   quotas: automationQuotas({ usage: dynamoAutomationUsage, tenants: dynamoTenantStore }),

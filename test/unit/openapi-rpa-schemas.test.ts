@@ -166,7 +166,15 @@ describe('the automation schemas in the document', () => {
       requestExternalId: 'REQ-1',
       clientUserId,
       tokenExpiresAt: at,
-      authorization: { status: 'pending', number: 'SBX-1', decisionDate: null, lastCheckedAt: at },
+      authorization: {
+        status: 'pending',
+        number: 'SBX-1',
+        decisionDate: null,
+        lastCheckedAt: at,
+        channel: 'portal',
+        items: [],
+        reasons: [],
+      },
       authorizationHistory: [
         {
           changeId: uuidv7(),
@@ -254,7 +262,7 @@ const callArguments = (source: string, name: string): string[][] => {
 };
 
 describe('what the code writes', () => {
-  const sources = ['runs', 'portal'].flatMap((room) =>
+  const sources = ['runs', 'portal', 'payer-api'].flatMap((room) =>
     readdirSync(new URL(`../../lib/${room}/`, import.meta.url))
       .filter((file) => file.endsWith('.ts'))
       .map((file) => readFileSync(new URL(`../../lib/${room}/${file}`, import.meta.url), 'utf8')),

@@ -88,7 +88,15 @@ describe('the scraper session page', () => {
       requestExternalId: 'A-1',
       clientUserId: 'u1',
       tokenExpiresAt: '2026-11-22T00:15:00.000Z',
-      authorization: { status: 'pending', number: hostile, decisionDate: null, lastCheckedAt: null },
+      authorization: {
+        status: 'pending',
+        number: hostile,
+        decisionDate: null,
+        lastCheckedAt: null,
+        channel: null,
+        items: [],
+        reasons: [],
+      },
       authorizationHistory: [
         {
           changeId: '01900000-0000-7000-8000-000000000002',

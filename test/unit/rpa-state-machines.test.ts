@@ -7,6 +7,7 @@ import {
   type AslState,
   checkAuthStatusDefinition,
   stateMachineDefinitions,
+  submitToPayerDefinition,
   type TaskResources,
   TIMEOUTS,
   taskStatesOf,
@@ -18,13 +19,16 @@ const resources = Object.fromEntries(
 ) as TaskResources;
 const definitions = Object.entries(stateMachineDefinitions).map(([key, build]) => [key, build(resources)] as const);
 const browserTasks = new Set(automationTasks.filter((task) => task.worker === 'browser').map((task) => task.name));
+const payerTasks = new Set(automationTasks.filter((task) => task.worker === 'payer').map((task) => task.name));
 
 /** The ids an execution may carry, and where a state may read them. */
-const ID_FIELDS = ['clientId', 'requestExternalId', 'runId', 'batchId', 'portalAccountId'];
+const ID_FIELDS = ['clientId', 'requestExternalId', 'runId', 'batchId', 'portalAccountId', 'payerConnectionId'];
 /** A group's `items` are ids too: `[{requestExternalId, runId}]` (what a group's task left, or the batch's). */
 const ITEM_PATHS = ['$.items', '$$.Map.Item.Value.items', '$.result.items'];
 const isIdPath = (key: string, path: unknown) =>
   (ID_FIELDS.includes(key) && (path === `$.${key}` || path === `$$.Map.Item.Value.${key}`)) ||
+  // A batch group's channel: `portal` or `pas`, chosen at the start (lib/runs/channel-choice.ts).
+  (key === 'channel' && path === '$$.Map.Item.Value.channel') ||
   (key === 'items' && ITEM_PATHS.includes(path as string));
 
 /** Every payload template (Parameters, ItemSelector) of a definition, Map iterations included. */
@@ -98,6 +102,16 @@ describe('state machine definitions', () => {
           const longest = Array.from({ length: 9 }, (_, n) => Math.min(30, 3 * 1.5 ** n)).reduce((a, b) => a + b);
           // A worker found after the longest wait still has its Task's time before the execution times out.
           expect(longest).toBeLessThan(TIMEOUTS.viewOnPage - TIMEOUTS.browserTask);
+        } else if (payerTasks.has(name as never)) {
+          // No browser, no lease: Lambda's own retries only; the payer's unavailability is waited out in a
+          // Wait state the task's answer sizes (waitSeconds), so no payer retry holds a Lambda.
+          expect(state.TimeoutSeconds).toBe(TIMEOUTS.payerTask);
+          expect((state.Retry as Array<{ ErrorEquals: string[] }>).flatMap((retrier) => retrier.ErrorEquals)).toContain(
+            'Lambda.TooManyRequestsException',
+          );
+          expect(state.Catch).toEqual([
+            { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'RecordRunFailure' },
+          ]);
         } else {
           expect(state.TimeoutSeconds).toBe(30);
           expect(state.Catch).toBeUndefined();
@@ -131,6 +145,28 @@ describe('state machine definitions', () => {
     expect(Object.values(taskStatesOf(short)).map((state) => state.TimeoutSeconds)).toEqual([1, 1]);
   });
 
+  it('send a group to its channel, and a submission one attempt per call, waiting as long as the task says', () => {
+    const group = (checkAuthStatusDefinition(resources).States.CheckEachAccount!.ItemProcessor as AslDefinition).States;
+    expect(group.WhichChannel).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.channel', StringEquals: 'pas', Next: 'CheckPayerStatus' }],
+      Default: 'CheckPortalStatus',
+    });
+    expect(group.WaitForPayer).toEqual({ Type: 'Wait', SecondsPath: '$.result.waitSeconds', Next: 'NextPayerChecks' });
+    const submit = submitToPayerDefinition(resources);
+    expect(submit.TimeoutSeconds).toBe(TIMEOUTS.submitToPayer);
+    expect(submit.States.SubmitAgain).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.result.waitSeconds', NumericGreaterThan: 0, Next: 'WaitForPayer' }],
+      Default: 'Submitted',
+    });
+    expect(submit.States.WaitForPayer).toEqual({
+      Type: 'Wait',
+      SecondsPath: '$.result.waitSeconds',
+      Next: 'SubmitPasClaim',
+    });
+  });
+
   it('pass ids only into states: Parameters and ItemSelector name ids (and the error name of a failure)', () => {
     for (const [, definition] of definitions) {
       const templates = templatesOf(definition);
@@ -154,6 +190,14 @@ describe('state machine definitions', () => {
             ResultSelector: { 'more.$': '$.more', 'items.$': '$.remaining' },
             ResultPath: '$.result',
           });
+        } else if (name === 'CheckPayerStatus') {
+          expect(state).toMatchObject({
+            ResultSelector: { 'more.$': '$.more', 'items.$': '$.remaining', 'waitSeconds.$': '$.waitSeconds' },
+            ResultPath: '$.result',
+          });
+        } else if (name === 'SubmitPasClaim') {
+          // How long to wait before the next attempt: a number, nothing of the payer's answer.
+          expect(state).toMatchObject({ ResultSelector: { 'waitSeconds.$': '$.waitSeconds' }, ResultPath: '$.result' });
         } else if (browserTasks.has(name as never)) {
           expect(state).toMatchObject({ ResultSelector: { 'outcome.$': '$.outcome' }, ResultPath: '$.result' });
         } else {

@@ -98,6 +98,18 @@ const forget = (connection: SmartConnection, refused: CachedToken) => {
   if (tokens.get(key) === refused) tokens.delete(key);
 };
 
+/**
+ * The connection's access token for a caller in another process (the PAS tasks ask the payer token
+ * function for it): the cached one while fresh; `refresh` drops it first, after the payer refused it.
+ */
+export const accessTokenFor = async (
+  connection: SmartConnection,
+  options: TokenOptions & { refresh?: boolean } = {},
+): Promise<string> => {
+  if (options.refresh) tokens.delete(cacheKeyOf(connection));
+  return (await tokenFor(connection, options)).accessToken;
+};
+
 export const withToken = async <T>(
   connection: SmartConnection,
   call: (accessToken: string) => Promise<T>,

@@ -1,0 +1,62 @@
+import { PayerAnswerRejected, PayerTimeout, PayerUnavailable, PayerUrlRefused, TokenRejected } from './errors.ts';
+import type { PayerTokenAnswer, PayerTokenRequest } from './lambda-token-source.ts';
+import type { FhirAnswer, FhirOperationCall } from './pas-transport.ts';
+import type { PayerCall, PayerCallResult } from './payer-task-context.ts';
+
+/*
+ * One PAS call as the tasks make it: a token from the payer token function, the call, and on a 401 one
+ * new token and one more call (the payer may have revoked the token early); a second 401 means the
+ * payer no longer accepts us. Transport failures become results the tasks branch on, never exceptions
+ * carrying a payer's words.
+ */
+
+export interface PayerGatewayDependencies {
+  token: (request: PayerTokenRequest) => Promise<PayerTokenAnswer>;
+  post: (call: FhirOperationCall) => Promise<FhirAnswer>;
+}
+
+type TokenOutcome = { accessToken: string } | PayerCallResult;
+
+const tokenOutcomeOf = (answer: PayerTokenAnswer): TokenOutcome => {
+  if ('accessToken' in answer) return answer;
+  if ('unavailable' in answer) return { kind: 'unavailable', retryAfterSeconds: answer.unavailable };
+  return answer.refused === 'credentials_refused' ? { kind: 'credentials_refused' } : { kind: 'no_payer_connection' };
+};
+
+/** The call with one token; a refused token is `undefined` (ask a new one), any other failure a result. */
+async function callWith(
+  deps: PayerGatewayDependencies,
+  call: PayerCall,
+  accessToken: string,
+): Promise<PayerCallResult | undefined> {
+  try {
+    const answer = await deps.post({
+      baseUrl: call.endpoint.fhirBaseUrl,
+      operation: call.operation,
+      accessToken,
+      body: call.bundle,
+    });
+    return { kind: 'answer', status: answer.status, body: answer.body };
+  } catch (error) {
+    if (error instanceof TokenRejected) return undefined;
+    if (error instanceof PayerTimeout) return { kind: 'unavailable', retryAfterSeconds: null };
+    if (error instanceof PayerUnavailable) return { kind: 'unavailable', retryAfterSeconds: error.retryAfterSeconds };
+    if (error instanceof PayerAnswerRejected || error instanceof PayerUrlRefused) return { kind: 'answer_rejected' };
+    throw error;
+  }
+}
+
+export const payerGateway =
+  (deps: PayerGatewayDependencies) =>
+  async (call: PayerCall): Promise<PayerCallResult> => {
+    for (const refresh of [false, true]) {
+      const token = tokenOutcomeOf(
+        await deps.token({ clientId: call.clientId, payerConnectionId: call.payerConnectionId, refresh }),
+      );
+      if (!('accessToken' in token)) return token;
+      const result = await callWith(deps, call, token.accessToken);
+      if (result) return result;
+    }
+    // A fresh token refused as well: the payer no longer accepts this connection's credentials.
+    return { kind: 'credentials_refused', refusedByApi: true };
+  };
