@@ -8,10 +8,10 @@ import type { LocalStack } from './stack.ts';
  * requests for members the payer decides by.
  */
 
-export const PAS_DEMO_PAYER_ID = 'SANDBOX-PAS';
+const PAS_DEMO_PAYER_ID = 'SANDBOX-PAS';
 /** The client_id the local payer issues the demo organization, the same at every start. */
 const DEMO_PAYER_CLIENT_ID = 'demo-organization';
-export const PAS_DEMO_CONNECTION_ID = 'demo-pas';
+const PAS_DEMO_CONNECTION_ID = 'demo-pas';
 
 /** Requests the local payer decides by member (local/pas-payer/decisions.ts): approved, and pended. */
 const PAS_DEMO_MEMBERS = { 'DEMO-PAS-APPROVED': 'SBX-10001', 'DEMO-PAS-PENDED': 'SBX-10003' } as const;

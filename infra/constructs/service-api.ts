@@ -4,13 +4,10 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
-  AwsIntegration,
   type CfnRestApi,
   EndpointType,
   IdentitySource,
-  type IntegrationConfig,
   LogGroupLogDestination,
-  type Method,
   type MethodDeploymentOptions,
   MethodLoggingLevel,
   Period,
@@ -20,9 +17,7 @@ import {
   type ThrottleSettings,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import type { CfnPermission, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
@@ -31,6 +26,7 @@ import { DEFAULT_CLIENT_THROTTLE, DEFAULT_QUOTA_PER_DAY } from '#lib/config/defa
 import { BINARY_MEDIA_TYPES, GATEWAY_LIMITS, GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway-responses';
 import { baseHeaders } from '#lib/http/response';
 import type { Route } from '#lib/routes/route-table';
+import { RouteIntegration } from './route-integration.ts';
 import type { ServiceFunction } from './service-function.ts';
 
 const STAGE_NAME = 'prod';
@@ -169,7 +165,7 @@ export class ServiceApi extends Construct {
    */
   addRoute(route: Route, fn: ServiceFunction) {
     const resource = this.restApi.root.resourceForPath(route.path);
-    const integration = new RouteIntegration(fn.function, fn.node.id, this.restApi);
+    const integration = new RouteIntegration(fn.function, fn.node.id, this.restApi, STAGE_NAME);
     if (route.auth === undefined) {
       resource.addMethod(route.method, integration, {
         authorizer: this.authorizer,
@@ -183,41 +179,6 @@ export class ServiceApi extends Construct {
     Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
   }
 }
-
-/**
- * A Lambda proxy integration, as CDK's LambdaIntegration makes it, with the one permission API Gateway needs:
- * `lambda:InvokeFunction` from this method on the `prod` stage alone (no console test invocation, which
- * would bypass the authorizer). LambdaIntegration's permission names the stage by a reference, so it waits for
- * the stage, which moves to a new deployment first: a route whose function was replaced would answer 500
- * until its permission exists. This one names the stage by its name, and the deployment waits for it.
- */
-class RouteIntegration extends AwsIntegration {
-  constructor(
-    private readonly fn: IFunction,
-    private readonly name: string,
-    private readonly restApi: RestApi,
-  ) {
-    super({ proxy: true, service: 'lambda', path: `2015-03-31/functions/${fn.functionArn}/invocations` });
-  }
-
-  override bind(method: Method): IntegrationConfig {
-    const config = super.bind(method);
-    const id = 'InvokePermission';
-    this.fn.addPermission(id, {
-      principal: new ServicePrincipal('apigateway.amazonaws.com'),
-      scope: method,
-      sourceArn: this.restApi.arnForExecuteApi(method.httpMethod, pathForArn(method.resource.path), STAGE_NAME),
-    });
-    const permission = method.node.findChild(id) as CfnPermission;
-    // Readable, as the functions' are: `CreateRequestPermission`.
-    permission.overrideLogicalId(`${this.name}Permission`);
-    this.restApi.latestDeployment?.node.addDependency(permission);
-    return config;
-  }
-}
-
-/** A resource path as execute-api ARNs have it: each `{variable}` is `*`. */
-const pathForArn = (path: string) => path.replace(/\{[^}]*\}/g, '*');
 
 /**
  * The REST API and its one stage: JSON access logs, error-only execution logs, metrics, X-Ray, the

@@ -39,7 +39,7 @@ export interface AuthorizationItem {
 export const DECISION_LIMITS = { items: 100, reasons: 20, itemReasons: 20, reasonText: 500 } as const;
 
 /** Which channel last read the authorization (docs/payer-api.md). */
-export type AuthorizationChannel = 'pas' | 'portal';
+type AuthorizationChannel = 'pas' | 'portal';
 
 export interface Authorization {
   status: AuthorizationStatus;

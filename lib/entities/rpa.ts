@@ -45,7 +45,7 @@ export interface PortalAccountLease {
 export type RunKind = 'view-on-page' | 'check-auth-status' | 'submit';
 
 /** The way a run reaches the payer: its portal (a browser), or its FHIR PAS API. */
-export const RUN_CHANNELS = ['portal', 'pas'] as const;
+const RUN_CHANNELS = ['portal', 'pas'] as const;
 export type RunChannel = (typeof RUN_CHANNELS)[number];
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed';

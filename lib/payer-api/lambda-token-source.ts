@@ -23,7 +23,7 @@ export type PayerTokenAnswer =
   | { unavailable: number | null };
 
 /** The function could not be asked, failed, or answered something else. */
-export class PayerTokenUnavailable extends Error {
+class PayerTokenUnavailable extends Error {
   constructor(what: string) {
     super(`The payer token function ${what}`);
     this.name = 'PayerTokenUnavailable';

@@ -19,7 +19,7 @@ const MAX_ISSUES = 20;
 const issueCodeOf = (code: string) => (/^[a-z][a-z-]{0,39}$/.test(code) ? code : 'other');
 
 /** Each issue's code and the request path it names (or, when none can be found, just its code). */
-export const refusalDetailsOf = (bundle: Bundle, issues: readonly PayerIssue[]): string[] =>
+const refusalDetailsOf = (bundle: Bundle, issues: readonly PayerIssue[]): string[] =>
   issues.slice(0, MAX_ISSUES).map((issue) => {
     const path = requestPathOfIssue(bundle, { severity: 'error', code: 'processing', expression: issue.expression });
     return path ? `${issueCodeOf(issue.code)} ${path}` : issueCodeOf(issue.code);

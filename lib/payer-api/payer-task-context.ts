@@ -20,7 +20,7 @@ export interface Invocation {
 }
 
 /** The organization's connection to a payer, as a task needs it. */
-export interface PayerConnectionView {
+interface PayerConnectionView {
   payerId: string;
   status: 'active' | 'attention' | 'disabled';
 }
@@ -31,7 +31,7 @@ export interface PayerEndpointView {
 }
 
 /** The PAS operations we call. */
-export type PasOperation = 'Claim/$submit' | 'Claim/$inquire';
+type PasOperation = 'Claim/$submit' | 'Claim/$inquire';
 
 /**
  * One PAS call's result as the tasks read it (payer-gateway.ts makes it: a token from the signer, a 401

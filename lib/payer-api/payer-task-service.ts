@@ -21,7 +21,7 @@ import { submitPasClaim } from './submit-pas-claim.ts';
  * function, built once per cold start. No browser, no portal driver, no signing key: the token function
  * alone signs (docs/payer-api.md).
  */
-export const payerTaskDependencies: PayerTaskDependencies = {
+const payerTaskDependencies: PayerTaskDependencies = {
   runs: dynamoRunStore,
   requests: dynamoRequestStore,
   connectionOf: (clientId, externalId) => dynamoPayerConnectionStore.get(clientId, externalId),

@@ -2,33 +2,29 @@ import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store'
 import { dynamoPayerConnectionStore } from '#lib/payer-connections/dynamo-payer-connection-store';
 import { payerDirectoryOf } from '#lib/payer-connections/payer-directory';
 import { dynamoPayerEndpointStore } from '#lib/payer-endpoints/dynamo-payer-endpoint-store';
-import { isAutomatedPortal } from '#lib/portal/automated-portals';
-import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { automationQuotas } from '#lib/runs/automation-quotas';
 import { dynamoAutomationUsage } from '#lib/runs/dynamo-automation-usage';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
-import { contextOf } from '#lib/runs/run-context';
 import { sfnAutomationStarter } from '#lib/runs/sfn-automation-starter';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import type { Scope } from '#lib/tenancy/scope';
-import { type SubmitBody, startSubmission } from './submission-start.ts';
+import { type SubmissionContext, type SubmitBody, startSubmission } from './submission-start.ts';
 
 /**
  * Submissions to payers' PAS APIs on DynamoDB and Step Functions, built once per cold start: what the
  * submit route uses (no token, no signing key: the payer-API tasks send).
  */
-const ctx = contextOf({
+const ctx: SubmissionContext = {
+  now: () => new Date(),
   runs: dynamoRunStore,
   requests: dynamoRequestStore,
-  accounts: dynamoPortalAccountStore,
-  automated: isAutomatedPortal,
   payers: payerDirectoryOf(dynamoPayerEndpointStore, dynamoPayerConnectionStore),
   attachments: dynamoAttachmentStore,
   tenants: dynamoTenantStore,
   automation: sfnAutomationStarter,
   quotas: automationQuotas({ usage: dynamoAutomationUsage, tenants: dynamoTenantStore }),
-});
+};
 
 export const submissions = {
   start: (scope: Scope, externalId: string, body: SubmitBody) => startSubmission(ctx, scope, externalId, body),

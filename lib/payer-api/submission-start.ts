@@ -7,7 +7,7 @@ import { NotFound } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
 import type { PayerConnectionChoice } from '#lib/runs/payer-directory';
 import { changeRun, withStep } from '#lib/runs/run-changes';
-import { existingRequest, type RunStartContext } from '#lib/runs/run-context';
+import { existingRequest, type RunStartContext as StartContext } from '#lib/runs/run-context';
 import { isTerminal } from '#lib/runs/run-store';
 import { TIMEOUTS } from '#lib/runs/state-machines';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
@@ -22,6 +22,12 @@ import { NoPayerApi, NoPayerConnection, RequestNotMappable } from './submission-
  * sent), a `submit` run is queued and its execution started. A dry run answers the Bundle and its
  * problems and starts nothing. Submitting is always this explicit call: portal drivers never submit.
  */
+
+/** What a submission's start reads: the run core's start context without the portal's accounts. */
+export type SubmissionContext = Pick<
+  StartContext,
+  'runs' | 'requests' | 'payers' | 'attachments' | 'tenants' | 'automation' | 'quotas' | 'now'
+>;
 
 export interface SubmitBody {
   clientUserId: string;
@@ -38,7 +44,7 @@ const payerIdOf = (request: StoredRequest): string | null => {
 
 /** The connection the submission goes through: the one named, else the organization's active one to the payer. */
 async function connectionFor(
-  ctx: RunStartContext,
+  ctx: SubmissionContext,
   organizationId: string,
   request: StoredRequest,
   named: string | undefined,
@@ -68,7 +74,7 @@ export const pasAttachmentsOf = (records: readonly AttachmentRecord[]): PasAttac
     }));
 
 function queuedSubmission(
-  ctx: RunStartContext,
+  ctx: SubmissionContext,
   request: StoredRequest,
   clientUserId: string,
   connection: PayerConnectionChoice,
@@ -97,7 +103,7 @@ function queuedSubmission(
 
 /** Checks and builds; a dry run answers here; else queues the run and starts its execution. */
 export async function startSubmission(
-  ctx: RunStartContext,
+  ctx: SubmissionContext,
   scope: Scope,
   externalId: string,
   { clientUserId, payerConnectionExternalId, dryRun }: SubmitBody,

@@ -212,6 +212,35 @@ export const viewOnPageDefinition = (resources: TaskResources, options: Definiti
 };
 
 /**
+ * A payer connection's group of a batch: its inquiries, called again for what an invocation did not
+ * reach, after waiting as long as the task says (the payer's Retry-After, or our back-off).
+ */
+const payerGroupStates = (resources: TaskResources, options: DefinitionOptions): Record<string, AslState> => {
+  const payer = options.taskTimeoutSeconds ?? TIMEOUTS.payerTask;
+  const payerGroup = { ...ids('clientId', 'batchId', 'payerConnectionId'), 'items.$': '$.items' };
+  return {
+    CheckPayerStatus: payerTask(
+      resources.CheckPayerStatus,
+      payerGroup,
+      payer,
+      { Next: 'MorePayerChecks' },
+      { 'more.$': '$.more', 'items.$': '$.remaining', 'waitSeconds.$': '$.waitSeconds' },
+    ),
+    MorePayerChecks: {
+      Type: 'Choice',
+      Choices: [{ Variable: '$.result.more', BooleanEquals: true, Next: 'WaitForPayer' }],
+      Default: 'GroupDone',
+    },
+    WaitForPayer: { Type: 'Wait', SecondsPath: '$.result.waitSeconds', Next: 'NextPayerChecks' },
+    NextPayerChecks: {
+      Type: 'Pass',
+      Parameters: { ...ids('clientId', 'batchId', 'payerConnectionId'), 'items.$': '$.result.items' },
+      Next: 'CheckPayerStatus',
+    },
+  };
+};
+
+/**
  * CheckAuthStatusBatch, input `{clientId, batchId, groups: [{channel, portalAccountId, payerConnectionId,
  * items: [{requestExternalId, runId}]}]}`: the batch's requests grouped by portal account, so each
  * account signs in once, or by payer connection (`channel: 'pas'`: `$inquire`, no browser; the id of
@@ -223,9 +252,7 @@ export const viewOnPageDefinition = (resources: TaskResources, options: Definiti
 export const checkAuthStatusDefinition = (resources: TaskResources, options: DefinitionOptions = {}): AslDefinition => {
   const task = options.taskTimeoutSeconds ?? TIMEOUTS.browserTask;
   const recorder = options.taskTimeoutSeconds ?? TIMEOUTS.recorderTask;
-  const payer = options.taskTimeoutSeconds ?? TIMEOUTS.payerTask;
   const group = { ...ids('clientId', 'batchId', 'portalAccountId'), 'items.$': '$.items' };
-  const payerGroup = { ...ids('clientId', 'batchId', 'payerConnectionId'), 'items.$': '$.items' };
   return {
     Comment: 'Check auth status: read the authorization of each request of a batch on the payer portal (docs/rpa.md)',
     StartAt: 'CheckEachAccount',
@@ -254,24 +281,7 @@ export const checkAuthStatusDefinition = (resources: TaskResources, options: Def
               Choices: [{ Variable: '$.channel', StringEquals: 'pas', Next: 'CheckPayerStatus' }],
               Default: 'CheckPortalStatus',
             },
-            CheckPayerStatus: payerTask(
-              resources.CheckPayerStatus,
-              payerGroup,
-              payer,
-              { Next: 'MorePayerChecks' },
-              { 'more.$': '$.more', 'items.$': '$.remaining', 'waitSeconds.$': '$.waitSeconds' },
-            ),
-            MorePayerChecks: {
-              Type: 'Choice',
-              Choices: [{ Variable: '$.result.more', BooleanEquals: true, Next: 'WaitForPayer' }],
-              Default: 'GroupDone',
-            },
-            WaitForPayer: { Type: 'Wait', SecondsPath: '$.result.waitSeconds', Next: 'NextPayerChecks' },
-            NextPayerChecks: {
-              Type: 'Pass',
-              Parameters: { ...ids('clientId', 'batchId', 'payerConnectionId'), 'items.$': '$.result.items' },
-              Next: 'CheckPayerStatus',
-            },
+            ...payerGroupStates(resources, options),
             CheckPortalStatus: browserTask(
               resources.CheckPortalStatus,
               group,
