@@ -1,4 +1,3 @@
-import type { Authorization } from '#lib/entities/request';
 import type {
   EnteredValues,
   PortalAuthorizationRecord,
