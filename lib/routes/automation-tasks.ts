@@ -169,6 +169,6 @@ export const invokedFunctions: readonly InvokedFunction[] = [
     environment: 'PAYER_TOKEN_FUNCTION_NAME',
     // A token request is an assertion (one KMS Sign) and one POST to the payer's token endpoint (≤ 10 s).
     timeoutSeconds: 20,
-    access: { table: { actions: ['GetItem'] }, payerAssertions: 'sign' },
+    access: { table: { actions: ['GetItem', 'PutItem'] }, payerAssertions: 'sign' },
   },
 ];

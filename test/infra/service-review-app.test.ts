@@ -373,6 +373,37 @@ describe('least privilege', () => {
     });
   });
 
+  it('grants kms:Sign (our client assertions to payers) to the payer token function alone, on tagged keys only', () => {
+    const signing: Record<string, unknown> = {};
+    const templates = [
+      ...synthesized.apiTemplates,
+      synthesized.dataTemplate,
+      synthesized.automationTemplate,
+      synthesized.eventsTemplate,
+      synthesized.auditTemplate,
+      synthesized.monitoringTemplate,
+    ];
+    for (const template of templates) {
+      const policies = template.findResources('AWS::IAM::ManagedPolicy');
+      Object.assign(policies, template.findResources('AWS::IAM::Policy'));
+      for (const [id, policy] of Object.entries(policies)) {
+        for (const statement of policy.Properties.PolicyDocument.Statement) {
+          const actions = [statement.Action].flat() as string[];
+          if (actions.some((action) => action === 'kms:Sign' || action === 'kms:*')) signing[id] = statement.Condition;
+        }
+      }
+    }
+    expect(automationTasks.filter((task) => task.access.payerAssertions)).toEqual([]);
+    expect(invokedFunctions.filter((fn) => fn.access.payerAssertions).map((fn) => fn.name)).toEqual([
+      'IssuePayerToken',
+    ]);
+    const tokenFunction = synthesized.automation.invokeTargets.IssuePayerToken!.fn;
+    expect(Object.keys(signing)).toEqual([logicalIdOf(tokenFunction.role.policy)]);
+    expect(Object.values(signing)[0]).toMatchObject({
+      StringEquals: { 'kms:SigningAlgorithm': 'RSASSA_PKCS1_V1_5_SHA_384', 'kms:MessageType': 'RAW' },
+    });
+  });
+
   it("lets the secrets key's own policy deny decryption to every principal but its named readers' roles", () => {
     const [key] = Object.values(
       synthesized.dataTemplate.findResources('AWS::KMS::Key', {
