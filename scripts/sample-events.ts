@@ -151,6 +151,14 @@ const ROUTE_SAMPLES: Partial<Record<HandlerId, RouteSample>> = {
     status: 404,
   },
   'payers/delete-payer-connection': { pathParameters: { externalId: SAMPLE_PAYER_CONNECTION }, status: 404 },
+  // The demo request's payer has no PAS endpoint (a portal-only payer): the start says so, nothing is sent.
+  'requests/submit-request': {
+    pathParameters: { externalId: DEMO_REQUEST },
+    body: { clientUserId: DEMO_CLIENT_USER_ID, dryRun: true },
+    status: 422,
+  },
+  // A well-formed key set id no client has: the JWKS route answers 404 without a key.
+  'payers/get-payer-jwks': { pathParameters: { keySetId: 'AAAAAAAAAAAAAAAAAAAAAA' }, status: 404 },
   'rpa/issue-rpa-access-token': { body: { clientUserId: DEMO_CLIENT_USER_ID }, status: 200 },
   // No scraper token in a sample: the session answers 401, as it does to anyone without one.
   'rpa/get-scraper-session': { status: 401 },

@@ -67,7 +67,7 @@ describe('the real app', () => {
 
   it("puts each route's function in its area's nested stack, and the authorizer and event functions in the API stack", () => {
     expect(Object.keys(app.api.areas).sort()).toEqual(
-      ['Description', 'Portals', 'Requests', 'Schemas', 'ServiceReviews', 'Webhooks'].sort(),
+      ['Description', 'Payers', 'Portals', 'Requests', 'Schemas', 'ServiceReviews', 'Webhooks'].sort(),
     );
     for (const route of routes) {
       const fn = app.api.functions[functionNameOf(route)]!;

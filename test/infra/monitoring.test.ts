@@ -95,7 +95,7 @@ describe('monitoring with the default (production) configuration', () => {
         Threshold: 1,
       });
     }
-    const machines = ['ViewOnPage', 'CheckAuthStatusBatch', 'DueRechecks'];
+    const machines = ['ViewOnPage', 'CheckAuthStatusBatch', 'SubmitToPayer', 'DueRechecks'];
     for (const machine of machines) {
       const failures = alarmNamed(`ServiceReview-prod-${machine}-failures`);
       expect(JSON.stringify(failures?.Properties.Metrics)).toContain('ExecutionsFailed');

@@ -98,6 +98,7 @@ describe('route access binders', () => {
     expect(Object.keys(envOf(functionNamed('GetSchema'))).sort()).toEqual([
       'CHECK_AUTH_STATUS_STATE_MACHINE_ARN',
       ...POWERTOOLS_VARIABLES,
+      'SUBMIT_TO_PAYER_STATE_MACHINE_ARN',
       'TABLE_NAME',
       'VIEW_ON_PAGE_STATE_MACHINE_ARN',
     ]);
@@ -110,6 +111,7 @@ describe('route access binders', () => {
       'RPA_TOKEN_SECRET_ARN',
       'RUN_CREDENTIALS_FUNCTION_NAME',
       'SECRETS_KEY_ID',
+      'SUBMIT_TO_PAYER_STATE_MACHINE_ARN',
       'TABLE_NAME',
       'VIEW_ON_PAGE_STATE_MACHINE_ARN',
     ]);
@@ -143,8 +145,8 @@ describe('route access binders', () => {
     expect(envOf(functionNamed('GetSchema')).RUN_CREDENTIALS_FUNCTION_NAME).toBeUndefined();
   });
 
-  it('let automation access start (start) and describe (both) executions of exactly the two state machines', () => {
-    const { viewOnPage, checkAuthStatus } = synthesized.automation.stateMachineNames;
+  it('let automation access start (start) and describe (both) executions of exactly the three state machines', () => {
+    const { viewOnPage, checkAuthStatus, submitToPayer } = synthesized.automation.stateMachineNames;
     // Each resource is an ARN joined from pseudo parameters; its last part names the machine.
     const onStates = (name: string) =>
       statementsOf(functionNamed(name))
@@ -158,13 +160,17 @@ describe('route access binders', () => {
         }));
     const describeExecutions = {
       actions: ['states:DescribeExecution'],
-      resources: [`:execution:${checkAuthStatus}:*`, `:execution:${viewOnPage}:*`],
+      resources: [`:execution:${checkAuthStatus}:*`, `:execution:${submitToPayer}:*`, `:execution:${viewOnPage}:*`],
       condition: undefined,
     };
     expect(onStates('ListSchemas')).toEqual([
       {
         actions: ['states:StartExecution'],
-        resources: [`:stateMachine:${checkAuthStatus}`, `:stateMachine:${viewOnPage}`],
+        resources: [
+          `:stateMachine:${checkAuthStatus}`,
+          `:stateMachine:${submitToPayer}`,
+          `:stateMachine:${viewOnPage}`,
+        ],
         condition: undefined,
       },
       describeExecutions,

@@ -54,6 +54,7 @@ describe('route table, as API Gateway needs it', () => {
         'CreateRequest',
         'StartCheckAuthStatus',
         'StartViewOnPage',
+        'SubmitRequest',
       ].sort(),
     );
     for (const route of idempotent) {

@@ -24,6 +24,7 @@ import {
   type AutomationTaskName,
   stateMachineDefinitions,
   type TaskResources,
+  TIMEOUTS,
   taskStatesOf,
 } from '#lib/runs/state-machines';
 import { TABLE_KEY, TTL_ATTRIBUTE, tableIndexes } from '#lib/table';
@@ -204,24 +205,30 @@ describe('least privilege', () => {
       // A start chooses each run's account: a payer's accounts are read by their index entries' keys.
       'StartCheckAuthStatus',
       'StartViewOnPage',
+      'SubmitRequest',
     ]);
     const queryingIndex = (index: string) =>
       holding(`dynamodb:Query on index ${index}`)
         .map(({ name }) => name)
         .sort();
-    // The scraper session reads its token's API key by id (access pattern 2).
+    // The scraper session reads its token's API key by id (access pattern 2), the JWKS route a key set by its
+    // public id, the connections' list its page.
     expect(queryingIndex('gsi1')).toEqual([
       'FilterPortalAccounts',
       'FilterPortalAccountsV1',
+      'GetPayerJwks',
       'GetScraperSession',
+      'ListPayerConnections',
       'ListPortalAccounts',
       'ListPortalAccountsV1',
     ]);
-    // The starts choose a run's account by payer (gsi2) or as the organization's only active one (gsi3).
+    // The starts choose a run's account by payer (gsi2) or as the organization's only active one (gsi3); a
+    // submission (and a batch) the organization's active connection to the payer (gsi2).
     const choosing = ['StartCheckAuthStatus', 'StartViewOnPage'];
     for (const index of ['gsi2', 'gsi3', 'gsi4']) {
+      const submitting = index === 'gsi2' ? ['SubmitRequest'] : [];
       expect(queryingIndex(index), index).toEqual(
-        ['FilterPortalAccounts', 'FilterPortalAccountsV1', ...(index === 'gsi4' ? [] : choosing)].sort(),
+        ['FilterPortalAccounts', 'FilterPortalAccountsV1', ...(index === 'gsi4' ? [] : choosing), ...submitting].sort(),
       );
     }
     for (const { name, access } of rows) {
@@ -296,6 +303,7 @@ describe('least privilege', () => {
         'FilterPortalAccounts',
         'FilterPortalAccountsV1',
         'GetAuthorizationHistory',
+        'ListPayerConnections',
       ].sort(),
     );
     const [stored] = Object.values(synthesized.dataTemplate.findResources('AWS::SecretsManager::Secret'));
@@ -320,11 +328,13 @@ describe('least privilege', () => {
     expect(readers.sort()).toEqual(
       [
         'CreateAttachment',
+        'CreatePayerConnection',
         'CreatePortalAccount',
         'CreatePortalAccountV1',
         'CreateRequest',
         'StartCheckAuthStatus',
         'StartViewOnPage',
+        'SubmitRequest',
       ].sort(),
     );
     const others = [synthesized.data.cursorSigning.secret, synthesized.data.rpaTokens.secret].map(logicalIdOf);
@@ -493,9 +503,11 @@ describe('automation', () => {
         Runtime: 'nodejs22.x',
         Description: `functions/${task.handler}.ts`,
         TracingConfig: { Mode: 'Active' },
-        ...(task.worker === 'browser'
-          ? { Architectures: ['x86_64'], MemorySize: 2048, Timeout: 150 }
-          : { Architectures: ['arm64'], MemorySize: 1024, Timeout: 30 }),
+        ...{
+          browser: { Architectures: ['x86_64'], MemorySize: 2048, Timeout: 150 },
+          payer: { Architectures: ['arm64'], MemorySize: 512, Timeout: TIMEOUTS.payerTask + 15 },
+          recorder: { Architectures: ['arm64'], MemorySize: 1024, Timeout: 30 },
+        }[task.worker],
       });
     }
   });
@@ -520,7 +532,7 @@ describe('automation', () => {
   it('records executions that ended TIMED_OUT, ABORTED or FAILED: a rule on the two state machines, to RecordExecutionEnded', () => {
     expect(automationEventFunctions.map((fn) => fn.name)).toEqual(['RecordExecutionEnded']);
     const { fn, trigger } = synthesized.automation.eventFunctions.RecordExecutionEnded!;
-    const machineRefs = (['viewOnPage', 'checkAuthStatus'] as const).map((key) => ({
+    const machineRefs = (['viewOnPage', 'checkAuthStatus', 'submitToPayer'] as const).map((key) => ({
       Ref: logicalIdOf(synthesized.automation.stateMachines[key]!.stateMachine),
     }));
     const functionArn = { 'Fn::GetAtt': [logicalIdOf(fn.function), 'Arn'] };
@@ -576,12 +588,13 @@ describe('automation', () => {
         Variables: {
           VIEW_ON_PAGE_STATE_MACHINE_ARN: machineRefs[0],
           CHECK_AUTH_STATUS_STATE_MACHINE_ARN: machineRefs[1],
+          SUBMIT_TO_PAYER_STATE_MACHINE_ARN: machineRefs[2],
         },
       },
     });
   });
 
-  it('has the run credentials function, invoked by the browser workers: exactly its access, small, on arm64', () => {
+  it('has the invoked functions (run credentials, payer tokens): exactly their access, small, on arm64', () => {
     for (const invoked of invokedFunctions) {
       const fn = invokedFunction(invoked.name);
       expect({
@@ -595,7 +608,8 @@ describe('automation', () => {
         MemorySize: 1024,
         Timeout: invoked.timeoutSeconds,
         TracingConfig: { Mode: 'Active' },
-        Environment: { Variables: { SECRETS_KEY_ID: expect.anything() } },
+        // The run credentials function opens portal secrets; the payer token function signs with KMS keys it looks up.
+        ...(invoked.access.secrets ? { Environment: { Variables: { SECRETS_KEY_ID: expect.anything() } } } : {}),
       });
     }
   });
@@ -937,9 +951,10 @@ describe('REST API', () => {
     expect(tokenRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
       'GET /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa/session',
     ]);
-    // The API's description is public (docs/security.md): no authorizer, no key.
+    // The API's description and the payers' JWKS are public (docs/security.md): no authorizer, no key.
     const publicRoutes = routes.filter((route) => route.auth === 'public');
     expect(publicRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
+      'GET /api/external/v1.1/Payers/jwks/{keySetId}',
       'GET /api/external/openapi.json',
       'GET /api/external/docs',
       'GET /api/external/docs/api-reference.js',

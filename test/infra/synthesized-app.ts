@@ -283,6 +283,22 @@ export const expectedGrants = (access: RouteAccess, invocation: Invocation = 'ap
   if (access.webhookSecrets === 'open') {
     grants.push('kms:Decrypt on secretsKey for webhook-signing-secret with clientId context');
   }
+  if (access.payerAssertions === 'sign') {
+    // The account's keys tagged for payer assertions (created at run time by operators: no ARN to name).
+    const keys = JSON.stringify({
+      'Fn::Join': [
+        '',
+        ['arn:', { Ref: 'AWS::Partition' }, ':kms:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':key/*'],
+      ],
+    });
+    const tagged = { 'aws:ResourceTag/service-review:purpose': 'payer-assertion-signing' };
+    grants.push(
+      `kms:GetPublicKey on ${keys} if ${JSON.stringify({ StringEquals: tagged })}`,
+      `kms:Sign on ${keys} if ${JSON.stringify({
+        StringEquals: { ...tagged, 'kms:SigningAlgorithm': 'RSASSA_PKCS1_V1_5_SHA_384', 'kms:MessageType': 'RAW' },
+      })}`,
+    );
+  }
   const secretReader = (secret: string) => {
     grants.push(`secretsmanager:GetSecretValue on ${secret}`, `secretsmanager:DescribeSecret on ${secret}`);
     dataKeyVia('secretsmanager', 'Decrypt');

@@ -230,6 +230,24 @@ const scenarios: Record<string, () => Promise<Scenario>> = {
     const id = await newRequest();
     return { path: { externalId: id }, options: { body: phiRequest(id) }, status: 200, ids: { requestExternalId: id } };
   },
+  // A dry run of a submission to the payer's API: the request's payer has an endpoint and the organization
+  // a connection to it, so the Bundle is built and answered; nothing is sent.
+  [`POST ${v11}/Requests/{externalId}/submit`]: async () => {
+    const id = uniqueId('aud');
+    const body = phiRequest(id);
+    const created = await api('POST', `${v11}/Requests`, {
+      body: { ...body, patient: { ...body.patient, PayerId: payerId } },
+    });
+    expect(created.status, created.text).toBe(201);
+    await newPayerConnection();
+    return {
+      path: { externalId: id },
+      options: { body: { clientUserId: tenant.clientUserId, dryRun: true } },
+      status: 200,
+      ids: { requestExternalId: id },
+      clientUserId: tenant.clientUserId,
+    };
+  },
   [`GET ${v11}/Requests/{externalId}`]: async () => {
     const id = await newRequest();
     return { path: { externalId: id }, status: 200, ids: { requestExternalId: id } };
@@ -496,8 +514,9 @@ describe('the route table declares the audit of every route', () => {
     }
   });
 
-  it("leaves out only the schemas and the API's description, which touch no PHI", () => {
+  it("leaves out only the payers' JWKS, the schemas and the API's description, which touch no PHI", () => {
     expect(routes.filter((route) => routeAudit[route.handler] === false).map((route) => route.handler)).toEqual([
+      'payers/get-payer-jwks',
       'schemas/list-schemas',
       'schemas/get-schema',
       'schemas/validate-payload',
