@@ -1,7 +1,7 @@
 import { ATTENTION_REASONS, LAST_LOGIN_RESULTS } from '#lib/entities/portal-account';
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
 import { MAX_ERROR_TEXTS } from '#lib/validation/error-text';
-import { type JsonSchema, nullable, timestamp } from './schema-builders.ts';
+import { type JsonSchema, nullable, ref, timestamp } from './schema-builders.ts';
 
 /**
  * The shapes of the document that are not request bodies: responses, headers, security schemes.
@@ -51,6 +51,12 @@ export const problemDetailsSchema: JsonSchema = {
         additionalProperties: false,
         properties: { requestExternalId: { type: 'string' }, reason: { type: 'string' } },
       },
+    },
+    problems: {
+      type: 'array',
+      items: ref('MappingProblem'),
+      description:
+        'submit (reason request_not_mappable): each field PAS cannot do without, with its path; nothing was sent',
     },
   },
 };

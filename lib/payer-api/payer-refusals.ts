@@ -2,6 +2,7 @@ import type { Bundle } from '@medplum/fhirtypes';
 import type { TaskResult } from '#lib/runs/run-recorder';
 import type { RunRef } from '#lib/runs/run-store';
 import type { PayerIssue } from './pas/answer-model.ts';
+import { codeOf } from './pas/answer-values.ts';
 import { requestPathOfIssue } from './pas/issue-paths.ts';
 import type { PayerTaskContext } from './payer-task-context.ts';
 
@@ -15,8 +16,12 @@ import type { PayerTaskContext } from './payer-task-context.ts';
 /** Issues a run records, at most: the steps are bounded too (MAX_RUN_STEPS). */
 const MAX_ISSUES = 20;
 
-/** An issue code as FHIR's IssueType has them (`required`, `code-invalid`, …); anything else is `other`. */
-const issueCodeOf = (code: string) => (/^[a-z][a-z-]{0,39}$/.test(code) ? code : 'other');
+/**
+ * The issue's code as the answer reader kept it: an OperationOutcome's IssueType (`required`, `code-invalid`)
+ * or a ClaimResponse error's X12 901 reject reason (`75`, `T4`), which the client needs to act on; anything
+ * out of form is `other`.
+ */
+const issueCodeOf = (code: string) => codeOf(code) ?? 'other';
 
 /** Each issue's code and the request path it names (or, when none can be found, just its code). */
 const refusalDetailsOf = (bundle: Bundle, issues: readonly PayerIssue[]): string[] =>

@@ -246,6 +246,9 @@ export const hostileRoutes: { [handler in Route['handler']]?: RouteRow } = {
   'payers/delete-payer-connection': { ids: { externalId: fresh } },
   'payers/list-payer-connections': { ids: { externalId: (_, world) => encodeURIComponent(world.clientUserId) } },
   'schemas/validate-payload': { body: request },
+  // A dry run of the play request, whose payer has no API (422 no_payer_api): a case breaks a valid body and
+  // reaches the submission's checks; none can send anything to a payer.
+  'requests/submit-request': { body: ({ clientUserId }) => ({ clientUserId, dryRun: true }) },
   // Public: a well-formed id of a key set nobody has, so a case reaches the lookup (404), never a key set.
   'payers/get-payer-jwks': { ids: { keySetId: () => 'hostileKeySetId0000000' } },
 };
