@@ -224,6 +224,10 @@ const runMembers = (screenshotSchema: string) =>
     clientUserId: identifier('On whose behalf it runs'),
     portalAccountId: nullable(identifier('The portal account chosen at the start (externalId)')),
     portalId: nullable(oneOf(PORTAL_IDS, 'The portal of that account')),
+    channel: oneOf(['portal', 'pas'], 'How the run reaches the payer: its portal (a browser), or its PAS API'),
+    payerConnectionId: nullable(
+      identifier('The payer connection chosen at the start (externalId), for the pas channel'),
+    ),
     status: oneOf(RUN_STATUSES, 'queued, then running, then succeeded or failed (its outcome says why)'),
     outcome: nullable(
       oneOf(

@@ -2,6 +2,7 @@ import type {
   EnteredValues,
   PortalAuthorizationRecord,
   RpaRunRecord,
+  RunChannel,
   RunKind,
   RunOutcome,
   RunStatus,
@@ -19,6 +20,9 @@ export interface RunView {
   clientUserId: string;
   portalAccountId: string | null;
   portalId: string | null;
+  /** The way the run reached the payer: its portal or its API (runs recorded before the API channel: portal). */
+  channel: RunChannel;
+  payerConnectionId: string | null;
   status: RunStatus;
   outcome: RunOutcome | null;
   steps: RunStep[];
@@ -39,6 +43,8 @@ export const runViewOf = (run: RpaRunRecord, executionArn = run.executionArn): R
   clientUserId: run.clientUserId,
   portalAccountId: run.portalAccountId ?? null,
   portalId: run.portalId ?? null,
+  channel: run.channel ?? 'portal',
+  payerConnectionId: run.payerConnectionId ?? null,
   status: run.status,
   outcome: run.outcome ?? null,
   steps: run.steps,

@@ -122,6 +122,8 @@ describe('the scraper session page', () => {
           clientUserId: 'u1',
           portalAccountId: 'p1',
           portalId: 'sandbox',
+          channel: 'portal',
+          payerConnectionId: null,
           status: 'running',
           outcome: null,
           steps: [{ at: 't', step: 'logged in', detail: hostile }],
