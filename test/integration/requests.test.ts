@@ -28,6 +28,9 @@ describe('POST /v1.1/Requests (create)', () => {
       number: null,
       decisionDate: null,
       lastCheckedAt: null,
+      channel: null,
+      items: [],
+      reasons: [],
     });
     expect(res.body.createdAt).toBe(res.body.updatedAt);
     expect(Date.parse(res.body.createdAt)).not.toBeNaN();

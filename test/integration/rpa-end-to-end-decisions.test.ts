@@ -87,6 +87,9 @@ describe('a pended authorization decided by the portal’s operator, end to end'
     expect((await getRequest(tenant, externalId)).authorization).toEqual({
       ...approved,
       lastCheckedAt: expect.any(String),
+      channel: 'portal',
+      items: [],
+      reasons: [],
     });
 
     const history = await historyOf(tenant, externalId);

@@ -250,7 +250,7 @@ describe('check-auth-status batches', () => {
         input: {
           clientId: tenant.clientId,
           batchId: batch.batchId,
-          groups: [{ portalAccountId: accountId, items: batch.items }],
+          groups: [{ channel: 'portal', portalAccountId: accountId, payerConnectionId: '', items: batch.items }],
         },
       },
     ]);
@@ -478,8 +478,8 @@ describe('choosing the portal account at the start', () => {
     });
     const [a, b, c] = batch.items;
     expect(starter.started[0]?.input.groups).toEqual([
-      { portalAccountId: second, items: [a, c] },
-      { portalAccountId: first, items: [b] },
+      { channel: 'portal', portalAccountId: second, payerConnectionId: '', items: [a, c] },
+      { channel: 'portal', portalAccountId: first, payerConnectionId: '', items: [b] },
     ]);
   });
 

@@ -544,6 +544,7 @@ describe('CheckPortalStatus (a batch item)', () => {
     expect(after.document).toEqual(before.document);
     expect(after.version).toBe(before.version + 1);
     expect(after.authorization).toEqual({
+      channel: 'portal',
       status: 'approved',
       number: 'AUTH-123',
       decisionDate: '2026-11-20',
@@ -569,6 +570,7 @@ describe('CheckPortalStatus (a batch item)', () => {
       const { input } = await queuedRun('check-auth-status');
       await testWorker({ read: async () => ({ status: portal }) }).worker.checkPortalStatus(groupOf([input]));
       expect((await dynamoRequestStore.get(tenant.clientId, input.requestExternalId))!.authorization).toEqual({
+        channel: 'portal',
         status: stored,
         number: null,
         decisionDate: null,

@@ -29,6 +29,7 @@ describe('schema endpoints', () => {
       'RpaAccessRequest',
       'ViewOnPageRequest',
       'CheckAuthStatusBatch',
+      'SubmitRequest',
     ]);
     expect(res.body.schemas[0]).toEqual({
       name: 'Request',
@@ -44,6 +45,7 @@ describe('schema endpoints', () => {
     'RpaAccessRequest',
     'ViewOnPageRequest',
     'CheckAuthStatusBatch',
+    'SubmitRequest',
   ]) {
     it(`serves ${name} with every array's items as an array of schemas`, async () => {
       const res = await call('GET', `/api/external/v1.1/Schemas/${name}`, { apiKey });

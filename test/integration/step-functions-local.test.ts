@@ -182,12 +182,15 @@ describe('ViewOnPage', () => {
 describe('CheckAuthStatusBatch', () => {
   it('checks each account group, ACCOUNTS_AT_ONCE at a time, in as many calls as it takes; records a failing group; finishes', async () => {
     const item = (requestExternalId: string) => ({ requestExternalId, runId: unique('run') });
+    // Portal groups, as a start makes them (lib/runs/run-start.ts): the other channel's id is ''.
+    const portal = { channel: 'portal', payerConnectionId: '' };
     const groups = [
-      { portalAccountId: 'acct-a', items: ['A-1', 'A-2', 'A-3', 'A-4', 'A-5'].map(item) },
-      { portalAccountId: 'acct-b', items: ['BROKEN-1', 'B-2'].map(item) },
-      { portalAccountId: 'acct-c', items: ['C-1'].map(item) },
+      { ...portal, portalAccountId: 'acct-a', items: ['A-1', 'A-2', 'A-3', 'A-4', 'A-5'].map(item) },
+      { ...portal, portalAccountId: 'acct-b', items: ['BROKEN-1', 'B-2'].map(item) },
+      { ...portal, portalAccountId: 'acct-c', items: ['C-1'].map(item) },
       // More groups than the Map runs at once, so the bound is reached and held.
       ...Array.from({ length: ACCOUNTS_AT_ONCE - 1 }, (_, i) => ({
+        ...portal,
         portalAccountId: `acct-f${i}`,
         items: [item(`F-${i}`)],
       })),
@@ -371,7 +374,14 @@ describe('browser concurrency (reserved concurrency on AWS)', () => {
       });
 
       // The bound is per function: the batch's CheckPortalStatus still runs.
-      const groups = [{ portalAccountId: 'acct-b', items: [{ requestExternalId: 'B-4', runId: unique('run') }] }];
+      const groups = [
+        {
+          channel: 'portal',
+          portalAccountId: 'acct-b',
+          payerConnectionId: '',
+          items: [{ requestExternalId: 'B-4', runId: unique('run') }],
+        },
+      ];
       const batch = { clientId: 'client-1', batchId: unique('batch'), groups };
       const { executionArn } = await client.send(
         new StartExecutionCommand({
