@@ -48,7 +48,7 @@ const usage = `Usage: npm run admin -- <command>
                                                          (creates the client's first payer signing key, or the next one:
                                                          published now, signing from activeFrom; on AWS a KMS key)
   list-payer-signing-keys <clientId>                     → {"clientId","keySetId"[,"jwksUri"],"keys":[{"kid","state",…}]}
-                                                         (public parts only; docs/payer-api-smart.md)
+                                                         (public parts only; docs/payer-api.md)
   set-payer-endpoint <payerId> --fhir-base-url <url> --token-url <url> [--name <text>] [--scope <scopes>]
                                                          → {"payerId","name","fhirBaseUrl","tokenUrl","scope",…}
                                                          (creates or replaces the payer's API: docs/payer-connections.md)

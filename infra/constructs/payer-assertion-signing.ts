@@ -5,7 +5,7 @@ import type { ServiceFunction } from './service-function.ts';
 
 /**
  * Lets ONE function sign SMART client assertions with the API clients' payer signing keys
- * (docs/payer-api-smart.md, "Keepers"): kms:Sign, and kms:GetPublicKey, on the account's KMS keys that
+ * (docs/payer-api.md, "Keepers"): kms:Sign, and kms:GetPublicKey, on the account's KMS keys that
  * carry the payer-assertion purpose tag, and on no other key. The keys are created at run time by an
  * operator (`rotate-payer-signing-key`), after the deployment, so no ARN can be named: the grant is
  * attribute-based (`aws:ResourceTag`), and Sign is further held to the one algorithm and to raw messages.

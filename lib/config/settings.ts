@@ -13,7 +13,7 @@ import { LOG_LEVELS } from './runtime.ts';
 /** Where webhooks may be sent (lib/webhooks/target-address.ts, docs/webhooks.md "No SSRF"). */
 type WebhookUrlPolicy = 'public-https' | 'local';
 
-/** Which payer URLs may be called (lib/payer-api/payer-url-policy.ts, docs/payer-api-smart.md). */
+/** Which payer URLs may be called (lib/payer-api/payer-url-policy.ts, docs/payer-api.md, "Payer URLs"). */
 type PayerUrlPolicy = 'https' | 'local';
 
 export interface Settings {

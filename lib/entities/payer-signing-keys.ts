@@ -2,7 +2,7 @@ import { attr, defineEntity } from './define-entity.ts';
 import { clientEntity } from './tenancy.ts';
 
 /**
- * The keys an API client (tenant) signs its SMART client assertions with, as stored (docs/payer-api-smart.md;
+ * The keys an API client (tenant) signs its SMART client assertions with, as stored (docs/payer-api.md, "Signing keys";
  * the port: lib/payer-api/signing-keys/key-set-store.ts). One key set per client: its public part is the
  * JWKS payers fetch, its private parts never leave their keeper (KMS on AWS, a file of the local stack).
  */

@@ -3,7 +3,7 @@ import { closed, type JsonSchema, type Members, string } from '#lib/openapi/sche
 import { MAX_KEYS_PER_SET, type PublishedJwk } from '#lib/payer-api/signing-keys/key-sets';
 
 /**
- * The payer JWKS as the public route answers it (docs/payer-api-smart.md): closed, so a private member
+ * The payer JWKS as the public route answers it (docs/payer-api.md, "The JWKS and its URL"): closed, so a private member
  * (`d`, `p`, `q`, `dp`, `dq`, `qi`) can never conform. Members typed against the published JWK.
  */
 const BASE64URL = '^[A-Za-z0-9_-]+$';

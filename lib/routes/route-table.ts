@@ -120,7 +120,7 @@ const webhookRoutes = [
 ] as const satisfies readonly RouteRow[];
 
 /**
- * The JWKS of an API client's payer signing keys (docs/payer-api-smart.md): public, since payers fetch it to
+ * The JWKS of an API client's payer signing keys (docs/payer-api.md, "The JWKS and its URL"): public, since payers fetch it to
  * verify our client assertions with no credential of ours. `{keySetId}` is keySetIdOf(clientId).
  */
 const payerJwksRoutes = [

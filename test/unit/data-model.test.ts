@@ -90,7 +90,7 @@ describe('docs/data-model.md, Entities table', () => {
     // deliveries (gsi1 of deliveries, by status and due time; docs/webhooks.md), the re-check dispatcher the
     // due re-checks (gsi1's shards; docs/rechecks.md); each then reads or writes by its client's keys. The
     // outbox items', deliveries' and re-checks' own keys are the client's. The public JWKS route finds a
-    // payer signing key set by its public id (docs/payer-api-smart.md); the set's own key is its client's.
+    // payer signing key set by its public id (docs/payer-api.md, "Signing keys"); the set's own key is its client's.
     // The payer endpoints are operator data, every client's alike: nothing of a tenant is in them
     // (docs/payer-connections.md).
     const exceptions = new Set([

@@ -1,7 +1,7 @@
 import type { AuthorizationStatus } from '#lib/entities/request';
 
 /*
- * What a payer's PAS answer ($submit or $inquire) means to us (docs/payer-api-answers.md): every value
+ * What a payer's PAS answer ($submit or $inquire) means to us (docs/payer-api.md, "Reading a PAS answer"): every value
  * in it was checked against a pattern and a length before it got here (answer-values.ts).
  */
 

@@ -13,7 +13,7 @@ import { answerOfClaimResponse } from './claim-response-reader.ts';
 import { isFailure, issuesOfOperationOutcome } from './operation-outcome.ts';
 
 /*
- * The one entry of the answer side (docs/payer-api-answers.md): the body a payer answered $submit or
+ * The one entry of the answer side (docs/payer-api.md, "Reading a PAS answer"): the body a payer answered $submit or
  * $inquire with, parsed JSON, as a PasAnswer. Payers differ where PAS leaves room, so these shapes are
  * read: a PAS Response Bundle; Parameters holding it (as `return`, or under another name); a bare
  * ClaimResponse; an OperationOutcome; a searchset Bundle (empty, or of response Bundles).
@@ -106,7 +106,7 @@ const answerOfResource = (resource: Resource, depth: number): PasAnswer => {
 /**
  * What a payer's answer to $submit or $inquire says. Never throws on the payer's account: anything
  * that is not a PAS answer, or holds a value the decision rests on out of form, is `invalid` with a
- * reason of ours (docs/payer-api-answers.md lists each shape and each check).
+ * reason of ours (docs/payer-api.md, "Reading a PAS answer", lists each shape and each check).
  */
 export const readPasAnswer = (body: unknown): PasAnswer => {
   if (!isRecord(body) || typeof body.resourceType !== 'string') return invalid('the answer is not a FHIR resource');

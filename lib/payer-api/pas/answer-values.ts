@@ -3,7 +3,7 @@ import { codingsOf, isRecord, UnreadableAnswer } from './answer-json.ts';
 import type { AuthorizationReason } from './answer-model.ts';
 
 /*
- * The checks every value of a payer's answer passes before it may be stored (docs/payer-api-answers.md,
+ * The checks every value of a payer's answer passes before it may be stored (docs/payer-api.md,
  * "What is kept"): a pattern and a length per kind of value. Two policies: a value the decision rests
  * on (an authorization number, a review action code, an item's sequence) that is out of form makes
  * the whole answer unreadable (UnreadableAnswer); a value that only informs (a date, a code, a text)

@@ -21,7 +21,7 @@ import {
 } from './review-actions.ts';
 
 /*
- * A ClaimResponse's items, one AuthorizationItem each (docs/payer-api-answers.md, "Items"). PAS keys
+ * A ClaimResponse's items, one AuthorizationItem each (docs/payer-api.md, "Items"). PAS keys
  * everything by the Claim item's sequence: ClaimResponse.item.itemSequence echoes it, an addItem
  * names it in itemSequence (what was authorized instead, for A6), and the Claim in the Bundle (when
  * the payer sends it back) holds the requested service.

@@ -21,7 +21,7 @@ import {
 } from './review-actions.ts';
 
 /*
- * A ClaimResponse as our decision (docs/payer-api-answers.md): a refusal when its outcome is `error`,
+ * A ClaimResponse as our decision (docs/payer-api.md, "The decision"): a refusal when its outcome is `error`,
  * else the decision its items (or, without items, its header) carry.
  */
 

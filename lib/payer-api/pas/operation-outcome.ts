@@ -4,7 +4,7 @@ import type { PayerIssue } from './answer-model.ts';
 import { codeOf, expressionOf, textOf } from './answer-values.ts';
 
 /*
- * The payer's refusals as PayerIssues (docs/payer-api-answers.md, "Refusals"): the issues of an
+ * The payer's refusals as PayerIssues (docs/payer-api.md, "Refusals"): the issues of an
  * OperationOutcome (PAS: a request the payer could not process at all), and the errors of a
  * ClaimResponse whose outcome is `error` (X12 AAA rejections, PAS ClaimResponse.error).
  */

@@ -6,7 +6,7 @@ import { authorizationNumberOf, codeOf, reasonOf } from './answer-values.ts';
 
 /*
  * The PAS reviewAction extension (ClaimResponse.fsh) and what its X12 306 codes mean to us
- * (docs/payer-api-answers.md, "Review actions"). PAS puts it on ClaimResponse.item.adjudication (and
+ * (docs/payer-api.md, "From reviewAction to our status"). PAS puts it on ClaimResponse.item.adjudication (and
  * on the header's and addItem's adjudication); PAS 1.x put it on the item itself, and the inquiry
  * Claim carries a bare reviewActionCode there: all three are read.
  */
@@ -137,7 +137,7 @@ export const reasonsOfCode = (code: string | null): AuthorizationReason[] =>
   code === 'NA' ? [NO_AUTHORIZATION_REQUIRED] : [];
 
 /**
- * The authorization's status from its items' (docs/payer-api-answers.md, "Aggregate"):
+ * The authorization's status from its items' (docs/payer-api.md, "Aggregate"):
  * - any item pending → pending: the payer has not decided everything, the rest follows later;
  * - cancelled items do not count beside others (they were withdrawn); all cancelled → cancelled;
  * - all approved → approved, all denied → denied;

@@ -2,7 +2,7 @@ import { calculateJwkThumbprint, type JWTPayload } from 'jose';
 import { PAYER_SIGNING_ALG, type PayerKeyKeeperKind, type RsaPublicJwk } from '#lib/entities/payer-signing-keys';
 
 /**
- * Port: where a client's private signing keys live and sign, without ever leaving (docs/payer-api-smart.md,
+ * Port: where a client's private signing keys live and sign, without ever leaving (docs/payer-api.md,
  * "Keepers"). Adapters: kms-key-keeper.ts (an AWS KMS asymmetric key per signing key) and
  * local-key-keeper.ts (a PKCS#8 file per key under the local stack's state directory).
  */

@@ -8,7 +8,7 @@ import {
 import { keySetIdOf } from './key-set-id.ts';
 
 /**
- * A client's key set over time (docs/payer-api-smart.md, "Rotation"): which keys are published in its JWKS,
+ * A client's key set over time (docs/payer-api.md, "Rotation"): which keys are published in its JWKS,
  * which one signs, and what a rotation changes. Pure: instants in, records out.
  *
  * A payer caches our JWKS (we tell it for how long: JWKS_MAX_AGE_SECONDS). So a new key is published at

@@ -15,7 +15,7 @@ import { PAYER_KEY_CLIENT_TAG, PAYER_KEY_PURPOSE, PAYER_KEY_PURPOSE_TAG } from '
  * payer assertions and with its client. KMS signs RS384 as RSASSA_PKCS1_V1_5_SHA_384, whose signature is
  * the JWS signature as it is (no DER to unwrap, unlike ECDSA), so the compact JWS is
  * `base64url(header).base64url(claims).base64url(signature)`, with jose's base64url (RFC 7515 §7.1).
- * No KMS-JWT library is used (docs/payer-api-smart.md says why).
+ * No KMS-JWT library is used (docs/payer-api.md, "Keepers", says why).
  *
  * `create` and `discard` are an operator's (the admin CLI, with the operator's credentials); the signing
  * function holds kms:Sign alone, on keys with the purpose tag.
