@@ -87,6 +87,8 @@ export const RUN_STEP_TEXTS = [
     ...Object.values(OUTCOME_STEPS),
     // no_portal_account's text until the start chose the account (69149bc): stored runs keep it.
     "no active portal account of the organization serves the request's payer",
+    // credentials_refused's text before the payer-API channel: stored runs keep it.
+    "the credentials function refused to hand this attempt the account's credentials",
   ]),
 ];
 

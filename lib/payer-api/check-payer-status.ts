@@ -41,8 +41,16 @@ async function submittedClaimOf(ctx: PayerTaskContext, ref: RunRef): Promise<str
 
 type Checked = 'done' | { waitSeconds: number } | 'credentials_refused' | 'refused_by_api' | 'no_payer_connection';
 
+/** The group's connection as every inquiry of it needs it: read once per invocation. */
+interface PayerGroup {
+  payerConnectionId: string;
+  payerId: string;
+  endpoint: PayerEndpointView;
+}
+
 /** One request's inquiry, recorded; or how long to wait before it is tried again. */
-async function checkOne(ctx: PayerTaskContext, ref: RunRef, endpoint: PayerEndpointView, payerConnectionId: string) {
+async function checkOne(ctx: PayerTaskContext, ref: RunRef, group: PayerGroup): Promise<Checked> {
+  const { payerConnectionId, endpoint } = group;
   const stored = await ctx.runs.getRun(ref);
   if (stored?.kind !== 'check-auth-status') throw new RunNotFound();
   if (isTerminal(stored.status)) return 'done';
@@ -51,12 +59,11 @@ async function checkOne(ctx: PayerTaskContext, ref: RunRef, endpoint: PayerEndpo
   if (!run) return 'done';
   const request = await ctx.requests.get(ref.clientId, ref.externalId);
   if (!request) return ctx.finish(ref, 'request_not_found').then((): Checked => 'done');
-  const connection = await ctx.connectionOf(ref.clientId, payerConnectionId);
   const bundle = buildPasInquiryBundle({
     request,
     bundleIdentifier: randomUUID(),
     inquiredAt: ctx.now().toISOString(),
-    payer: { payerId: connection?.payerId ?? '', name: null },
+    payer: { payerId: group.payerId, name: endpoint.name },
     claimIdentifier: await submittedClaimOf(ctx, ref),
     authorizationNumber: request.authorization.number,
   });
@@ -120,13 +127,13 @@ export async function checkPayerStatus(
   if (live.length === 0) return { remaining: [], more: false, waitSeconds: 0 };
   const connection = await ctx.connectionOf(clientId, payerConnectionId);
   const endpoint = connection?.status === 'active' ? await ctx.endpointOf(connection.payerId) : undefined;
-  if (!endpoint) return endAll(ctx, live, 'no_payer_connection');
+  if (!connection || !endpoint) return endAll(ctx, live, 'no_payer_connection');
   for (const [i, ref] of live.entries()) {
     // The first always goes; another only while an inquiry still fits in the invocation.
     if (i > 0 && invocation && invocation.getRemainingTimeInMillis() < INQUIRY_RESERVE_MS) {
       return { remaining: itemsOf(live.slice(i)), more: true, waitSeconds: 0 };
     }
-    const checked = await checkOne(ctx, ref, endpoint, payerConnectionId);
+    const checked = await checkOne(ctx, ref, { payerConnectionId, payerId: connection.payerId, endpoint });
     if (checked === 'refused_by_api') await ctx.markAttention(clientId, payerConnectionId);
     if (checked === 'credentials_refused' || checked === 'refused_by_api') {
       return endAll(ctx, live.slice(i), 'credentials_refused');

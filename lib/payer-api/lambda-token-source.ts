@@ -17,7 +17,8 @@ export interface PayerTokenRequest {
 }
 
 export type PayerTokenAnswer =
-  | { accessToken: string }
+  /** `expiresAt`: epoch milliseconds, as the payer's token endpoint said (expires_in). */
+  | { accessToken: string; expiresAt: number }
   | { refused: 'credentials_refused' | 'no_payer_connection' }
   /** The token endpoint did not answer in time, or answered 429/5xx (its Retry-After, if any). */
   | { unavailable: number | null };
@@ -50,8 +51,10 @@ export async function requestPayerToken(request: PayerTokenRequest): Promise<Pay
   );
   const payload = payloadOf(answer.Payload);
   if (answer.FunctionError) throw new PayerTokenUnavailable('failed');
-  if (typeof payload?.accessToken === 'string' && payload.accessToken !== '')
-    return { accessToken: payload.accessToken };
+  const { accessToken, expiresAt } = payload ?? {};
+  if (typeof accessToken === 'string' && accessToken !== '' && typeof expiresAt === 'number') {
+    return { accessToken, expiresAt };
+  }
   if (payload?.refused === 'credentials_refused' || payload?.refused === 'no_payer_connection') {
     return { refused: payload.refused };
   }

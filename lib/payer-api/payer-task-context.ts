@@ -28,6 +28,8 @@ interface PayerConnectionView {
 /** A payer's FHIR endpoint, from the operator's directory. */
 export interface PayerEndpointView {
   fhirBaseUrl: string;
+  /** The payer's name in the directory: the Bundle's insurer when the request names none. */
+  name: string | null;
 }
 
 /** The PAS operations we call. */

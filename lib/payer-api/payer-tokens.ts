@@ -7,6 +7,7 @@ import { idsOf } from '#lib/runs/run-recorder';
 import { CredentialsRefused, NoSigningKey, PayerTimeout, PayerUnavailable } from './errors.ts';
 import type { PayerTokenAnswer } from './lambda-token-source.ts';
 import type { SmartConnection } from './smart/token-cache.ts';
+import type { AccessToken } from './smart/token-client.ts';
 
 /*
  * The payer token function's work (IssuePayerToken): a connection's access token, from the cache while
@@ -18,7 +19,7 @@ import type { SmartConnection } from './smart/token-cache.ts';
 export interface PayerTokenDependencies {
   connections: Pick<PayerConnectionStore, 'get' | 'markAttention'>;
   endpoints: Pick<PayerEndpointStore, 'get'>;
-  accessTokenFor: (connection: SmartConnection, options: { refresh: boolean }) => Promise<string>;
+  accessTokenFor: (connection: SmartConnection, options: { refresh: boolean }) => Promise<AccessToken>;
 }
 
 /** The OAuth error the token endpoint gave, as a reason the connection shows; anything else is `invalid_client`. */
@@ -44,7 +45,8 @@ export const payerTokenIssuer = (deps: PayerTokenDependencies) => ({
       scope: endpoint.scope,
     };
     try {
-      return { accessToken: await deps.accessTokenFor(smart, { refresh }) };
+      const { accessToken, expiresAt } = await deps.accessTokenFor(smart, { refresh });
+      return { accessToken, expiresAt };
     } catch (error) {
       if (error instanceof CredentialsRefused) {
         const reason = attentionReasonOf(error.oauthError);

@@ -48,16 +48,17 @@ async function connectionFor(
   organizationId: string,
   request: StoredRequest,
   named: string | undefined,
-): Promise<PayerConnectionChoice> {
+): Promise<{ connection: PayerConnectionChoice; payerName: string | null }> {
   const { clientId, externalId } = request;
   const namedConnection = named ? await ctx.payers.connection(clientId, named) : undefined;
   if (named && namedConnection?.organizationId !== organizationId) throw new NotFound(`Payer connection ${named}`);
   const payerId = payerIdOf(request) ?? namedConnection?.payerId ?? null;
-  if (payerId === null || !(await ctx.payers.hasApi(payerId))) throw new NoPayerApi(externalId, payerId);
+  const api = payerId === null ? undefined : await ctx.payers.apiOf(payerId);
+  if (payerId === null || !api) throw new NoPayerApi(externalId, payerId);
   const connection = namedConnection ?? (await ctx.payers.activeConnection(clientId, organizationId, payerId));
   if (!connection || connection.payerId !== payerId) throw new NoPayerConnection(externalId, 'no_payer_connection');
   if (connection.status !== 'active') throw new NoPayerConnection(externalId, 'payer_connection_not_active');
-  return connection;
+  return { connection, payerName: api.name };
 }
 
 /** The request's verified attachments as the Bundle lists them (their bytes are added when it is sent). */
@@ -110,13 +111,13 @@ export async function startSubmission(
 ): Promise<SubmissionStart> {
   const user = await clientUserInScope(ctx.tenants, scope, clientUserId);
   const request = await existingRequest(ctx, scope.clientId, externalId);
-  const connection = await connectionFor(ctx, user.organizationId, request, payerConnectionExternalId);
+  const { connection, payerName } = await connectionFor(ctx, user.organizationId, request, payerConnectionExternalId);
   const run = queuedSubmission(ctx, request, clientUserId, connection);
   const { bundle, problems } = buildPasRequestBundle({
     request,
     bundleIdentifier: run.submission!.bundleIdentifier,
     submittedAt: run.createdAt,
-    payer: { payerId: connection.payerId, name: null },
+    payer: { payerId: connection.payerId, name: payerName },
     attachments: pasAttachmentsOf(await ctx.attachments.listByRequest(scope.clientId, externalId)),
   });
   if (dryRun) return { dryRun: true, bundle, problems };

@@ -77,7 +77,7 @@ async function reconciled(
     request,
     bundleIdentifier: randomUUID(),
     inquiredAt: ctx.now().toISOString(),
-    payer: { payerId, name: null },
+    payer: { payerId, name: endpoint.name },
     claimIdentifier: run.submission!.bundleIdentifier,
     authorizationNumber: null,
   });
@@ -139,7 +139,7 @@ export async function submitPasClaim(ctx: PayerTaskContext, input: unknown): Pro
     request,
     bundleIdentifier: run.submission!.bundleIdentifier,
     submittedAt: run.createdAt,
-    payer: { payerId: connection.payerId, name: null },
+    payer: { payerId: connection.payerId, name: endpoint.name },
     attachments: await ctx.attachmentsOf(ref.clientId, ref.externalId),
   });
   if (problems.length > 0) {

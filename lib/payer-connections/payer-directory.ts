@@ -16,7 +16,10 @@ export const payerDirectoryOf = (
       status: connection.status,
     };
   return {
-    hasApi: async (payerId) => (await endpoints.get(payerId)) !== undefined,
+    apiOf: async (payerId) => {
+      const endpoint = await endpoints.get(payerId);
+      return endpoint && { name: endpoint.name };
+    },
     activeConnection: async (clientId, organizationId, payerId) =>
       choiceOf(await connections.findActive(clientId, organizationId, payerId)),
     connection: async (clientId, externalId) => choiceOf(await connections.get(clientId, externalId)),

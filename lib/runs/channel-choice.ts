@@ -40,7 +40,7 @@ async function payerApiFor(
   request: StoredRequest,
 ): Promise<PayerConnectionChoice | undefined> {
   const payerId = payerIdOf(request);
-  if (typeof payerId !== 'string' || payerId === '' || !(await ctx.payers.hasApi(payerId))) return undefined;
+  if (typeof payerId !== 'string' || payerId === '' || !(await ctx.payers.apiOf(payerId))) return undefined;
   return ctx.payers.activeConnection(request.clientId, organizationId, payerId);
 }
 

@@ -12,8 +12,8 @@ export interface PayerConnectionChoice {
 }
 
 export interface PayerDirectory {
-  /** Whether the operator registered a PAS endpoint for the payer. */
-  hasApi(payerId: string): Promise<boolean>;
+  /** The payer's PAS endpoint as the operator registered it (its name, for the Bundle's insurer); undefined: none. */
+  apiOf(payerId: string): Promise<{ name: string | null } | undefined>;
   /** The organization's active connection to the payer, if it has one. */
   activeConnection(
     clientId: string,

@@ -53,7 +53,8 @@ export const OUTCOME_STEPS: Record<RunOutcome, string> = {
   execution_timed_out: 'the execution timed out before the run ended',
   execution_aborted: 'the execution was stopped before the run ended',
   execution_lost: 'the execution ended or vanished without recording how the run ended',
-  credentials_refused: "the credentials function refused to hand this attempt the account's credentials",
+  credentials_refused:
+    "the credentials were refused: the run credentials function's for a portal account, or the payer's token endpoint for a payer connection",
   unexpected_origin: 'the portal led the browser outside its registered origins; the session was ended',
   submitted: "the payer's API answered the submission; request updated",
   payer_refused: "the payer's API refused the request (its error codes are in the run's steps)",
@@ -64,7 +65,23 @@ export const OUTCOME_STEPS: Record<RunOutcome, string> = {
   request_not_mappable: 'the request lacks fields the payer API needs (their paths are in the steps)',
 };
 
-/** The Catch's error names that say what happened; any other is `portal_error`. */
+/**
+ * What a Catch's error means for a run of the payer-API channel: its task timed out (the payer or the
+ * token function did not answer in time) or failed otherwise; never a portal's outcome.
+ */
+const payerOutcomeOf = (name: string | undefined): RunOutcome =>
+  name === 'States.Timeout' || name === 'Lambda.ClientExecutionTimeoutException' ? 'payer_unavailable' : 'payer_error';
+
+/** The outcome of a run its task failed for good with the error `name`, by the run's channel. */
+const failureOutcomeOf =
+  (name: string | undefined) =>
+  (run: RpaRunRecord): RunOutcome =>
+    run.channel === 'pas' ? payerOutcomeOf(name) : (name && OUTCOME_OF_ERROR[name]) || 'portal_error';
+
+/** A run its batch's group left unfinished: `portal_error`, or `payer_error` on the payer-API channel. */
+const unfinishedOutcomeOf = (run: RpaRunRecord): RunOutcome => (run.channel === 'pas' ? 'payer_error' : 'portal_error');
+
+/** The Catch's error names that say what happened on the portal channel; any other is `portal_error`. */
 const OUTCOME_OF_ERROR: Record<string, RunOutcome> = {
   PortalUnavailable: 'portal_timeout',
   PortalAccountBusy: 'portal_account_busy',
@@ -115,23 +132,31 @@ export interface RecorderDependencies {
   flights?: Pick<AutomationQuotaService, 'landed'>;
 }
 
-/** Ends a run with `outcome` (unless it already ended: a task delivered twice records once). */
+/**
+ * Ends a run with `outcome` (unless it already ended: a task delivered twice records once); an outcome
+ * that depends on the run (its channel) is a function of the run as it is read.
+ */
 export const finisherOf =
   ({ runs, now = () => new Date(), flights }: RecorderDependencies) =>
-  async (ref: RunRef, outcome: RunOutcome, change: Partial<RpaRunRecord> = {}) => {
+  async (
+    ref: RunRef,
+    outcomeOf: RunOutcome | ((run: RpaRunRecord) => RunOutcome),
+    change: Partial<RpaRunRecord> = {},
+  ) => {
+    const ended = (current: RpaRunRecord) => {
+      const outcome = typeof outcomeOf === 'function' ? outcomeOf(current) : outcomeOf;
+      return {
+        ...current,
+        ...change,
+        status: statusOfOutcome(outcome),
+        outcome,
+        steps: withStep(current.steps, now().toISOString(), OUTCOME_STEPS[outcome], outcome),
+      };
+    };
     const run = await changeRun(
       runs,
       ref,
-      (current) =>
-        isTerminal(current.status)
-          ? undefined
-          : {
-              ...current,
-              ...change,
-              status: statusOfOutcome(outcome),
-              outcome,
-              steps: withStep(current.steps, now().toISOString(), OUTCOME_STEPS[outcome], outcome),
-            },
+      (current) => (isTerminal(current.status) ? undefined : ended(current)),
       now,
       // The run's end and its event, in one write: a run that had ended already is not written again.
       runFinishedEvents,
@@ -154,18 +179,19 @@ export const runRecorder = (deps: RecorderDependencies) => {
     recordRunFailure: async (input: unknown): Promise<TaskResult | { outcome: RunOutcome; runs: number }> => {
       const error = (input as RecordFailureInput | null)?.error;
       const name = typeof error === 'string' ? error : error?.Error;
-      const outcome = (name && OUTCOME_OF_ERROR[name]) || 'portal_error';
+      const outcome = failureOutcomeOf(name);
       const items = (input as RecordFailureInput | null)?.items;
       if (!Array.isArray(items)) {
         const ref = runRefOf(input);
-        log.warn('Automation task failed', { runId: ref.runId, errorName: name?.slice(0, 100), outcome });
+        log.warn('Automation task failed', { runId: ref.runId, errorName: name?.slice(0, 100) });
         return finish(ref, outcome);
       }
       // A batch's group: every run of it that has not ended fails with the group's error.
       const { clientId, batchId } = idsOf(input, ['clientId', 'batchId']) as { clientId: string; batchId: string };
-      log.warn('Automation task failed', { batchId, total: items.length, errorName: name?.slice(0, 100), outcome });
-      for (const item of refsOf(clientId, items)) await finish(item, outcome);
-      return { outcome, runs: items.length };
+      log.warn('Automation task failed', { batchId, total: items.length, errorName: name?.slice(0, 100) });
+      const ended = [];
+      for (const item of refsOf(clientId, items)) ended.push(await finish(item, outcome));
+      return { outcome: ended[0]?.outcome ?? 'portal_error', runs: items.length };
     },
 
     /**
@@ -181,7 +207,7 @@ export const runRecorder = (deps: RecorderDependencies) => {
         batch.items.map((item) => ({ externalId: item.requestExternalId, runId: item.runId })),
       );
       for (const run of read.filter((candidate) => !isTerminal(candidate.status))) {
-        await finish({ clientId, externalId: run.externalId, runId: run.runId }, 'portal_error');
+        await finish({ clientId, externalId: run.externalId, runId: run.runId }, unfinishedOutcomeOf);
       }
       const finished = await closeBatch(runs, clientId, batchId, now);
       log.info('Automation batch finished', { batchId, total: batch.items.length });

@@ -296,6 +296,7 @@ describe('what the code writes', () => {
     expect([...steps].filter((step) => !RUN_STEP_TEXTS.includes(step))).toEqual([]);
     expect(RUN_STEP_TEXTS.filter((step) => !steps.has(step))).toEqual([
       "no active portal account of the organization serves the request's payer",
+      "the credentials function refused to hand this attempt the account's credentials",
     ]);
     expect(rpaSchemas.RunStep!.properties).toMatchObject({ step: { enum: RUN_STEP_TEXTS } });
   });

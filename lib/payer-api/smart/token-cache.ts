@@ -105,9 +105,10 @@ const forget = (connection: SmartConnection, refused: CachedToken) => {
 export const accessTokenFor = async (
   connection: SmartConnection,
   options: TokenOptions & { refresh?: boolean } = {},
-): Promise<string> => {
+): Promise<AccessToken> => {
   if (options.refresh) tokens.delete(cacheKeyOf(connection));
-  return (await tokenFor(connection, options)).accessToken;
+  const { accessToken, expiresAt } = await tokenFor(connection, options);
+  return { accessToken, expiresAt };
 };
 
 export const withToken = async <T>(
