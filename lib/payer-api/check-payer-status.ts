@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchItem } from '#lib/entities/rpa';
 import { RunNotFound } from '#lib/runs/errors';
+import { liveRunsOf } from '#lib/runs/live-runs';
 import { idsOf, refsOf } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef } from '#lib/runs/run-store';
 import { readPasAnswer } from './pas/answer-reader.ts';
@@ -94,19 +95,6 @@ async function checkOne(ctx: PayerTaskContext, ref: RunRef, group: PayerGroup): 
   return 'done';
 }
 
-/** The group's runs that have not ended, in the batch's order. */
-async function liveRunsOf(ctx: PayerTaskContext, clientId: string, refs: RunRef[]): Promise<RunRef[]> {
-  const read = await ctx.runs.getRuns(
-    clientId,
-    refs.map(({ externalId, runId }) => ({ externalId, runId })),
-  );
-  const byId = new Map(read.map((run) => [run.runId, run]));
-  return refs.filter((ref) => {
-    const run = byId.get(ref.runId);
-    return run?.kind === 'check-auth-status' && !isTerminal(run.status);
-  });
-}
-
 /** Every run left ends with `outcome`: the connection cannot serve any of them. */
 async function endAll(ctx: PayerTaskContext, refs: RunRef[], outcome: 'no_payer_connection' | 'credentials_refused') {
   for (const ref of refs) await ctx.finish(ref, outcome);
@@ -123,7 +111,12 @@ export async function checkPayerStatus(
     clientId: string;
     payerConnectionId: string;
   };
-  const live = await liveRunsOf(ctx, clientId, refsOf(clientId, (input as { items?: unknown }).items));
+  const live = await liveRunsOf(
+    ctx.runs,
+    clientId,
+    refsOf(clientId, (input as { items?: unknown }).items),
+    'check-auth-status',
+  );
   if (live.length === 0) return { remaining: [], more: false, waitSeconds: 0 };
   const connection = await ctx.connectionOf(clientId, payerConnectionId);
   const endpoint = connection?.status === 'active' ? await ctx.endpointOf(connection.payerId) : undefined;

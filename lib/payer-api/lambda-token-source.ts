@@ -1,4 +1,5 @@
 import { InvokeCommand } from '@aws-sdk/client-lambda';
+import { invokePayloadOf } from '#lib/aws/invoke-payload';
 import { lambda } from '#lib/aws/lambda';
 import { payerTokenFunctionName } from '#lib/config/resources';
 
@@ -31,16 +32,6 @@ class PayerTokenUnavailable extends Error {
   }
 }
 
-/** The answer's JSON, read without letting a parser's message (which quotes its input: the token) reach a log. */
-const payloadOf = (bytes: Uint8Array | undefined): Record<string, unknown> | undefined => {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(bytes ?? []).toString('utf8'));
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
 export async function requestPayerToken(request: PayerTokenRequest): Promise<PayerTokenAnswer> {
   const answer = await lambda.send(
     new InvokeCommand({
@@ -49,7 +40,7 @@ export async function requestPayerToken(request: PayerTokenRequest): Promise<Pay
       Payload: Buffer.from(JSON.stringify(request)),
     }),
   );
-  const payload = payloadOf(answer.Payload);
+  const payload = invokePayloadOf(answer.Payload);
   if (answer.FunctionError) throw new PayerTokenUnavailable('failed');
   const { accessToken, expiresAt } = payload ?? {};
   if (typeof accessToken === 'string' && accessToken !== '' && typeof expiresAt === 'number') {

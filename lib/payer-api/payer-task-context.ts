@@ -3,9 +3,9 @@ import type { RpaRunRecord } from '#lib/entities/rpa';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import type { RequestStore } from '#lib/requests/request-store';
 import type { AutomationQuotaService } from '#lib/runs/automation-quotas';
-import { changeRun, withStep } from '#lib/runs/run-changes';
+import { stepOnRun } from '#lib/runs/run-changes';
 import { finisherOf } from '#lib/runs/run-recorder';
-import { isTerminal, type RunRef, type RunStore } from '#lib/runs/run-store';
+import type { RunRef, RunStore } from '#lib/runs/run-store';
 import type { PasAttachment } from './pas/mapping-context.ts';
 
 /*
@@ -102,20 +102,7 @@ export function payerTaskContextOf(deps: PayerTaskDependencies): PayerTaskContex
     now,
     maxAttempts: deps.maxAttempts ?? MAX_ATTEMPTS,
     finish: finisherOf({ runs: deps.runs, now, ...(deps.flights ? { flights: deps.flights } : {}) }),
-    addStep: (ref, step, detail, change) => stepOn(ctx, ref, step, detail, change),
+    addStep: (ref, step, detail, change) => stepOnRun(ctx.runs, now, ref, step, detail, change),
   };
   return ctx;
-}
-
-/** A step of a run still going: a run that ended stays as it ended. */
-function stepOn(ctx: PayerTaskContext, ref: RunRef, step: string, detail?: string, change: Partial<RpaRunRecord> = {}) {
-  return changeRun(
-    ctx.runs,
-    ref,
-    (run) =>
-      isTerminal(run.status)
-        ? undefined
-        : { ...run, ...change, steps: withStep(run.steps, ctx.now().toISOString(), step, detail) },
-    ctx.now,
-  );
 }

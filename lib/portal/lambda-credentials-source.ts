@@ -1,4 +1,5 @@
 import { InvokeCommand } from '@aws-sdk/client-lambda';
+import { invokePayloadOf } from '#lib/aws/invoke-payload';
 import { lambda } from '#lib/aws/lambda';
 import { runCredentialsFunctionName } from '#lib/config/resources';
 import { REFUSAL_REASONS, type RefusalReason } from '#lib/runs/errors';
@@ -16,19 +17,6 @@ class CredentialsUnavailable extends Error {
 const isString = (value: unknown): value is string => typeof value === 'string';
 
 /**
- * The answer's JSON, read without letting a parser's message (which quotes its input: the password)
- * reach an error or a log.
- */
-const payloadOf = (bytes: Uint8Array | undefined): Record<string, unknown> | undefined => {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(bytes ?? []).toString('utf8'));
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-/**
  * The run credentials function through Lambda Invoke (RequestResponse), by the name the CDK stack
  * (or the local stack) puts in RUN_CREDENTIALS_FUNCTION_NAME; locally AWS_ENDPOINT_URL_LAMBDA points
  * the SDK at the loopback stand-in (local/lambda.ts). A function error is Lambda's 200 with
@@ -43,7 +31,7 @@ export const lambdaCredentialsSource: CredentialsSource = {
         Payload: Buffer.from(JSON.stringify(request)),
       }),
     );
-    const payload = payloadOf(answer.Payload);
+    const payload = invokePayloadOf(answer.Payload);
     if (answer.FunctionError) {
       if (payload?.errorType !== 'CredentialsRefused') throw new CredentialsUnavailable('failed');
       const reason = REFUSAL_REASONS.find((known) => known === payload.errorMessage) as RefusalReason | undefined;

@@ -1,5 +1,6 @@
 import type { BatchItem } from '#lib/entities/rpa';
 import { RunNotFound } from '#lib/runs/errors';
+import { liveRunsOf } from '#lib/runs/live-runs';
 import { idsOf, refsOf, resultOf, runRefOf, type TaskResult } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef } from '#lib/runs/run-store';
 import type { PortalSession } from './drivers/driver.ts';
@@ -41,19 +42,6 @@ export async function fillPortalForm(ctx: WorkerContext, input: unknown, invocat
     const v = { holder: ref.runId, portalAccountId, live: [ref], anchor: run };
     const result = await visit(ctx, v, invocation, (session) => onPortal(ctx, ref, run, session, fillForm, request));
     return result ?? resultOf(await ctx.runs.getRun(ref), ref.runId);
-  });
-}
-
-/** The group's runs that have not ended, in the batch's order. */
-async function liveRunsOf(ctx: WorkerContext, clientId: string, refs: RunRef[]): Promise<RunRef[]> {
-  const read = await ctx.runs.getRuns(
-    clientId,
-    refs.map(({ externalId, runId }) => ({ externalId, runId })),
-  );
-  const byId = new Map(read.map((run) => [run.runId, run]));
-  return refs.filter((ref) => {
-    const run = byId.get(ref.runId);
-    return run?.kind === 'check-auth-status' && !isTerminal(run.status);
   });
 }
 
@@ -100,7 +88,7 @@ export async function checkPortalStatus(
     portalAccountId: string;
   };
   const refs = refsOf(clientId, (input as AccountGroupInput).items);
-  const live = await liveRunsOf(ctx, clientId, refs);
+  const live = await liveRunsOf(ctx.runs, clientId, refs, 'check-auth-status');
   const [first] = live;
   if (!first) return { remaining: [], more: false };
   const holder = `${batchId}#${portalAccountId}`;

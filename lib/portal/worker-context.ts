@@ -7,7 +7,7 @@ import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import type { RequestStore } from '#lib/requests/request-store';
 import type { AutomationQuotaService } from '#lib/runs/automation-quotas';
 import { RunNotFound } from '#lib/runs/errors';
-import { changeRun, withStep } from '#lib/runs/run-changes';
+import { stepOnRun } from '#lib/runs/run-changes';
 import { finisherOf } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef, type RunStore } from '#lib/runs/run-store';
 import type { ScreenshotStorage } from '#lib/runs/screenshot-storage';
@@ -103,26 +103,10 @@ export function contextOf(deps: WorkerDependencies): WorkerContext {
     pauseMs: deps.pauseBetweenLookupsMs ?? PAUSE_BETWEEN_LOOKUPS_MS,
     finish: finisherOf(deps),
     // Methods, so that every step text and label is written at the call (test/unit/openapi-rpa-schemas.test.ts reads them there).
-    addStep: (ref, step, detail, change) => stepOn(ctx, ref, step, detail, change),
+    addStep: (ref, step, detail, change) => stepOnRun(ctx.runs, ctx.now, ref, step, detail, change),
     capture: (ref, session, label, n) => screenshotOf(ctx, ref, session, label, n),
   };
   return ctx;
-}
-
-/**
- * A step of a run still going. A run that has ended stays as it ended: an attempt that goes on after its
- * task timed out (the recorder failed the run meanwhile) writes nothing more on it.
- */
-function stepOn(ctx: WorkerContext, ref: RunRef, step: string, detail?: string, change: Partial<RpaRunRecord> = {}) {
-  return changeRun(
-    ctx.runs,
-    ref,
-    (run) =>
-      isTerminal(run.status)
-        ? undefined
-        : { ...run, ...change, steps: withStep(run.steps, ctx.now().toISOString(), step, detail) },
-    ctx.now,
-  );
 }
 
 export async function finishAll(ctx: WorkerContext, refs: RunRef[], outcome: RunOutcome): Promise<void> {

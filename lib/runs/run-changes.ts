@@ -2,7 +2,7 @@ import { retryOnConflict } from '#lib/concurrency';
 import type { RpaBatchRecord, RpaRunRecord, RunOutcome, RunStatus, RunStep } from '#lib/entities/rpa';
 import type { ServiceEvent } from '#lib/entities/service-event';
 import { batchFinishedEvent } from './run-events.ts';
-import { type RunRef, type RunStore, SUCCESSFUL_OUTCOMES } from './run-store.ts';
+import { isTerminal, type RunRef, type RunStore, SUCCESSFUL_OUTCOMES } from './run-store.ts';
 
 /** Steps a run keeps: the first ones, and always the latest (which says how it ended). */
 export const MAX_RUN_STEPS = 50;
@@ -39,6 +39,28 @@ export const changeRun = (
       return next;
     },
     { attempts: 8 },
+  );
+
+/**
+ * A step of a run still going. A run that has ended stays as it ended: an attempt that goes on after its
+ * task timed out (the recorder failed the run meanwhile) writes nothing more on it.
+ */
+export const stepOnRun = (
+  runs: Pick<RunStore, 'getRun' | 'updateRun'>,
+  now: () => Date,
+  ref: RunRef,
+  step: string,
+  detail?: string,
+  change: Partial<RpaRunRecord> = {},
+): Promise<RpaRunRecord | undefined> =>
+  changeRun(
+    runs,
+    ref,
+    (run) =>
+      isTerminal(run.status)
+        ? undefined
+        : { ...run, ...change, steps: withStep(run.steps, now().toISOString(), step, detail) },
+    now,
   );
 
 /** The same for a batch. */

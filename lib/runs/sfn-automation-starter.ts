@@ -1,18 +1,7 @@
 import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { sfn } from '#lib/aws/sfn';
-import {
-  checkAuthStatusStateMachineArn,
-  submitToPayerStateMachineArn,
-  viewOnPageStateMachineArn,
-} from '#lib/config/resources';
 import type { AutomationMachine, AutomationStarter, ExecutionStatus } from './automation-starter.ts';
-
-/** Where each state machine is: set by the CDK app (the automation stack) and by the local stack. */
-const stateMachineArnOf: Record<AutomationMachine, () => string> = {
-  'view-on-page': viewOnPageStateMachineArn,
-  'check-auth-status': checkAuthStatusStateMachineArn,
-  submit: submitToPayerStateMachineArn,
-};
+import { stateMachineArnOf } from './state-machine-arns.ts';
 
 /** Step Functions through the module-scope client (AWS_ENDPOINT_URL_SFN locally). */
 export const sfnAutomationStarter: AutomationStarter = {

@@ -1,18 +1,8 @@
 import { DescribeExecutionCommand, ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
 import { sfn } from '#lib/aws/sfn';
-import {
-  checkAuthStatusStateMachineArn,
-  submitToPayerStateMachineArn,
-  viewOnPageStateMachineArn,
-} from '#lib/config/resources';
 import type { AutomationMachine, ExecutionStatus } from './automation-starter.ts';
 import type { ExecutionReader } from './execution-reader.ts';
-
-const stateMachineArnOf: Record<AutomationMachine, () => string> = {
-  'view-on-page': viewOnPageStateMachineArn,
-  'check-auth-status': checkAuthStatusStateMachineArn,
-  submit: submitToPayerStateMachineArn,
-};
+import { stateMachineArnOf } from './state-machine-arns.ts';
 
 /** `arn:…:stateMachine:<machine>` → `arn:…:execution:<machine>:<name>`, the ARN Step Functions gives it. */
 const executionArnOf = (machine: AutomationMachine, name: string) =>

@@ -1,4 +1,4 @@
-import type { AuthorizationStatus } from '#lib/entities/request';
+import type { AuthorizationItem, AuthorizationReason, AuthorizationStatus } from '#lib/entities/request';
 
 /*
  * What a payer's PAS answer ($submit or $inquire) means to us (docs/payer-api.md, "Reading a PAS answer"): every value
@@ -6,27 +6,7 @@ import type { AuthorizationStatus } from '#lib/entities/request';
  */
 
 /** One item's result: the X12 306 review action read onto our statuses (review-actions.ts). */
-export type ItemStatus = 'approved' | 'partially_approved' | 'denied' | 'pending' | 'cancelled';
-
-/** A reason the payer gave: an X12 reason code (HCR03), an error code, or a note of its reviewer (`code: 'note'`). */
-export interface AuthorizationReason {
-  system: string | null;
-  code: string;
-  text: string | null;
-}
-
-/** One requested service as the payer decided it; `sequence` is the Claim item's, echoed by the payer. */
-export interface AuthorizationItem {
-  sequence: number;
-  serviceCode: { system: string | null; code: string } | null;
-  status: ItemStatus;
-  /** X12 306: A1 A2 A3 A4 A6 C CT NA; null when the payer gave none for the item. */
-  reviewActionCode: string | null;
-  number: string | null;
-  authorizedPeriod: { start: string | null; end: string | null } | null;
-  authorizedQuantity: { value: number; unit: string | null } | null;
-  reasons: AuthorizationReason[];
-}
+export type ItemStatus = AuthorizationItem['status'];
 
 export interface PayerDecision {
   /** The aggregate of the items' statuses (review-actions.ts). */

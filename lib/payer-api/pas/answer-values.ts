@@ -1,6 +1,6 @@
 import type { CodeableConcept, Coding } from '@medplum/fhirtypes';
+import type { AuthorizationReason } from '#lib/entities/request';
 import { codingsOf, isRecord, UnreadableAnswer } from './answer-json.ts';
-import type { AuthorizationReason } from './answer-model.ts';
 
 /*
  * The checks every value of a payer's answer passes before it may be stored (docs/payer-api.md,

@@ -8,9 +8,9 @@ import type {
   Extension,
   Period,
 } from '@medplum/fhirtypes';
+import type { AuthorizationItem, AuthorizationReason } from '#lib/entities/request';
 import type { AnswerContext } from './answer-bundle.ts';
 import { codingsOf, extensionOf, isRecord, MAX_LIST_READ, recordsOf, UnreadableAnswer } from './answer-json.ts';
-import type { AuthorizationItem, AuthorizationReason } from './answer-model.ts';
 import { authorizationNumberOf, codeAndSystemOf, periodOf, quantityOf, sequenceOf } from './answer-values.ts';
 import {
   MAX_REASONS,

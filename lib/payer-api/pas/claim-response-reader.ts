@@ -4,10 +4,10 @@ import type {
   ClaimResponseItem,
   ClaimResponseProcessNote,
 } from '@medplum/fhirtypes';
-import type { AuthorizationStatus } from '#lib/entities/request';
+import type { AuthorizationItem, AuthorizationReason, AuthorizationStatus } from '#lib/entities/request';
 import { type AnswerContext, claimIdentifierOf } from './answer-bundle.ts';
 import { extensionOf, MAX_LIST_READ, recordsOf, UnreadableAnswer } from './answer-json.ts';
-import type { AuthorizationItem, AuthorizationReason, PasAnswer, PayerDecision } from './answer-model.ts';
+import type { PasAnswer, PayerDecision } from './answer-model.ts';
 import { authorizationNumberOf, dayOf, reasonOf, resourceIdOf, textOf } from './answer-values.ts';
 import { itemsOf, MAX_ITEMS } from './claim-response-items.ts';
 import { issuesOfClaimResponseErrors } from './operation-outcome.ts';

@@ -1,7 +1,7 @@
 import type { ClaimResponseItemAdjudication, Coding, Extension } from '@medplum/fhirtypes';
-import type { AuthorizationStatus } from '#lib/entities/request';
+import type { AuthorizationReason, AuthorizationStatus } from '#lib/entities/request';
 import { codingsOf, extensionsOf, MAX_LIST_READ, recordsOf, UnreadableAnswer } from './answer-json.ts';
-import type { AuthorizationReason, ItemStatus } from './answer-model.ts';
+import type { ItemStatus } from './answer-model.ts';
 import { authorizationNumberOf, codeOf, reasonOf } from './answer-values.ts';
 
 /*

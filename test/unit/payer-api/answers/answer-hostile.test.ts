@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { AuthorizationReason } from '#lib/entities/request';
 import { AUTHORIZATION_STATUSES } from '#lib/entities/request';
-import type { AuthorizationReason, PasAnswer } from '#lib/payer-api/pas/answer-model';
+import type { PasAnswer } from '#lib/payer-api/pas/answer-model';
 import { readPasAnswer } from '#lib/payer-api/pas/answer-reader';
 import {
   asParsed,
