@@ -1,6 +1,6 @@
 import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { sfn } from '#lib/aws/sfn';
-import type { AutomationMachine, AutomationStarter, ExecutionStatus } from './automation-starter.ts';
+import type { AutomationStarter, ExecutionStatus } from './automation-starter.ts';
 import { stateMachineArnOf } from './state-machine-arns.ts';
 
 /** Step Functions through the module-scope client (AWS_ENDPOINT_URL_SFN locally). */
