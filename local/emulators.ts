@@ -9,6 +9,9 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+/** How long the local DynamoDB keeps an idle connection open for the SDK's next request. */
+const DYNAMO_KEEP_ALIVE_MS = 120_000;
+
 export const startDynalite = async (options: { path?: string }): Promise<Emulator> => {
   const server = withTransactions(
     dynalite({
@@ -18,6 +21,10 @@ export const startDynalite = async (options: { path?: string }): Promise<Emulato
       updateTableMs: 0,
     }),
   );
+  // Node's server closes an idle keep-alive connection after 5 s; a client that reuses it at that moment gets
+  // ECONNRESET, which the SDK names TimeoutError. DynamoDB keeps connections far longer: so does the stand-in.
+  server.keepAliveTimeout = DYNAMO_KEEP_ALIVE_MS;
+  server.headersTimeout = DYNAMO_KEEP_ALIVE_MS + 1_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
