@@ -33,28 +33,16 @@ const ensureSigningKey = async (clientId: string) => {
 
 const seedPasRequests = async (clientId: string) => {
   const { requests } = await import('#lib/requests/service');
+  const { sandboxDemoRequest } = await import('./seed.ts');
   const { SANDBOX_MEMBERS, SANDBOX_SERVICE_FROM_DATE } = await import('./sandbox-portal/seed.ts');
   for (const [externalId, memberId] of Object.entries(PAS_DEMO_MEMBERS)) {
     if (await requests.get(clientId, externalId).catch(() => undefined)) continue;
     const member = SANDBOX_MEMBERS.find((candidate) => candidate.memberId === memberId)!;
+    const payer = { Payer: 'Sandbox Health Plan (PAS API)', PayerId: PAS_DEMO_PAYER_ID };
+    // PAS wants the request category on every item (X12 UM01: HS, health services review).
     await requests.upsert(clientId, externalId, {
       requestTypeCode: 'HS',
-      admissionTypeCode: '3',
-      serviceTypeCode: '1',
-      placeOfServiceCode: '11',
-      fromDate: SANDBOX_SERVICE_FROM_DATE,
-      toDate: SANDBOX_SERVICE_FROM_DATE,
-      patient: {
-        firstName: member.firstName,
-        lastName: member.lastName,
-        birthDate: member.birthDate,
-        memberId: member.memberId,
-        Payer: 'Sandbox Health Plan (PAS API)',
-        PayerId: PAS_DEMO_PAYER_ID,
-      },
-      requestingProvider: { roleCode: '1P', npi: '1234567893', lastName: 'Doe', firstName: 'Jane' },
-      diagnoses: [{ qualifierCode: 'ABK', code: 'M54.5' }],
-      procedures: [{ qualifierCode: 'HC', code: '72148', quantity: 1 }],
+      ...sandboxDemoRequest(member, payer, SANDBOX_SERVICE_FROM_DATE),
     });
   }
 };

@@ -4,6 +4,7 @@ import type { Env } from '#lib/config/environment';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { provisioning } from '#lib/tenancy/provisioning';
 import { localEnvironment } from './config.ts';
+import type { SandboxMember } from './sandbox-portal/seed.ts';
 
 export const DEMO_CLIENT_ID = 'demo-client';
 const DEMO_ORGANIZATION_ID = 'demo-organization';
@@ -40,6 +41,32 @@ export const seedDemo = async (stateDir: string, env: Env = localEnvironment()) 
 };
 
 /**
+ * A demo request for one of the sandbox's members (docs/sandbox-portal.md), of `payer`: what both channels'
+ * demos send, each adding what it needs.
+ */
+export const sandboxDemoRequest = (
+  member: SandboxMember,
+  payer: { Payer: string; PayerId: string },
+  serviceDate: string,
+): Record<string, unknown> => ({
+  admissionTypeCode: '3',
+  serviceTypeCode: '1',
+  placeOfServiceCode: '11',
+  fromDate: serviceDate,
+  toDate: serviceDate,
+  patient: {
+    firstName: member.firstName,
+    lastName: member.lastName,
+    birthDate: member.birthDate,
+    memberId: member.memberId,
+    ...payer,
+  },
+  requestingProvider: { roleCode: '1P', npi: '1234567893', lastName: 'Doe', firstName: 'Jane' },
+  diagnoses: [{ qualifierCode: 'ABK', code: 'M54.5' }],
+  procedures: [{ qualifierCode: 'HC', code: '72148', quantity: 1 }],
+});
+
+/**
  * What the automation needs to show itself: the sandbox portal's users as the demo organization's
  * portal accounts (one without, one with TOTP; docs/sandbox-portal.md) and the DEMO-* requests for the
  * members the portal knows. Created through the services (secrets sealed as for any client), once.
@@ -73,24 +100,10 @@ const seedAutomationDemo = async (clientId: string, clientUserId: string) => {
   for (const [externalId, memberId] of Object.entries(SANDBOX_DEMO_MEMBERS)) {
     if (await requests.get(clientId, externalId).catch(() => undefined)) continue;
     const member = SANDBOX_MEMBERS.find((candidate) => candidate.memberId === memberId)!;
+    const payer = { Payer: 'Sandbox Health Plan', PayerId: SANDBOX_PAYER_ID };
     await requests.upsert(clientId, externalId, {
-      admissionTypeCode: '3',
-      serviceTypeCode: '1',
-      placeOfServiceCode: '11',
-      fromDate: SANDBOX_SERVICE_FROM_DATE,
-      toDate: SANDBOX_SERVICE_FROM_DATE,
-      patient: {
-        firstName: member.firstName,
-        lastName: member.lastName,
-        birthDate: member.birthDate,
-        memberId: member.memberId,
-        Payer: 'Sandbox Health Plan',
-        PayerId: SANDBOX_PAYER_ID,
-      },
-      requestingProvider: { roleCode: '1P', npi: '1234567893', lastName: 'Doe', firstName: 'Jane' },
+      ...sandboxDemoRequest(member, payer, SANDBOX_SERVICE_FROM_DATE),
       renderingProviders: [{ roleCode: 'SJ', organizationName: 'Example Imaging' }],
-      diagnoses: [{ qualifierCode: 'ABK', code: 'M54.5' }],
-      procedures: [{ qualifierCode: 'HC', code: '72148', quantity: 1 }],
     });
   }
 };

@@ -8,7 +8,7 @@ import { uuidv7 } from '#lib/ids';
 import type { PayerConnectionChoice } from '#lib/runs/payer-directory';
 import { changeRun, withStep } from '#lib/runs/run-changes';
 import { existingRequest, type RunStartContext as StartContext } from '#lib/runs/run-context';
-import { isTerminal } from '#lib/runs/run-store';
+import { notStarted } from '#lib/runs/run-start';
 import { TIMEOUTS } from '#lib/runs/state-machines';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
 import type { MappingProblem, PasAttachment } from './pas/mapping-context.ts';
@@ -132,11 +132,7 @@ export async function startSubmission(
       runId: run.runId,
     });
   } catch (error) {
-    await changeRun(ctx.runs, run, (current) =>
-      isTerminal(current.status)
-        ? undefined
-        : { ...current, status: 'failed', steps: withStep(current.steps, ctx.now().toISOString(), 'not started') },
-    );
+    await notStarted(ctx, run);
     await admitted.giveBack();
     throw error;
   }

@@ -83,8 +83,11 @@ function queuedRun(ctx: RunStartContext, base: RunBase, choice: ChannelChoice): 
   };
 }
 
-/** StartExecution failed: the run will never be picked up. Fails it (without an outcome: no portal was involved). */
-function notStarted(ctx: RunStartContext, run: RpaRunRecord) {
+/**
+ * StartExecution failed: the run will never be picked up. Fails it (without an outcome: no portal or payer
+ * was involved).
+ */
+export function notStarted(ctx: Pick<RunStartContext, 'runs' | 'now'>, run: RpaRunRecord) {
   return changeRun(
     ctx.runs,
     run,
