@@ -3,9 +3,9 @@
  * floor measured in the same run. One trivial handler behind `endpoint()` is invoked with the event of
  * an unaudited route (the floor: the whole Middy stack, no audit) and with the event of an audited
  * route, in alternating rounds so that load drifts hit both alike. Whatever audit trail the tree has
- * runs: before issue 19 a CreateLogStream + PutLogEvents to CloudWatch Logs per call (AUDIT_LOG_GROUP),
- * here sent to a local HTTP server that answers like CloudWatch Logs after BENCH_CWL_DELAY_MS; after
- * it, lines on stdout. The server counts the calls it receives, so "no call in the request path" is
+ * runs: in a tree that still writes records with a CreateLogStream + PutLogEvents to CloudWatch Logs per
+ * call (AUDIT_LOG_GROUP), those go to a local HTTP server that answers like CloudWatch Logs after
+ * BENCH_CWL_DELAY_MS; in one that writes lines on stdout (lib/audit), nothing is sent. The server counts the calls it receives, so "no call in the request path" is
  * measured, not assumed. Stdout goes to /dev/null, one write(2) per line, as Lambda's pipe takes it.
  * Results: bench/results/audit-latency.json. Bounded: fixed counts, loopback only.
  */

@@ -2,8 +2,9 @@ import type { AuthorizationStatus } from './request.ts';
 import type { RunKind, RunOutcome } from './rpa.ts';
 
 /**
- * The events the service tells clients about (issue 18): what a webhook delivers and what the outbox
- * holds. Ids, codes and statuses only: never patient data, never a file name or a portal username.
+ * The events the service tells clients about: what a webhook delivers and what the outbox holds, so
+ * that a client learns of a change without polling (docs/events.md). Ids, codes and statuses only:
+ * never patient data, never a file name or a portal username.
  * Each type has a JSON Schema (lib/events/event-schemas.ts) listed under the OpenAPI document's
  * `webhooks`; this module is the one place their shapes are declared.
  */

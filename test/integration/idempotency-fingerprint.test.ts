@@ -10,8 +10,8 @@ import { TABLE_KEY } from '#lib/table';
 import { type ApiResponse, call, newTenant, uniqueId } from '#test/support/api';
 
 /*
- * Issue 17, point 8: an idempotency record must hold nothing from which a secret of its request can
- * be checked offline. A portal account is created with a known password and TOTP seed under an
+ * An idempotency record must hold nothing from which a secret of its request can be checked offline
+ * (a plain hash of a body that holds a password can be brute-forced by anyone who reads the table). A portal account is created with a known password and TOTP seed under an
  * Idempotency-Key, then the table is read as someone with read access to it would: no stored value
  * is a plain hash (MD5, SHA-1, SHA-256, SHA-512; hex, base64, base64url) of the body, of the request
  * as compared, or of a secret; none holds a secret. The stored fingerprint is recomputed with the

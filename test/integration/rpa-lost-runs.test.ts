@@ -11,7 +11,7 @@ import { localStartProcess } from '#test/support/local-start-process';
 import { batchPath, rpaOf } from './rpa-support.ts';
 
 /*
- * Issue 17's reproduction of runs left hanging: start 5 view-on-page runs on `npm start` (its own
+ * Runs left hanging when the local stack stops under them: start 5 view-on-page runs on `npm start` (its own
  * process and state directory, the demo tenant and portal account), close the stack 2.5 s later as
  * Ctrl-C does, start it again. The local Step Functions kept its executions in memory, so they are
  * gone: every run is failed `execution_lost` in the table as the stack starts, before anyone reads
