@@ -10,7 +10,9 @@ import {
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { TABLE_WRITE_ACTIONS, type TableAccess } from '#lib/routes/access-model';
+import { clientSettingsAttributes } from '#lib/entities/tenancy';
+import { leadingKeysOf, TABLE_WRITE_ACTIONS, type TableAccess, type TableAction } from '#lib/routes/access-model';
+import { PARTITION } from '#lib/routes/table-partitions';
 import { TABLE_KEY, TTL_ATTRIBUTE, tableIndexes } from '#lib/table';
 import type { ServiceFunction } from './service-function.ts';
 
@@ -55,28 +57,71 @@ export class ServiceTable extends Construct {
   }
 }
 
+/**
+ * GetItem of any client partition's items (IAM cannot tell the client's own partition, where the Client item
+ * is, from its others), but of a Client item's settings attributes alone and by projection (`dynamodb:Select`),
+ * as the authorizer reads usageIdentifierKey: a request's document, a webhook's secret or a portal account's
+ * credentials are never among them. The key attributes are named too, as DynamoDB requires.
+ */
+const grantClientSettingsRead = (fn: ServiceFunction, table: Table) => {
+  fn.role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:GetItem'],
+      resources: [table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [PARTITION.anyClient] },
+        'ForAllValues:StringEquals': {
+          'dynamodb:Attributes': [TABLE_KEY.partition, TABLE_KEY.sort, ...clientSettingsAttributes],
+        },
+        StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      },
+    }),
+  );
+};
+
 /** DynamoDB uses the table's key on the caller's behalf: every call decrypts, writes also encrypt. */
 const READ_KEY_ACTIONS = ['kms:Decrypt', 'kms:DescribeKey'];
 const WRITE_KEY_ACTIONS = ['kms:Encrypt', 'kms:GenerateDataKey'];
 
 /**
+ * The declared actions, grouped by the partitions they may touch: one group of every action (no
+ * `leadingKeys`, or one list for all), or one per distinct list of a per-action `leadingKeys`, which must
+ * name exactly the declared actions.
+ */
+export const actionsByPartitions = (access: TableAccess): Array<{ actions: TableAction[]; leadingKeys?: string[] }> => {
+  const { actions, leadingKeys } = access;
+  if (!leadingKeys) return [{ actions: [...actions] }];
+  if (Array.isArray(leadingKeys)) return [{ actions: [...actions], leadingKeys: [...leadingKeys] }];
+  const groups = new Map<string, { actions: TableAction[]; leadingKeys: string[] }>();
+  for (const action of actions) {
+    const patterns = [...new Set(leadingKeysOf(access, action))].sort();
+    const group = groups.get(patterns.join('\n')) ?? { actions: [], leadingKeys: patterns };
+    group.actions.push(action);
+    groups.set(patterns.join('\n'), group);
+  }
+  return [...groups.values()];
+};
+
+/**
  * Tells a function which table to use (TABLE_NAME) and grants exactly the declared actions: on the
- * table's items (only those whose partition key matches `leadingKeys`, if given), Query on gsi1 only
- * on the indexes of `queryIndexes`, and the data key through DynamoDB, to encrypt only for a function that writes.
+ * table's items (only those whose partition key matches `leadingKeys`, if given, per action if given so),
+ * Query on the indexes of `queryIndexes` only, a Client item's settings by projection (`clientSettings`),
+ * and the data key through DynamoDB, to encrypt only for a function that writes.
  */
 export const bindTable = (fn: ServiceFunction, { table, encryptionKey }: ServiceTable, access: TableAccess) => {
   fn.addEnvironment('TABLE_NAME', table.tableName);
-  if (access.actions.length > 0) {
+  for (const group of access.actions.length > 0 ? actionsByPartitions(access) : []) {
     fn.role.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: access.actions.map((action) => `dynamodb:${action}`),
+        actions: group.actions.map((action) => `dynamodb:${action}`),
         resources: [table.tableArn],
-        ...(access.leadingKeys
-          ? { conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...access.leadingKeys] } } }
+        ...(group.leadingKeys
+          ? { conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': group.leadingKeys } } }
           : {}),
       }),
     );
   }
+  if (access.clientSettings) grantClientSettingsRead(fn, table);
   if (access.queryIndexes?.length) {
     fn.role.addToPrincipalPolicy(
       new PolicyStatement({

@@ -125,6 +125,14 @@ export const clientEntity = defineEntity<ClientRecord>()({
   derived: created,
 });
 
+/**
+ * A Client item's attributes but its usage plan key: what the automation reads of a client (its re-check
+ * settings), by projection, and all IAM lets it read of a client's partition (TableAccess `clientSettings`).
+ */
+export const clientSettingsAttributes: readonly string[] = Object.entries(clientEntity.attributes)
+  .map(([field, attribute]) => attribute.storedAs ?? field)
+  .filter((name) => name !== 'usageIdentifierKey');
+
 export const organizationEntity = defineEntity<OrganizationRecord>()({
   name: 'Organization',
   keys: { pk: 'CLIENT#<clientId>', sk: 'ORG#<organizationId>' },

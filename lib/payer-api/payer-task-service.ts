@@ -31,7 +31,8 @@ const payerTaskDependencies: PayerTaskDependencies = {
   endpointOf: (payerId) => dynamoPayerEndpointStore.get(payerId),
   attachmentsOf: attachmentsWithData(dynamoAttachmentStore, s3ObjectStorage),
   call: payerGateway({ token: requestPayerToken, post: postFhirOperation }),
-  recheckSettings: recheckSettingsOf(dynamoTenantStore),
+  // The client's settings alone: IAM lets these functions read no more of a client's own partition.
+  recheckSettings: recheckSettingsOf({ getClient: dynamoTenantStore.getClientSettings }),
   flights: flightLandings(dynamoAutomationUsage),
 };
 

@@ -39,5 +39,6 @@ export const worker = rpaWorker({
   portalBaseUrl: (portalId) => portalBaseUrl(portalId),
   formOf: priorAuthorizationFormOf,
   screenshots: s3ScreenshotStorage,
-  recheckSettings: recheckSettingsOf(dynamoTenantStore),
+  // The client's settings alone: IAM lets these functions read no more of a client's own partition.
+  recheckSettings: recheckSettingsOf({ getClient: dynamoTenantStore.getClientSettings }),
 });

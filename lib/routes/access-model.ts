@@ -6,6 +6,7 @@
  */
 import type { IndexName } from '#lib/table';
 import type { HandlerId } from './route-table.ts';
+import { PARTITION } from './table-partitions.ts';
 
 /**
  * DynamoDB actions on the service table. Each row lists exactly the calls its handler's stores make
@@ -17,14 +18,44 @@ import type { HandlerId } from './route-table.ts';
  */
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
 
+/** The partitions (./table-partitions.ts) each action may touch; every action of `actions` names its own. */
+type PartitionsByAction = Readonly<Partial<Record<TableAction, readonly string[]>>>;
+
 export interface TableAccess {
   /** On the table's own items. */
   actions: readonly TableAction[];
   /** Query on these indexes (portal accounts: by organization, portal, payer, status; docs/data-model.md). */
   queryIndexes?: readonly IndexName[];
-  /** Only items whose partition key matches one of these patterns (`dynamodb:LeadingKeys`). */
-  leadingKeys?: readonly string[];
+  /**
+   * Only items whose partition key matches one of these patterns (`dynamodb:LeadingKeys`): one list for
+   * every action, or a list per action (./table-partitions.ts).
+   */
+  leadingKeys?: readonly string[] | PartitionsByAction;
+  /**
+   * GetItem of Client items, every attribute but the usage plan key, by a projection (the re-check settings,
+   * the quotas): IAM's `dynamodb:Attributes` holds the read to those names, since `dynamodb:LeadingKeys` cannot
+   * tell the client's own partition from its others (lib/entities/tenancy.ts `clientSettingsAttributes`).
+   */
+  clientSettings?: 'read';
 }
+
+/**
+ * The partitions `action` may touch: undefined without `leadingKeys` (every partition), else the list for
+ * every action or the action's own. Throws when a per-action list leaves a declared action out, or names one
+ * that is not declared: such a row would grant what nobody meant.
+ */
+export const leadingKeysOf = (
+  { actions, leadingKeys }: TableAccess,
+  action: TableAction,
+): readonly string[] | undefined => {
+  if (!leadingKeys || Array.isArray(leadingKeys)) return leadingKeys as readonly string[] | undefined;
+  const perAction = leadingKeys as PartitionsByAction;
+  const named = Object.keys(perAction);
+  if (named.length !== actions.length || !actions.every((declared) => perAction[declared]?.length)) {
+    throw new Error(`leadingKeys name ${named.join(', ')}; the actions are ${actions.join(', ')}`);
+  }
+  return perAction[action];
+};
 
 /** The actions that write: with them, DynamoDB also needs the data key to encrypt. */
 export const TABLE_WRITE_ACTIONS: readonly TableAction[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
@@ -238,5 +269,5 @@ export const routeAccess: Record<HandlerId, RouteAccess> = {
  * their last use; nothing but `APIKEY#` items.
  */
 export const authorizerAccess: RouteAccess = {
-  table: { actions: ['GetItem', 'UpdateItem'], leadingKeys: ['APIKEY#*'] },
+  table: { actions: ['GetItem', 'UpdateItem'], leadingKeys: [PARTITION.apiKey] },
 };

@@ -4,7 +4,13 @@ import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config/resources';
 import type { TableKey } from '#lib/entities/define-entity';
 import type { ApiKeyRecord } from '#lib/entities/tenancy';
-import { apiKeyEntity, clientEntity, clientUserEntity, organizationEntity } from '#lib/entities/tenancy';
+import {
+  apiKeyEntity,
+  clientEntity,
+  clientSettingsAttributes,
+  clientUserEntity,
+  organizationEntity,
+} from '#lib/entities/tenancy';
 import { GSI1 } from '#lib/table';
 import type { TenantStore } from './tenant-store.ts';
 
@@ -80,6 +86,12 @@ const API_KEY_PROJECTION = {
   ExpressionAttributeNames: Object.fromEntries(recordFields.map((name, i) => [`#f${i}`, name])),
 };
 
+/** ProjectionExpression of a client's settings: every record field but its usage plan key. */
+const CLIENT_SETTINGS_PROJECTION = {
+  ProjectionExpression: clientSettingsAttributes.map((_, i) => `#f${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(clientSettingsAttributes.map((name, i) => [`#f${i}`, name])),
+};
+
 /**
  * Access pattern 2 for one key: its gsi1 entry (keyIds are unique per client), the record's
  * attributes only. The key's own item is addressed by the key's hash, which a token must not carry.
@@ -113,6 +125,18 @@ export const dynamoTenantStore: TenantStore = {
     await put(clientEntity.toItem(client));
   },
   getClient: (clientId) => get(clientEntity, { clientId }),
+  getClientSettings: async (clientId) => {
+    const { Item } = await dynamo.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: clientEntity.key({ clientId }),
+        ConsistentRead: true,
+        ...CLIENT_SETTINGS_PROJECTION,
+      }),
+    );
+    // A projection of an item without those attributes is `{}`, of no item none: clientId is always there.
+    return Item?.clientId ? clientEntity.fromItem(Item) : undefined;
+  },
   getUsageIdentifierKey: async (clientId) => {
     const { Item } = await dynamo.send(
       new GetCommand({

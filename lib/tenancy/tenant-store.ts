@@ -14,6 +14,11 @@ export interface TenantStore {
   putClient(client: ClientRecord): Promise<void>;
   getClient(clientId: string): Promise<ClientRecord | undefined>;
   /**
+   * The client without its usageIdentifierKey (a projection: the automation's functions may read no more of a
+   * client's partition); undefined when there is no such client.
+   */
+  getClientSettings(clientId: string): Promise<ClientRecord | undefined>;
+  /**
    * The client's usageIdentifierKey alone (a projection: the authorizer may read no other attribute of
    * a client's items); undefined when it has none or there is no such client.
    */

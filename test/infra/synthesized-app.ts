@@ -7,7 +7,8 @@ import type { CfnManagedPolicy } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import type { ServiceFunction } from '#infra/constructs/service-function';
 import { buildServiceReviewApp, type ServiceReviewAppOptions } from '#infra/service-review-app';
-import type { RouteAccess } from '#lib/routes/access-model';
+import { clientSettingsAttributes } from '#lib/entities/tenancy';
+import type { RouteAccess, TableAction } from '#lib/routes/access-model';
 
 /**
  * Synthesizes the app offline, in-process, bundling every function with esbuild for real; the
@@ -222,6 +223,16 @@ export const grantsOf = (statements: Statement[], ids: ResourceIds): string[] =>
 type Invocation = 'api' | 'event' | 'task' | 'invoked' | 'queue';
 
 /**
+ * `clientSettings: 'read'`: GetItem in any client partition, of a Client item's attributes but its usage plan
+ * key alone (and the keys), by projection.
+ */
+const clientSettingsRead = `dynamodb:GetItem on table if ${JSON.stringify({
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] },
+  'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', ...clientSettingsAttributes] },
+  StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+})}`;
+
+/**
  * What a function may do, written out independently of infra/ (docs/infrastructure.md, "What each
  * function may do"): logs and traces for everyone (an audited route's audit records are log lines
  * too: no grant of their own), its dead-letter queue for an event function, receiving from its queue
@@ -247,9 +258,19 @@ export const expectedGrants = (access: RouteAccess, invocation: Invocation = 'ap
   const dataKeyVia = (service: string, ...actions: string[]) =>
     grants.push(...actions.map((action) => `kms:${action} on dataKey via ${service}`));
   if (access.table) {
-    const { actions, queryIndexes = [], leadingKeys } = access.table;
-    const onItems = leadingKeys ? ` if dynamodb:LeadingKeys ${leadingKeys.join(',')}` : '';
-    grants.push(...actions.map((action) => `dynamodb:${action} on table${onItems}`));
+    const { actions, queryIndexes = [], leadingKeys, clientSettings } = access.table;
+    // One list for every action as declared; a list per action sorted, each action its own.
+    const partitionsOf = (action: TableAction) =>
+      leadingKeys === undefined || Array.isArray(leadingKeys)
+        ? (leadingKeys as readonly string[] | undefined)
+        : [...new Set((leadingKeys as Partial<Record<TableAction, string[]>>)[action] ?? [])].sort();
+    grants.push(
+      ...actions.map((action) => {
+        const partitions = partitionsOf(action);
+        return `dynamodb:${action} on table${partitions ? ` if dynamodb:LeadingKeys ${partitions.join(',')}` : ''}`;
+      }),
+    );
+    if (clientSettings) grants.push(clientSettingsRead);
     grants.push(...queryIndexes.map((index) => `dynamodb:Query on index ${index}`));
     dataKeyVia('dynamodb', 'Decrypt', 'DescribeKey');
     if (actions.some((action) => ['PutItem', 'UpdateItem', 'DeleteItem'].includes(action))) {
