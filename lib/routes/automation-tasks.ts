@@ -14,6 +14,9 @@ import {
   type RouteAccess,
   tableActions,
 } from './access-model.ts';
+import { PARTITION } from './table-partitions.ts';
+
+const { request, batch, portalAccount, payerConnection, outbox, automation, payerEndpoint, anyClient } = PARTITION;
 
 /**
  * Functions run by the automation's state machines, one per Task state: the CDK stack binds each
@@ -39,9 +42,19 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/fill-portal-form',
     worker: 'browser',
     access: {
-      // The run's account (GetItem), a group's runs (BatchGetItem), the account's lease (PutItem, DeleteItem),
-      // the request's authorization and the account's lastLogin (UpdateItem).
-      table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+      table: {
+        actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        leadingKeys: {
+          // The run and its request; the run's portal account.
+          GetItem: [request, portalAccount],
+          // The run's steps and end, with its event; the account's lease.
+          PutItem: [request, outbox, portalAccount],
+          // The account's lastLogin (and attention, for a refused login).
+          UpdateItem: [portalAccount],
+          // The lease given back; the run's flight landed when it ends.
+          DeleteItem: [portalAccount, automation],
+        },
+      },
       screenshots: ['write'],
       invoke: ['IssueRunCredentials'],
     },
@@ -51,9 +64,24 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'rpa/check-portal-status',
     worker: 'browser',
     access: {
-      // The run's account (GetItem), a group's runs (BatchGetItem), the account's lease (PutItem, DeleteItem),
-      // the request's authorization and the account's lastLogin (UpdateItem).
-      table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+      table: {
+        actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        leadingKeys: {
+          // Each run and its request; the group's portal account.
+          GetItem: [request, portalAccount],
+          // The group's runs.
+          BatchGetItem: [request],
+          // The runs' steps and ends with their events; a changed authorization's history entry, event and
+          // re-check; the account's lease.
+          PutItem: [request, outbox, portalAccount],
+          // The request's authorization; the account's lastLogin (and attention).
+          UpdateItem: [request, portalAccount],
+          // The re-check a decision ends; the lease given back. A batch's flight lands in FinishBatch.
+          DeleteItem: [request, portalAccount],
+        },
+        // The client's re-check settings, read when a status is undecided.
+        clientSettings: 'read',
+      },
       screenshots: ['write'],
       invoke: ['IssueRunCredentials'],
     },
@@ -64,10 +92,24 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'payers/submit-pas-claim',
     worker: 'payer',
     access: {
-      // The run, its request, connection and endpoint (GetItem), the request's runs and attachments (Query),
-      // the run's steps and the request's authorization with its history and event (PutItem, UpdateItem),
-      // the connection marked `attention` (UpdateItem), a flight landed (DeleteItem).
-      table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+      table: {
+        actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        leadingKeys: {
+          // The run, its request, connection and the payer's endpoint.
+          GetItem: [request, payerConnection, payerEndpoint],
+          // The request's earlier runs and its attachments.
+          Query: [request],
+          // The run's steps and end with its event; a changed authorization's history entry, event and
+          // re-check; the connection marked `attention`.
+          PutItem: [request, outbox, payerConnection],
+          // The request's authorization.
+          UpdateItem: [request],
+          // The re-check a decision ends; the run's flight landed.
+          DeleteItem: [request, automation],
+        },
+        // The client's re-check settings, read when a status is undecided.
+        clientSettings: 'read',
+      },
       // The request's attachments, sent inline in the Bundle (PAS carries documents as data).
       bucket: ['read'],
       invoke: ['IssuePayerToken'],
@@ -79,9 +121,26 @@ export const automationTasks: readonly AutomationTask[] = [
     handler: 'payers/check-payer-status',
     worker: 'payer',
     access: {
-      // The group's runs (BatchGetItem), each request, connection and endpoint (GetItem), a request's
-      // latest submit run (Query), the run's steps and the request's authorization (PutItem, UpdateItem).
-      table: { actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'] },
+      table: {
+        actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        leadingKeys: {
+          // Each run and request, the connection and the payer's endpoint.
+          GetItem: [request, payerConnection, payerEndpoint],
+          // The group's runs.
+          BatchGetItem: [request],
+          // A request's latest submit run.
+          Query: [request],
+          // The runs' steps and ends with their events; a changed authorization's history entry, event and
+          // re-check; the connection marked `attention`.
+          PutItem: [request, outbox, payerConnection],
+          // The request's authorization.
+          UpdateItem: [request],
+          // The re-check a decision ends (in the authorization's transaction).
+          DeleteItem: [request],
+        },
+        // The client's re-check settings, read when a status is undecided.
+        clientSettings: 'read',
+      },
       invoke: ['IssuePayerToken'],
     },
   },
@@ -90,15 +149,33 @@ export const automationTasks: readonly AutomationTask[] = [
     name: 'RecordRunFailure',
     handler: 'rpa/record-run-failure',
     worker: 'recorder',
-    // DeleteItem: a view-on-page run that ends lands its flight (lib/runs/automation-quotas.ts).
-    access: { table: { actions: ['GetItem', 'PutItem', 'DeleteItem'] } },
+    access: {
+      table: {
+        actions: ['GetItem', 'PutItem', 'DeleteItem'],
+        // The run (or a group's runs), its end and event; a view-on-page run that ends lands its flight
+        // (lib/runs/automation-quotas.ts).
+        leadingKeys: { GetItem: [request], PutItem: [request, outbox], DeleteItem: [automation] },
+      },
+    },
   },
   {
     name: 'FinishBatch',
     handler: 'rpa/finish-batch',
     worker: 'recorder',
-    // DeleteItem: the finished batch lands its flight (lib/runs/automation-quotas.ts).
-    access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] } },
+    access: {
+      table: {
+        actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'],
+        leadingKeys: {
+          // The batch, each run still going; its runs at once.
+          GetItem: [request, batch],
+          BatchGetItem: [request],
+          // The runs it fails and the batch it closes, with their events.
+          PutItem: [request, batch, outbox],
+          // The finished batch lands its flight (lib/runs/automation-quotas.ts).
+          DeleteItem: [automation],
+        },
+      },
+    },
   },
 ];
 
@@ -116,8 +193,16 @@ export const recheckTasks: readonly RecheckTask[] = [
   {
     name: 'SelectDueRechecks',
     handler: 'rechecks/select-due-rechecks',
-    // The due re-checks (gsi1's shards), each one's request and client (GetItem), moved on (PutItem) or ended (DeleteItem).
-    access: { table: { actions: ['GetItem', 'PutItem', 'DeleteItem'], queryIndexes: ['gsi1'] } },
+    // The due re-checks (gsi1's shards), each one's request and client (GetItem), moved on (PutItem) or ended
+    // (DeleteItem). The client's settings are a whole Client item here (lib/rechecks/service.ts), so its reads
+    // reach every client partition.
+    access: {
+      table: {
+        actions: ['GetItem', 'PutItem', 'DeleteItem'],
+        queryIndexes: ['gsi1'],
+        leadingKeys: { GetItem: [anyClient], PutItem: [request], DeleteItem: [request] },
+      },
+    },
   },
   {
     name: 'StartRecheckBatch',
@@ -127,6 +212,20 @@ export const recheckTasks: readonly RecheckTask[] = [
       table: {
         actions: tableActions(CHOOSE_ACCOUNT, AUTOMATION_QUOTAS, ['GetItem', 'PutItem']),
         queryIndexes: CHOOSE_ACCOUNT_INDEXES,
+        leadingKeys: {
+          // The client user and client, the requests, portal accounts, payer endpoints and connections.
+          GetItem: [anyClient, payerEndpoint],
+          // The payer's portal accounts.
+          BatchGetItem: [portalAccount],
+          // The client's flights.
+          Query: [automation],
+          // The runs, the batch, the flight; the re-checks of requests it could not start.
+          PutItem: [request, batch, automation],
+          // The hour's and day's run counts live in the client's own partition (lib/entities/storage-usage.ts).
+          UpdateItem: [anyClient],
+          // A flight taken back when the execution could not start.
+          DeleteItem: [automation],
+        },
       },
       automation: 'start',
     },
@@ -159,7 +258,15 @@ export const invokedFunctions: readonly InvokedFunction[] = [
     environment: 'RUN_CREDENTIALS_FUNCTION_NAME',
     // Three reads, one write and one or two KMS Decrypts; the worker waits for it before it logs in.
     timeoutSeconds: 10,
-    access: { table: { actions: ['GetItem', 'PutItem'] }, secrets: 'decrypt', automation: 'read' },
+    access: {
+      // The run and its account; the issue's step on the run.
+      table: {
+        actions: ['GetItem', 'PutItem'],
+        leadingKeys: { GetItem: [request, portalAccount], PutItem: [request] },
+      },
+      secrets: 'decrypt',
+      automation: 'read',
+    },
   },
   {
     // A payer access token for one connection: the one function that signs our client assertions
@@ -169,6 +276,14 @@ export const invokedFunctions: readonly InvokedFunction[] = [
     environment: 'PAYER_TOKEN_FUNCTION_NAME',
     // A token request is an assertion (one KMS Sign) and one POST to the payer's token endpoint (≤ 10 s).
     timeoutSeconds: 20,
-    access: { table: { actions: ['GetItem', 'PutItem'] }, payerAssertions: 'sign' },
+    access: {
+      table: {
+        actions: ['GetItem', 'PutItem'],
+        // The connection, the payer's endpoint, the client's key set (in its own partition); the connection marked
+        // `attention` when the payer refuses the assertion.
+        leadingKeys: { GetItem: [payerConnection, payerEndpoint, anyClient], PutItem: [payerConnection] },
+      },
+      payerAssertions: 'sign',
+    },
   },
 ];

@@ -3,6 +3,9 @@
  * each row's access into grants; the local stack binds the same handler to its emulators' events.
  */
 import type { RouteAccess } from './access-model.ts';
+import { PARTITION } from './table-partitions.ts';
+
+const { request, batch, outbox, anyClient } = PARTITION;
 
 /** S3 ObjectCreated notifications of the attachments bucket, for keys with this prefix and suffix. */
 interface S3ObjectCreatedTrigger {
@@ -36,7 +39,20 @@ export const eventFunctions: readonly EventFunction[] = [
     name: 'VerifyUploadedAttachment',
     handler: 'attachments/verify-uploaded-attachment',
     trigger: { s3ObjectCreated: {} },
-    access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] }, bucket: ['read', 'delete'] },
+    access: {
+      table: {
+        actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        leadingKeys: {
+          // The attachment's record: read, made available or rejected, deleted.
+          GetItem: [request],
+          PutItem: [request],
+          DeleteItem: [request],
+          // Its request's slots, and the client's attachment bytes, a counter in the client's own partition.
+          UpdateItem: [anyClient],
+        },
+      },
+      bucket: ['read', 'delete'],
+    },
   },
 ];
 
@@ -50,8 +66,14 @@ export const automationEventFunctions: readonly EventFunction<ExecutionStatusTri
     name: 'RecordExecutionEnded',
     handler: 'rpa/record-execution-ended',
     trigger: { executionStatusChange: { statuses: ['TIMED_OUT', 'ABORTED', 'FAILED'] } },
-    // The run, or the batch and its runs (BatchGetItem); conditional puts fail those still going.
-    access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem'] } },
+    // The run, or the batch and its runs (BatchGetItem); conditional puts fail those still going and close the
+    // batch, each with its event.
+    access: {
+      table: {
+        actions: ['GetItem', 'BatchGetItem', 'PutItem'],
+        leadingKeys: { GetItem: [request, batch], BatchGetItem: [request], PutItem: [request, batch, outbox] },
+      },
+    },
   },
 ];
 
@@ -68,7 +90,8 @@ export type WebhookDeliveryTrigger =
  * The delivery side of webhooks on AWS (docs/webhooks.md, "On AWS"), deployed in the events stack. Locally
  * the outbox relay and the retry timer call the same code in-process (local/stack.ts,
  * local/webhook-deliveries.ts). Both open signing secrets and read and write nothing but client partitions
- * (webhooks and their deliveries: `CLIENT#…`; never an API key's item).
+ * (webhooks and their deliveries: `CLIENT#…`; never an API key's item). The subscriptions are in the client's
+ * own partition, which IAM cannot tell from the client's others: `CLIENT#*` is every client partition.
  */
 export const webhookDeliveryFunctions: readonly EventFunction<WebhookDeliveryTrigger>[] = [
   {
@@ -78,7 +101,7 @@ export const webhookDeliveryFunctions: readonly EventFunction<WebhookDeliveryTri
     name: 'DeliverWebhookEvents',
     handler: 'webhooks/deliver-webhook-events',
     trigger: { serviceEvents: { batchSize: 10, maxConcurrency: 10 } },
-    access: { table: { actions: ['GetItem', 'Query', 'PutItem'], leadingKeys: ['CLIENT#*'] }, webhookSecrets: 'open' },
+    access: { table: { actions: ['GetItem', 'Query', 'PutItem'], leadingKeys: [anyClient] }, webhookSecrets: 'open' },
   },
   {
     // The retry sweep, as the local timer runs it: retries, test calls and redeliveries (deliverDue). Every
@@ -88,7 +111,7 @@ export const webhookDeliveryFunctions: readonly EventFunction<WebhookDeliveryTri
     trigger: { schedule: { everyMinutes: 1 } },
     // gsi1: the retry queue (the deliveries due now); GetItem, PutItem: each one's attempt, as above.
     access: {
-      table: { actions: ['GetItem', 'PutItem'], queryIndexes: ['gsi1'], leadingKeys: ['CLIENT#*'] },
+      table: { actions: ['GetItem', 'PutItem'], queryIndexes: ['gsi1'], leadingKeys: [anyClient] },
       webhookSecrets: 'open',
     },
   },

@@ -181,6 +181,108 @@ describe('least privilege', () => {
     expect(clientEntity.key({ clientId: 'APIKEY' }).pk).not.toMatch(/^APIKEY#/);
   });
 
+  it("holds every worker, recorder and task to the partitions of its own items, action by action (the template's LeadingKeys)", () => {
+    const functionOf = (name: string) =>
+      synthesized.api.functions[name] ??
+      synthesized.automation.functions[name as AutomationTaskName] ??
+      synthesized.automation.eventFunctions[name]?.fn ??
+      synthesized.automation.invokeTargets[name as InvokedFunctionName]?.fn ??
+      synthesized.automation.dueRechecks.functions[name as RecheckTaskName]!;
+    /** The function's grants on the table's items, each action with the partitions its condition names. */
+    const onItems = (name: string) =>
+      grantsOf(statementsOf(functionOf(name)), resourceIdsOf(synthesized))
+        .filter((grant) => grant.startsWith('dynamodb:') && grant.includes(' on table'))
+        .map((grant) =>
+          grant.replace(' on table if dynamodb:LeadingKeys ', ' ').replace(/ on table if \{.*/, ' settings'),
+        );
+    // Written out here, pattern by pattern: what each function's code reaches (docs/security.md).
+    const [REQ, BATCH, PACC, PCONN, EVENT, FLIGHTS, PAYER] = [
+      'CLIENT#*#REQ#*',
+      'CLIENT#*#RPABATCH#*',
+      'CLIENT#*#PACC#*',
+      'CLIENT#*#PCONN#*',
+      'CLIENT#*#EVENT#*',
+      'CLIENT#*#AUTOMATION',
+      'PAYER#*',
+    ];
+    const expected: Record<string, string[]> = {
+      FillPortalForm: [
+        `dynamodb:DeleteItem ${FLIGHTS},${PACC}`,
+        `dynamodb:GetItem ${PACC},${REQ}`,
+        `dynamodb:PutItem ${EVENT},${PACC},${REQ}`,
+        `dynamodb:UpdateItem ${PACC}`,
+      ],
+      CheckPortalStatus: [
+        `dynamodb:BatchGetItem ${REQ}`,
+        `dynamodb:DeleteItem ${PACC},${REQ}`,
+        `dynamodb:GetItem ${PACC},${REQ}`,
+        'dynamodb:GetItem settings',
+        `dynamodb:PutItem ${EVENT},${PACC},${REQ}`,
+        `dynamodb:UpdateItem ${PACC},${REQ}`,
+      ],
+      RecordRunFailure: [
+        `dynamodb:DeleteItem ${FLIGHTS}`,
+        `dynamodb:GetItem ${REQ}`,
+        `dynamodb:PutItem ${EVENT},${REQ}`,
+      ],
+      FinishBatch: [
+        `dynamodb:BatchGetItem ${REQ}`,
+        `dynamodb:DeleteItem ${FLIGHTS}`,
+        `dynamodb:GetItem ${REQ},${BATCH}`,
+        `dynamodb:PutItem ${EVENT},${REQ},${BATCH}`,
+      ],
+      RecordExecutionEnded: [
+        `dynamodb:BatchGetItem ${REQ}`,
+        `dynamodb:GetItem ${REQ},${BATCH}`,
+        `dynamodb:PutItem ${EVENT},${REQ},${BATCH}`,
+      ],
+      SubmitPasClaim: [
+        `dynamodb:DeleteItem ${FLIGHTS},${REQ}`,
+        `dynamodb:GetItem ${PCONN},${REQ},${PAYER}`,
+        'dynamodb:GetItem settings',
+        `dynamodb:PutItem ${EVENT},${PCONN},${REQ}`,
+        `dynamodb:Query ${REQ}`,
+        `dynamodb:UpdateItem ${REQ}`,
+      ],
+      CheckPayerStatus: [
+        `dynamodb:BatchGetItem ${REQ}`,
+        `dynamodb:DeleteItem ${REQ}`,
+        `dynamodb:GetItem ${PCONN},${REQ},${PAYER}`,
+        'dynamodb:GetItem settings',
+        `dynamodb:PutItem ${EVENT},${PCONN},${REQ}`,
+        `dynamodb:Query ${REQ}`,
+        `dynamodb:UpdateItem ${REQ}`,
+      ],
+      IssueRunCredentials: [`dynamodb:GetItem ${PACC},${REQ}`, `dynamodb:PutItem ${REQ}`],
+      // Its client's key set is in the client's own partition: CLIENT#* is every client partition (reads only).
+      IssuePayerToken: [`dynamodb:GetItem CLIENT#*,${PCONN},${PAYER}`, `dynamodb:PutItem ${PCONN}`],
+      SelectDueRechecks: ['dynamodb:GetItem CLIENT#*', `dynamodb:DeleteItem ${REQ}`, `dynamodb:PutItem ${REQ}`].sort(),
+      StartRecheckBatch: [
+        `dynamodb:BatchGetItem ${PACC}`,
+        `dynamodb:DeleteItem ${FLIGHTS}`,
+        `dynamodb:GetItem CLIENT#*,${PAYER}`,
+        `dynamodb:PutItem ${FLIGHTS},${REQ},${BATCH}`,
+        `dynamodb:Query ${FLIGHTS}`,
+        'dynamodb:UpdateItem CLIENT#*',
+      ],
+      VerifyUploadedAttachment: [
+        `dynamodb:DeleteItem ${REQ}`,
+        `dynamodb:GetItem ${REQ}`,
+        `dynamodb:PutItem ${REQ}`,
+        'dynamodb:UpdateItem CLIENT#*',
+      ],
+    };
+    expect(Object.fromEntries(Object.keys(expected).map((name) => [name, onItems(name)]))).toEqual(expected);
+    // The browser workers above all: none of their writes reaches the client's own partition (its users,
+    // webhooks, counters) or a partition of another kind than runs, requests, portal accounts, events, flights.
+    for (const worker of automationTasks.filter((task) => task.worker === 'browser')) {
+      const written = onItems(worker.name)
+        .filter((grant) => /^dynamodb:(PutItem|UpdateItem|DeleteItem) /.test(grant))
+        .flatMap((grant) => grant.split(' ')[1]!.split(','));
+      expect(written.filter((partition) => ![REQ, PACC, EVENT, FLIGHTS].includes(partition))).toEqual([]);
+    }
+  });
+
   it('grants each event function exactly its declared access plus its dead-letter queue', () => {
     for (const eventFunction of eventFunctions) {
       expect(grantsOfFunction(eventFunction.name)).toEqual(expectedGrants(eventFunction.access, 'event'));
