@@ -71,6 +71,14 @@ const webhookSweepMsOf = (env: Env) => {
   return Math.round(seconds * 1000);
 };
 
+/** LOCAL_TABLE_GRANTS: `enforce` or `off` (the default). */
+const tableGrantsOf = (env: Env): 'enforce' | 'off' => {
+  const raw = env.LOCAL_TABLE_GRANTS;
+  if (isBlank(raw) || raw === 'off') return 'off';
+  if (raw === 'enforce') return 'enforce';
+  throw new Error(`LOCAL_TABLE_GRANTS must be enforce or off, not ${raw}.`);
+};
+
 /** What the local stack reads for itself when it starts (startLocalStack; its options win). */
 export interface StackSettings {
   /** LOCAL_OUTBOX_RELAY_INTERVAL_MS: the outbox relay's pause between polls (the relay's default when unset). */
@@ -81,6 +89,8 @@ export interface StackSettings {
   defaultLimits: ClientLimits;
   /** WEBHOOK_SWEEP_SECONDS: the webhook retry timer's period (local/webhook-deliveries.ts). */
   webhookSweepMs: number;
+  /** LOCAL_TABLE_GRANTS: `enforce` holds the functions to their table grants as IAM would (local/table-grants.ts). */
+  tableGrants: 'enforce' | 'off';
   /**
    * The functions' settings as the shell gives them (quotas, RECHECK_EVERY_SECONDS...): checked with the
    * stack's own, so a bad one stops the start rather than every handler's first import.
@@ -94,6 +104,7 @@ export const stackSettingsOf = (env: Env): StackSettings =>
     authorizerCacheTtlSeconds: () => authorizerCacheTtlFromEnv(env),
     defaultLimits: () => localLimitsFromEnv(env),
     webhookSweepMs: () => webhookSweepMsOf(env),
+    tableGrants: () => tableGrantsOf(env),
     functions: () => parseSettings(env),
   });
 

@@ -36,13 +36,25 @@ export const enableInvocationContexts = async () => {
 
 type Handler<E, R> = (event: E, context: Context) => Promise<R>;
 
+/** Which handler an invocation runs (its module under functions/, e.g. `rpa/fill-portal-form`): its role on AWS. */
+const HANDLER = Symbol('handler');
+
 /**
  * `handler`, each call of it an invocation of its own, named by its Lambda context's request id, as the
- * runtime starts one; called as is where contexts are not turned on.
+ * runtime starts one, and knowing which handler it is (`module`); called as is where contexts are not turned on.
  */
 export const ownInvocation =
-  <E, R>(handler: Handler<E, R>): Handler<E, R> =>
+  <E, R>(handler: Handler<E, R>, module?: string): Handler<E, R> =>
   (event, context) =>
     store
-      ? store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () => handler(event, context))
+      ? store.run(
+          {
+            [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId,
+            ...(module ? { [HANDLER]: module } : {}),
+          },
+          () => handler(event, context),
+        )
       : handler(event, context);
+
+/** The handler whose invocation this code runs in; undefined outside one (the relay, a test's own calls). */
+export const currentHandler = (): string | undefined => store?.get<string>(HANDLER);

@@ -114,7 +114,7 @@ function handlerLoader(): HandlerLoader {
       const url = new URL(`../functions/${module}.ts`, import.meta.url).href;
       loaded.set(
         module,
-        import(/* @vite-ignore */ url).then((m) => ownInvocation(m.handler)),
+        import(/* @vite-ignore */ url).then((m) => ownInvocation(m.handler, module)),
       );
     }
     return loaded.get(module)!;
@@ -196,6 +196,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   await enableInvocationContexts();
   // The stack's own variables, checked before anything starts (one error names every bad one).
   const settings = stackSettingsOf(localEnvironment());
+  if (settings.tableGrants === 'enforce') (await import('./table-grants.ts')).enforceTableGrants();
   const tableName = options.tableName ?? 'service-review';
   const bucketName = options.bucketName ?? 'service-review-attachments';
   const stateDir = options.stateDir;

@@ -10,6 +10,7 @@ import { ownInvocation } from '#local/invocations';
 export const loadSourceHandler = async (module: string) =>
   ownInvocation(
     (await import(/* @vite-ignore */ new URL(`../../functions/${module}.ts`, import.meta.url).href)).handler,
+    module,
   );
 
 /**

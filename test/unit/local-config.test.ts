@@ -23,6 +23,7 @@ describe('the local stack’s configuration (local/config.ts)', () => {
       authorizerCacheTtlSeconds: GATEWAY_LIMITS.authorizerCacheTtlSeconds,
       defaultLimits: { ...DEFAULT_CLIENT_THROTTLE, quotaPerDay: DEFAULT_QUOTA_PER_DAY },
       webhookSweepMs: 2000,
+      tableGrants: 'off',
       functions: parseSettings({}),
     });
     expect(startSettingsOf({}, [])).toEqual({
@@ -47,6 +48,7 @@ describe('the local stack’s configuration (local/config.ts)', () => {
         LOCAL_BURST_LIMIT: '10',
         LOCAL_QUOTA_PER_DAY: '20',
         WEBHOOK_SWEEP_SECONDS: '0.5',
+        LOCAL_TABLE_GRANTS: 'enforce',
         RECHECK_EVERY_SECONDS: '5',
       }),
     ).toEqual({
@@ -54,6 +56,7 @@ describe('the local stack’s configuration (local/config.ts)', () => {
       authorizerCacheTtlSeconds: 0,
       defaultLimits: { rateLimit: 5, burstLimit: 10, quotaPerDay: 20 },
       webhookSweepMs: 500,
+      tableGrants: 'enforce',
       functions: parseSettings({ RECHECK_EVERY_SECONDS: '5' }),
     });
     expect(
@@ -90,6 +93,7 @@ describe('the local stack’s configuration (local/config.ts)', () => {
           LOCAL_AUTHORIZER_CACHE_TTL: '3601',
           LOCAL_BURST_LIMIT: 'lots',
           WEBHOOK_SWEEP_SECONDS: 'never',
+          LOCAL_TABLE_GRANTS: 'on',
           RECHECK_EVERY_SECONDS: '0',
           AUTOMATION_RUNS_PER_DAY: 'x',
         }),
@@ -100,6 +104,7 @@ describe('the local stack’s configuration (local/config.ts)', () => {
       '- LOCAL_AUTHORIZER_CACHE_TTL must be whole seconds from 0 to 3600, not 3601.',
       '- LOCAL_BURST_LIMIT must be a positive number, not lots.',
       '- WEBHOOK_SWEEP_SECONDS must be a number of seconds from 0 to 3600, not never.',
+      '- LOCAL_TABLE_GRANTS must be enforce or off, not on.',
       '- AUTOMATION_RUNS_PER_DAY must be a positive whole number, not x.',
       '- RECHECK_EVERY_SECONDS must be a positive whole number, not 0.',
     ]);
