@@ -1,3 +1,4 @@
+import { changedByRun } from '#lib/entities/authorization-history';
 import type { Authorization, StoredRequest } from '#lib/entities/request';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
@@ -96,7 +97,7 @@ export const readStatus: Work = async (ctx, ref, run, request, session) => {
       // A portal shows the decision, not its items or reasons: those the payer-API channel reads alone.
       channel: 'portal',
     },
-    { kind: 'run', runId: ref.runId },
+    changedByRun(run),
     at,
     rechecksFor(ctx, run),
   );
