@@ -72,7 +72,8 @@ export const serviceEventOf = (body: string): ServiceEvent => {
     event.clientId === '' ||
     typeof event.occurredAt !== 'string' ||
     !isObject(event.data) ||
-    (event.organizationId !== undefined && typeof event.organizationId !== 'string')
+    (event.organizationId !== undefined && typeof event.organizationId !== 'string') ||
+    (event.runOrganizationId !== undefined && typeof event.runOrganizationId !== 'string')
   ) {
     throw new MalformedBusEvent('The detail is not a service event');
   }

@@ -51,6 +51,8 @@ const changeOf = (request: StoredRequest, next: Authorization, changedBy: Change
     current,
     runId: changedBy.kind === 'run' ? changedBy.runId : null,
   });
+  // Which subscriptions may see the run's id (webhookPayloadOf); the event still reaches them all.
+  if (changedBy.kind === 'run' && changedBy.organizationId) event.runOrganizationId = changedBy.organizationId;
   return { entry, event };
 };
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { VersionConflict } from '#lib/concurrency';
+import { changedByRun } from '#lib/entities/authorization-history';
 import type { Authorization } from '#lib/entities/request';
 import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import type { ServiceEvent } from '#lib/entities/service-event';
@@ -46,7 +47,8 @@ describe('an authorization that changes', () => {
     const first = at();
     const before = await outboxEventsOf(tenant.clientId);
 
-    expect(await setAuthorization(dynamoRequestStore, ref, approved(first), { kind: 'run', runId }, first)).toBe(true);
+    const changedBy = changedByRun({ runId, organizationId: tenant.organizationId });
+    expect(await setAuthorization(dynamoRequestStore, ref, approved(first), changedBy, first)).toBe(true);
     const request = await dynamoRequestStore.get(tenant.clientId, externalId);
     expect(request).toMatchObject({ authorization: approved(first), version: 2, updatedAt: first });
 
@@ -57,7 +59,7 @@ describe('an authorization that changes', () => {
       changedAt: first,
       previous: NOT_SUBMITTED,
       current: decision(approved(first)),
-      changedBy: { kind: 'run', runId },
+      changedBy: { kind: 'run', runId, organizationId: tenant.organizationId },
     });
     expect(entry!.sk).toBe(`AUTHZ#${first}#${entry!.changeId}`);
 
@@ -67,6 +69,7 @@ describe('an authorization that changes', () => {
         id: expect.stringMatching(new RegExp(EVENT_ID_PATTERN)),
         type: 'authorization.status_changed',
         clientId: tenant.clientId,
+        runOrganizationId: tenant.organizationId,
         occurredAt: first,
         data: {
           requestExternalId: externalId,
