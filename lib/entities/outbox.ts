@@ -31,6 +31,9 @@ export const outboxEntity = defineEntity<OutboxItem>()({
     sk: 'OUTBOX',
     gsi1pk: 'OUTBOX#PENDING',
     gsi1sk: '<occurredAt>#<eventId>',
+    // A client's events by time, relayed or not, for the item's whole life: what replay-events reads.
+    gsi2pk: 'CLIENT#<clientId>#EVENTS',
+    gsi2sk: '<occurredAt>#<eventId>',
   },
   attributes: {
     clientId: attr.string(),

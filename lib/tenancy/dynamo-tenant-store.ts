@@ -106,6 +106,26 @@ const getApiKeyById = async (clientId: string, keyId: string): Promise<ApiKeyRec
   return item ? apiKeyEntity.fromItem(item) : undefined;
 };
 
+/** The client directory (gsi1 `CLIENTS`), every page, in client-id order: the ids only. */
+async function* clientIds(): AsyncGenerator<string> {
+  let after: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: GSI1.name,
+        KeyConditionExpression: '#pk = :clients',
+        ExpressionAttributeNames: { '#pk': GSI1.partition, '#clientId': 'clientId' },
+        ExpressionAttributeValues: { ':clients': clientEntity.keys.gsi1pk.render({}) },
+        ProjectionExpression: '#clientId',
+        ...(after ? { ExclusiveStartKey: after } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) yield item.clientId as string;
+    after = page.LastEvaluatedKey;
+  } while (after);
+}
+
 const put = (item: Record<string, unknown>) => dynamo.send(new PutCommand({ TableName: tableName(), Item: item }));
 
 export const dynamoTenantStore: TenantStore = {
@@ -113,6 +133,7 @@ export const dynamoTenantStore: TenantStore = {
     await put(clientEntity.toItem(client));
   },
   getClient: (clientId) => get(clientEntity, { clientId }),
+  clientIds,
   getUsageIdentifierKey: async (clientId) => {
     const { Item } = await dynamo.send(
       new GetCommand({

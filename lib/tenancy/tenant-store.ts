@@ -13,6 +13,8 @@ import type {
 export interface TenantStore {
   putClient(client: ClientRecord): Promise<void>;
   getClient(clientId: string): Promise<ClientRecord | undefined>;
+  /** Every client's id, offboarded ones included (the client directory: an operator's read, never an API route's). */
+  clientIds(): AsyncIterable<string>;
   /**
    * The client's usageIdentifierKey alone (a projection: the authorizer may read no other attribute of
    * a client's items); undefined when it has none or there is no such client.

@@ -85,6 +85,9 @@ describe('an authorization that changes', () => {
     expect(item).toMatchObject({
       pk: `CLIENT#${tenant.clientId}#EVENT#${events[0]!.id}`,
       sk: 'OUTBOX',
+      // The client's events by time, for its whole life (replay-events: docs/events.md).
+      gsi2pk: `CLIENT#${tenant.clientId}#EVENTS`,
+      gsi2sk: `${first}#${events[0]!.id}`,
       type: 'authorization.status_changed',
       expiration: Math.floor(Date.parse(first) / 1000) + OUTBOX_RETENTION_SECONDS,
     });

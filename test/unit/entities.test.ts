@@ -383,6 +383,9 @@ describe('tenant entities', () => {
     expect(clientEntity.toItem({ clientId: 'c1', name: 'Acme', createdAt: t0 })).toStrictEqual({
       pk: 'CLIENT#c1',
       sk: 'CLIENT',
+      // In the client directory (the admin CLI's replay-events reads every client's events).
+      gsi1pk: 'CLIENTS',
+      gsi1sk: 'c1',
       entity: 'Client',
       clientId: 'c1',
       name: 'Acme',
