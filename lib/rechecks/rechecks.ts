@@ -138,9 +138,11 @@ const refusedBy = (error: DomainError): RefusedRequest[] | undefined => {
   return undefined;
 };
 
+/** Ids and the reason's code only: a request's externalId, never its content. */
 const logRefused = (clientId: string, refused: readonly RefusedRequest[]) => {
-  for (const { requestExternalId, reason } of refused)
+  for (const { requestExternalId, reason } of refused) {
     log.warn('Re-check refused', { clientId, requestExternalId, reason });
+  }
 };
 
 /**
@@ -165,13 +167,12 @@ async function startGroup(
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     const refused = refusedBy(error);
-    if (refused) logRefused(clientId, refused);
-    else
-      log.warn('Re-check batch refused', {
-        clientId,
-        requests: group.requestExternalIds.length,
-        errorName: error.name,
-      });
+    if (refused) {
+      logRefused(clientId, refused);
+    } else {
+      const requests = group.requestExternalIds.length;
+      log.warn('Re-check batch refused', { clientId, requests, errorName: error.name });
+    }
     return { batchId: null };
   }
 }
