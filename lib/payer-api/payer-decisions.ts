@@ -25,11 +25,11 @@ function rechecksFor(ctx: PayerTaskContext, run: RpaRunRecord): RecheckContext |
   return ctx.recheckSettings && run.payerConnectionId
     ? {
         settingsOf: ctx.recheckSettings,
-        // The account or connection that read the status: for the payer-API channel, the connection.
         onBehalfOf: {
           clientUserId: run.clientUserId,
           organizationId: run.organizationId,
-          portalAccountId: run.payerConnectionId,
+          channel: 'pas',
+          payerConnectionId: run.payerConnectionId,
         },
       }
     : undefined;

@@ -65,6 +65,7 @@ function rechecksFor(ctx: WorkerContext, run: RpaRunRecord): RecheckContext | un
         onBehalfOf: {
           clientUserId: run.clientUserId,
           organizationId: run.organizationId,
+          channel: 'portal',
           portalAccountId: run.portalAccountId,
         },
       }
