@@ -32,9 +32,11 @@ const lowest = <T, Cursor>(heads: Head<T, Cursor>[], keyOf: (item: T) => string)
 };
 
 /**
- * The `limit` items with the lowest sort keys (`keyOf`) across `partitions`, in order. The first reads ask
- * each partition for its share of `limit` (all at once); a partition whose read items are all taken is read
- * on, for what is still wanted, before its next item can be compared: no more reads than the merge needs.
+ * The `limit` items with the lowest sort keys (`keyOf`) across `partitions`, in order. Each partition is read
+ * for `limit` items, all at once: its first `limit` hold every one of its items that can be among the result,
+ * so one round of reads is enough (more items read than kept, but one Query's latency, not one per partition
+ * that runs out). A partition whose page came back short (DynamoDB stops a page at 1 MB) with more behind it is
+ * read on, for what is still wanted, before its next item can be compared.
  */
 export async function firstInOrder<T, Cursor>(
   partitions: readonly string[],
@@ -43,9 +45,8 @@ export async function firstInOrder<T, Cursor>(
   keyOf: (item: T) => string,
 ): Promise<T[]> {
   if (limit <= 0 || partitions.length === 0) return [];
-  const share = Math.ceil(limit / partitions.length);
   const heads: Head<T, Cursor>[] = await Promise.all(
-    partitions.map(async (partition) => ({ partition, taken: 0, ...(await read(partition, share)) })),
+    partitions.map(async (partition) => ({ partition, taken: 0, ...(await read(partition, limit)) })),
   );
   const merged: T[] = [];
   while (merged.length < limit) {
