@@ -1,9 +1,10 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
+import { queryShardsInOrder } from '#lib/aws/sharded-query';
 import type { TransactItem } from '#lib/aws/transactions';
 import { tableName } from '#lib/config/resources';
-import { outboxEntity } from '#lib/entities/outbox';
+import { outboxEntity, outboxPendingPartitions } from '#lib/entities/outbox';
 import type { ServiceEvent } from '#lib/entities/service-event';
 import { GSI1, GSI2 } from '#lib/table';
 import { type OutboxStore, outboxItemOf } from './outbox.ts';
@@ -23,21 +24,10 @@ export const outboxPutsOf = (events: readonly ServiceEvent[]): TransactItem[] =>
     },
   }));
 
-const pendingPartition = outboxEntity.keys.gsi1pk.render({});
-
 export const dynamoOutboxStore: OutboxStore = {
   pending: async (limit) => {
-    const { Items } = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: GSI1.name,
-        KeyConditionExpression: '#pk = :pending',
-        ExpressionAttributeNames: { '#pk': GSI1.partition },
-        ExpressionAttributeValues: { ':pending': pendingPartition },
-        Limit: limit,
-      }),
-    );
-    return (Items ?? []).map((item) => outboxEntity.fromItem(item).event);
+    const items = await queryShardsInOrder({ partitions: outboxPendingPartitions, limit });
+    return items.map((item) => outboxEntity.fromItem(item).event);
   },
 
   markRelayed: async (event, at) => {

@@ -13,6 +13,7 @@ import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
 import { closeBatch } from '#lib/runs/run-changes';
 import { finisherOf, runRecorder } from '#lib/runs/run-recorder';
+import { shardOf } from '#lib/table-shards';
 import { newTenant } from '#test/support/api';
 import { historyItemsOf, outboxEventsOf, outboxItem, outboxItemsOf, webhookBodyErrors } from './events-support.ts';
 import { newRequest, storedRun } from './rpa-support.ts';
@@ -390,5 +391,40 @@ describe("the test stack's relay", () => {
     // Ids only: not the request's id, nor the decision.
     expect(lines[0]).not.toContain(externalId);
     expect(lines[0]).not.toContain('AUTH-1');
+  });
+
+  it("spreads one client's events over the shards, and hands every one over, oldest first", async () => {
+    const busy = await newTenant('events-sharded');
+    const externalId = await newRequest(busy.apiKey);
+    const ref = { clientId: busy.clientId, externalId };
+    // One event per change: a new authorization number each time, a millisecond apart at least.
+    for (let n = 1; n <= 40; n++) {
+      const when = at(n);
+      await setAuthorization(
+        dynamoRequestStore,
+        ref,
+        approved(when, `AUTH-${n}`),
+        { kind: 'api', requestId: 'r' },
+        when,
+      );
+    }
+    const items = await outboxItemsOf(busy.clientId);
+    expect(items).toHaveLength(40);
+    for (const item of items) expect(item.shard).toBe(shardOf(busy.clientId, String(item.eventId)));
+    // 40 events of one client over 8 shards reach fewer than 5 of them about once in a billion.
+    expect(new Set(items.map((item) => item.shard)).size).toBeGreaterThanOrEqual(5);
+
+    const deadline = Date.now() + 20_000;
+    let relayed = 0;
+    while (relayed < 40 && Date.now() < deadline) {
+      await sleep(100);
+      relayed = (await outboxItemsOf(busy.clientId)).filter((item) => item.relayedAt !== undefined).length;
+    }
+    expect(relayed).toBe(40);
+    const output = readFileSync(inject('stackOutputFile'), 'utf8').split('\n');
+    const handedOver = output
+      .filter((line) => line.includes('"message":"Event relayed"') && line.includes(`"clientId":"${busy.clientId}"`))
+      .map((line) => JSON.parse(line).eventId);
+    expect(handedOver).toEqual(items.map((item) => item.eventId));
   });
 });
