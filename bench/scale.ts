@@ -208,8 +208,8 @@ const queryOne = async (partition: string, limit: number) => {
   return (Items ?? []).map((item) => outboxEntity.fromItem(item).event);
 };
 const onePartitionStore: OutboxStore = {
+  ...dynamoOutboxStore,
   pending: (limit) => queryOne('OUTBOX#PENDING', limit),
-  markRelayed: dynamoOutboxStore.markRelayed,
 };
 const timed = async (read: () => Promise<unknown>) => {
   const start = performance.now();

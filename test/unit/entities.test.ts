@@ -398,7 +398,12 @@ describe('the queues every client writes to: spread over the shards', () => {
   });
 
   it('WebhookDelivery: by status and shard, the shard kept when the status changes', () => {
-    const delivery = newDelivery(event, { clientId: 'c1', webhookId: 'w1' }, 'test', new Date(t0));
+    const delivery = newDelivery(
+      event,
+      { clientId: 'c1', webhookId: 'w1', organizationId: null },
+      'test',
+      new Date(t0),
+    );
     const shard = shardOf('c1', 'w1', delivery.deliveryId);
     expect(webhookDeliveryEntity.toItem(delivery)).toMatchObject({
       gsi1pk: `WEBHOOKDELIVERIES#pending#${shard}`,
@@ -414,7 +419,12 @@ describe('the queues every client writes to: spread over the shards', () => {
   });
 
   it('WebhookDelivery: one written before the shards (no shard attribute) goes to its shard when written again', () => {
-    const delivery = newDelivery(event, { clientId: 'c1', webhookId: 'w1' }, 'test', new Date(t0));
+    const delivery = newDelivery(
+      event,
+      { clientId: 'c1', webhookId: 'w1', organizationId: null },
+      'test',
+      new Date(t0),
+    );
     const { shard: _, ...legacy } = { ...webhookDeliveryEntity.toItem(delivery), gsi1pk: 'WEBHOOKDELIVERIES#pending' };
     const read = webhookDeliveryEntity.fromItem(legacy);
     expect(webhookDeliveryEntity.toItem({ ...read, version: 2 }).gsi1pk).toBe(
