@@ -272,7 +272,7 @@ describe('PATCH /v1/Requests/{appointmentId} (merge patch)', () => {
     expect((await patch(id, { quantity: 1 }, { 'if-match': '"1"' })).status).toBe(200);
   });
 
-  it('lets 50 concurrent patches of different members all land, each in a few tries: nothing lost, one version per write', async () => {
+  it('lets 50 concurrent patches of different members all land, a 409 sent again after its Retry-After: nothing lost, one version per write', async () => {
     const id = uniqueId('appt');
     // procedures are stored as sent (not validated), so an object of 50 members is a valid request.
     expect((await post({ ...minimalRequest(id), procedures: {} })).status).toBe(201);
