@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalUpdate } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { type TransactItem, transactWriteOrReasons } from '#lib/aws/transactions';
-import { VersionConflict } from '#lib/concurrency';
+import { retryOnConflict, VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config/resources';
 import {
   automationFlightEntity,
@@ -57,23 +57,24 @@ const inFlightCounter = (clientId: string): Counter => ({
   ids: { clientId },
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * The transaction, tried again while it meets another on the same items: undefined when written, else
  * the index of the item whose condition refused it (or -1 when conflicts outlasted the attempts).
  */
 async function transactRefusal(items: TransactItem[]): Promise<number | undefined> {
-  for (let attempt = 1; ; attempt++) {
+  const attempt = async () => {
     const reasons = await transactWriteOrReasons(items);
     if (!reasons) return undefined;
     const refused = reasons.indexOf('ConditionalCheckFailed');
     if (refused >= 0) return refused;
-    if (!reasons.includes('TransactionConflict')) {
-      throw new Error(`DynamoDB cancelled the transaction: ${reasons.join(', ')}`);
-    }
-    if (attempt === CONFLICT_ATTEMPTS) return -1;
-    await sleep(CONFLICT_WAIT_MS * attempt * (0.5 + Math.random()));
+    if (reasons.includes('TransactionConflict')) throw new VersionConflict();
+    throw new Error(`DynamoDB cancelled the transaction: ${reasons.join(', ')}`);
+  };
+  try {
+    return await retryOnConflict(attempt, { attempts: CONFLICT_ATTEMPTS, backoffMs: CONFLICT_WAIT_MS });
+  } catch (error) {
+    if (error instanceof VersionConflict) return -1;
+    throw error;
   }
 }
 
