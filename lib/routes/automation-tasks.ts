@@ -66,7 +66,7 @@ export const automationTasks: readonly AutomationTask[] = [
     access: {
       // The run, its request, connection and endpoint (GetItem), the request's runs and attachments (Query),
       // the run's steps and the request's authorization with its history and event (PutItem, UpdateItem),
-      // the connection marked `attention` (UpdateItem), a flight landed (DeleteItem).
+      // the connection marked `attention` (UpdateItem), a flight landed (DeleteItem, UpdateItem of the count).
       table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
       // The request's attachments, sent inline in the Bundle (PAS carries documents as data).
       bucket: ['read'],
@@ -90,15 +90,17 @@ export const automationTasks: readonly AutomationTask[] = [
     name: 'RecordRunFailure',
     handler: 'rpa/record-run-failure',
     worker: 'recorder',
-    // DeleteItem: a view-on-page run that ends lands its flight (lib/runs/automation-quotas.ts).
-    access: { table: { actions: ['GetItem', 'PutItem', 'DeleteItem'] } },
+    // A view-on-page run that ends lands its flight: DeleteItem and UpdateItem of the count in flight
+    // (lib/runs/automation-quotas.ts).
+    access: { table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] } },
   },
   {
     name: 'FinishBatch',
     handler: 'rpa/finish-batch',
     worker: 'recorder',
-    // DeleteItem: the finished batch lands its flight (lib/runs/automation-quotas.ts).
-    access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] } },
+    // The finished batch lands its flight: DeleteItem and UpdateItem of the count in flight
+    // (lib/runs/automation-quotas.ts).
+    access: { table: { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] } },
   },
 ];
 
