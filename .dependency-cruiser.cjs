@@ -111,9 +111,12 @@ module.exports = {
       name: 'entities-below-domains',
       severity: 'error',
       comment:
-        'An entity declaration imports lib/table.ts, other declarations (and their codecs) and the stored form of a sealed secret only.',
+        'An entity declaration imports lib/table.ts and lib/table-shards.ts (the key layout), other declarations (and their codecs) and the stored form of a sealed secret only.',
       from: { path: '^lib/entities/' },
-      to: { path: '^lib/', pathNot: ['^lib/table\\.ts$', '^lib/entities/', '^lib/crypto/sealed-secret\\.ts$'] },
+      to: {
+        path: '^lib/',
+        pathNot: ['^lib/table\\.ts$', '^lib/table-shards\\.ts$', '^lib/entities/', '^lib/crypto/sealed-secret\\.ts$'],
+      },
     },
     {
       name: 'foundations-import-nothing',
@@ -132,12 +135,15 @@ module.exports = {
     {
       name: 'aws-below-domains',
       severity: 'error',
-      comment: 'SDK clients and write helpers: lib/config/, lib/concurrency.ts, the tracer only.',
+      comment:
+        'SDK clients and write helpers: lib/config/, lib/concurrency.ts, the tracer, the table layout and the shard merge (pure) only.',
       from: { path: '^lib/aws/' },
       to: {
         path: '^lib/',
         pathNot: [
           '^lib/aws/',
+          '^lib/table\\.ts$',
+          '^lib/shard-merge\\.ts$',
           '^lib/config/',
           '^lib/concurrency\\.ts$',
           '^lib/errors\\.ts$',

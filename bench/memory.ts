@@ -5,14 +5,15 @@
  *   direct  dynalite in-process, sent the store's queries with the SDK (no gateway, no handlers)
  *   stack   dynalite and the local stack in one process, called over HTTP (what `npm start` runs)
  *   split   dynalite in a child process, the stack in this one: each side measured on its own
- * It also counts the storage iterators dynalite opens and never closes. Bounded (fixed call counts,
- * loopback only); results in bench/results/memory.json. Findings: docs/local-stack.md.
+ * It also counts the storage iterators dynalite has open (it closed none before local/dynalite-memory.ts).
+ * Bounded (fixed call counts, loopback only); results in bench/results/memory.json. Findings:
+ * docs/local-stack.md.
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { watchLevelStore } from '#test/support/level-store';
 
 const MODES = ['direct', 'stack', 'split'] as const;
 type Mode = (typeof MODES)[number];
@@ -33,35 +34,19 @@ interface Sample {
   openIterators?: number;
 }
 
-/** Counts level iterators attached to a database and not yet detached (abstract-level tracks them for close()). */
-const countOpenIterators = () => {
-  const { AbstractLevel } = createRequire(import.meta.url)('abstract-level');
-  const counter = { open: 0 };
-  const { attachResource, detachResource } = AbstractLevel.prototype;
-  AbstractLevel.prototype.attachResource = function (resource: unknown) {
-    counter.open++;
-    return attachResource.call(this, resource);
-  };
-  AbstractLevel.prototype.detachResource = function (resource: unknown) {
-    counter.open--;
-    return detachResource.call(this, resource);
-  };
-  return counter;
-};
-
-const settled = async (iterators?: { open: number }): Promise<Sample> => {
+const settled = async (iterators?: { openIterators: number }): Promise<Sample> => {
   if (!gc) throw new Error('Run with node --expose-gc');
   for (let i = 0; i < 3; i++) {
     gc();
     await new Promise((resolve) => setImmediate(resolve));
   }
   const { heapUsed, rss } = process.memoryUsage();
-  return { heapUsedMB: mb(heapUsed), rssMB: mb(rss), ...(iterators ? { openIterators: iterators.open } : {}) };
+  return { heapUsedMB: mb(heapUsed), rssMB: mb(rss), ...(iterators ? { openIterators: iterators.openIterators } : {}) };
 };
 
 /** The "external DynamoDB" of split mode: dynalite alone, reporting its memory when asked. */
 const runDynaliteChild = async () => {
-  const iterators = countOpenIterators();
+  const iterators = watchLevelStore();
   const { startDynalite } = await import('#local/emulators');
   const db = await startDynalite({});
   process.on('message', async (message: string) => {
@@ -72,7 +57,7 @@ const runDynaliteChild = async () => {
 };
 
 const runMode = async (mode: Mode) => {
-  const iterators = mode === 'split' ? undefined : countOpenIterators();
+  const iterators = mode === 'split' ? undefined : watchLevelStore();
   let child: ReturnType<typeof fork> | undefined;
   let dynamoEndpoint: string | undefined;
   if (mode === 'split') {

@@ -5,6 +5,7 @@ import type { AuditStack } from '#infra/audit-stack';
 import type { AutomationStack } from '#infra/automation-stack';
 import { serviceConfigOf } from '#infra/config';
 import { Monitoring } from '#infra/constructs/monitoring';
+import { OUTBOX_REPLAY_RUNBOOK } from '#infra/constructs/outbox-pipe';
 import { ServiceFunction } from '#infra/constructs/service-function';
 import type { EventsStack } from '#infra/events-stack';
 import { functionNameOf, type Route } from '#lib/routes/route-table';
@@ -47,7 +48,7 @@ export class MonitoringStack extends Stack {
       deadLetterQueues: [
         ...functions.flatMap(({ name, fn }) => (fn.deadLetterQueue ? [{ name, queue: fn.deadLetterQueue }] : [])),
         { name: 'WebhookEvents', queue: events.deadLetterQueue },
-        { name: 'OutboxPipe', queue: events.pipe.deadLetterQueue },
+        { name: 'OutboxPipe', queue: events.pipe.deadLetterQueue, runbook: OUTBOX_REPLAY_RUNBOOK },
       ],
       stateMachines: [...Object.values(props.automation.stateMachines), props.automation.dueRechecks.stateMachine].map(
         (machine) => ({ name: machine.node.id, stateMachine: machine.stateMachine }),

@@ -35,20 +35,29 @@ export const staleVersion = (subject: string, currentEtag: string) =>
 /** A conditional write under the client's precondition lost its race: the precondition no longer holds. */
 export const changedByAnotherWrite = (subject: string) => new Stale(`The ${subject} was changed by another write.`);
 
-/** Concurrent writers kept winning until the retries ran out: the client may simply try again. */
-export const changedConcurrently = (subject: string) =>
-  new Conflict(`The ${subject} is being changed concurrently; retry.`);
+/**
+ * Concurrent writers kept winning until the retries ran out: the client may simply try again, after
+ * `retryAfterMs` (the pause the retries would have taken next), in whole seconds and at least one.
+ */
+export const changedConcurrently = (subject: string, retryAfterMs = 0) =>
+  new Conflict(`The ${subject} is being changed concurrently; retry.`, {}, Math.max(1, Math.ceil(retryAfterMs / 1000)));
 
 export interface RetryOptions {
   /** Attempts in all, the first included; 1 means no retry. */
   attempts: number;
-  /** What to throw when the last attempt conflicted too; by default that VersionConflict itself. */
-  onExhausted?: (conflict: VersionConflict) => Error;
-  /** The pause before attempt n + 1 is uniform in [0, n × backoffMs) milliseconds, so racing writers spread out. */
+  /**
+   * What to throw when the retries end in a conflict; by default that VersionConflict itself. It is
+   * given the pause the retries would have taken before another attempt: when the client may try again.
+   */
+  onExhausted?: (conflict: VersionConflict, retryAfterMs: number) => Error;
+  /** The smallest back-off slot, in milliseconds (a slot is otherwise the duration of the attempt that lost). */
   backoffMs?: number;
-  /** Caps that growth: no pause is drawn from a window wider than this. */
+  /** Caps the growth: no pause is drawn from a window wider than this. */
   maxBackoffMs?: number;
-  /** No retry starts later than this many milliseconds after the first attempt began (then as if attempts ran out). */
+  /**
+   * Every attempt should end within this many milliseconds of the first one's start: no retry is made
+   * that would end later, nor one whose expected wait to win (half its window, then an attempt) would.
+   */
   budgetMs?: number;
   /** For tests: the pause, the random source and the clock (milliseconds). */
   sleep?: (ms: number) => Promise<void>;
@@ -57,21 +66,38 @@ export interface RetryOptions {
 }
 
 const DEFAULT_BACKOFF_MS = 5;
+const DEFAULT_MAX_BACKOFF_MS = 1_000;
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The jittered pause after failed attempt `attempt` (1-based): within [0, min(attempt × backoffMs, maxBackoffMs)). */
-export const backoffDelay = (
-  attempt: number,
+/**
+ * The window the pause after `conflicts` conflicts is drawn from: binary exponential back-off in slots
+ * of the losing attempt's duration (at least `backoffMs`), capped at `maxBackoffMs`. Each conflict
+ * says that the writers racing for the item were not yet spread widely enough, so the window doubles
+ * with the conflict count (two racers need about two slots, a hundred about a hundred); and the slot
+ * is how long a read-modify-write takes right now, on a store or a machine that slows under the load.
+ */
+export const backoffWindow = (
+  conflicts: number,
+  attemptMs: number,
   backoffMs = DEFAULT_BACKOFF_MS,
-  random: () => number = Math.random,
-  maxBackoffMs = Number.POSITIVE_INFINITY,
-) => random() * Math.min(backoffMs * attempt, maxBackoffMs);
+  maxBackoffMs = DEFAULT_MAX_BACKOFF_MS,
+) => Math.min(maxBackoffMs, Math.max(backoffMs, attemptMs) * 2 ** conflicts);
+
+/**
+ * Whether another attempt is worth it, with `leftMs` of the budget left: the drawn pause and an attempt
+ * as long as the last must fit, and so must the expected wait to win, half the window and an attempt.
+ * A window grown wider than what is left says that the contention will outlast the budget: answering
+ * at once beats answering the same refusal later.
+ */
+const canStillWin = (window: number, drawn: number, attemptMs: number, leftMs: number) =>
+  drawn + attemptMs <= leftMs && window / 2 + attemptMs <= leftMs;
 
 /**
  * Runs `attempt` (a whole read-modify-write; it is given its 1-based number) until it does not throw
- * VersionConflict, at most `attempts` times and, with `budgetMs`, no later than that. Any other error
- * passes through at once.
+ * VersionConflict, at most `attempts` times and, with `budgetMs`, within that. Between attempts it
+ * pauses at random within backoffWindow, so that racing writers spread out. Any other error passes
+ * through at once.
  */
 export const retryOnConflict = async <T>(
   attempt: (n: number) => Promise<T>,
@@ -79,7 +105,7 @@ export const retryOnConflict = async <T>(
     attempts,
     onExhausted,
     backoffMs = DEFAULT_BACKOFF_MS,
-    maxBackoffMs,
+    maxBackoffMs = DEFAULT_MAX_BACKOFF_MS,
     budgetMs = Number.POSITIVE_INFINITY,
     sleep = pause,
     random = Math.random,
@@ -88,13 +114,19 @@ export const retryOnConflict = async <T>(
 ): Promise<T> => {
   const started = clock();
   for (let n = 1; ; n++) {
+    const attemptStarted = clock();
     try {
       return await attempt(n);
     } catch (error) {
       if (!(error instanceof VersionConflict)) throw error;
-      const delay = backoffDelay(n, backoffMs, random, maxBackoffMs);
-      if (n >= attempts || clock() - started + delay > budgetMs) throw onExhausted ? onExhausted(error) : error;
-      await sleep(delay);
+      const now = clock();
+      const attemptMs = now - attemptStarted;
+      const window = backoffWindow(n, attemptMs, backoffMs, maxBackoffMs);
+      const drawn = random() * window;
+      if (n >= attempts || !canStillWin(window, drawn, attemptMs, budgetMs - (now - started))) {
+        throw onExhausted ? onExhausted(error, drawn) : error;
+      }
+      await sleep(drawn);
     }
   }
 };

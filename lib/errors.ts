@@ -46,9 +46,19 @@ export class AlreadyExists extends DomainError {
   }
 }
 
-/** The current state refuses the operation (concurrent writers, a status that does not allow it), not the input. */
+/**
+ * The current state refuses the operation (concurrent writers, a status that does not allow it), not the
+ * input. `retryAfterSeconds` when the same request may succeed later (concurrent writers kept winning).
+ */
 export class Conflict extends DomainError {
   readonly kind = 'conflict';
+  constructor(
+    message: string,
+    details: Record<string, unknown> = {},
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message, details);
+  }
 }
 
 /** A bound on how many of something may exist has been reached. */

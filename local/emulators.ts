@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
+import { boundDynaliteMemory } from './dynalite-memory.ts';
 import { withTransactions } from './dynalite-transactions.ts';
 
 /** Embedded stand-ins for AWS services, bound to loopback only. */
@@ -13,6 +14,9 @@ export interface Emulator {
 const DYNAMO_KEEP_ALIVE_MS = 120_000;
 
 export const startDynalite = async (options: { path?: string }): Promise<Emulator> => {
+  // Otherwise every Query and Scan leaves its storage iterator open and each small entry keeps pool slabs:
+  // memory grows by KBs per request, not by what is stored.
+  boundDynaliteMemory();
   const server = withTransactions(
     dynalite({
       ...(options.path ? { path: options.path } : {}),

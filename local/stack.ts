@@ -103,6 +103,9 @@ async function prepareTable(options: LocalStackOptions, dynamoEndpoint: string, 
   // the backfill brings them up to date (a new table: one Scan of nothing).
   const { backfillPortalAccountIndexes } = await import('#lib/portal-accounts/dynamo-portal-account-store');
   await backfillPortalAccountIndexes();
+  // And its clients and outbox items written before replay-events' indexes (docs/events.md, "Replaying events").
+  const { backfillReplayIndexes } = await import('#lib/events/dynamo-replay-indexes');
+  await backfillReplayIndexes();
 }
 
 /** Each handler module imported once, on first use, each invocation in a context of its own. */

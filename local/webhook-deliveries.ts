@@ -2,7 +2,7 @@ import { deliverAllDue } from '#lib/webhooks/sweep';
 
 /**
  * The retry timer of the local stack (docs/webhooks.md, "Retries"): every WEBHOOK_SWEEP_SECONDS it
- * asks the delivery code for the deliveries due now (one Query of the retry queue, gsi1) and attempts
+ * asks the delivery code for the deliveries due now (the retry queue, gsi1: a Query per shard) and attempts
  * them, until none is left due: `deliverAllDue`, which the scheduled function runs on AWS; first
  * attempts of events do not wait for it (the relay's deliverEvent sends them at once), tests and
  * redeliveries do.

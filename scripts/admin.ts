@@ -54,8 +54,20 @@ const usage = `Usage: npm run admin -- <command>
                                                          (creates or replaces the payer's API: docs/payer-connections.md)
   list-payer-endpoints                                   → {"payerEndpoints":[…]} (in payer-id order)
   delete-payer-endpoint <payerId>                        → {"payerId","deleted":true}
+  replay-events --since <time> [--client <clientId>] [--dry-run]
+                                                         → {"since","dryRun","via","clients","found","replayed",
+                                                         "byType":{…},"notReplayed":[eventId…]} (events since <time>
+                                                         handed to delivery again, ids and counts only; exit 1 when
+                                                         "notReplayed" is not empty: run it again. docs/events.md,
+                                                         "Replaying events")
+  backfill-replay-indexes                                → {"scanned","eventsIndexed","clientsIndexed"} (once, after
+                                                         deploying replay-events: docs/events.md; scans the table)
 <duration>: whole hours or days, 1h to 365d (e.g. 12h, 90d); keys do not expire without it.
 --organization: the key reaches only that organization of the client (docs/security.md); the whole client without it.
+--since: a time, ISO 8601 with its zone (2026-03-01T10:00:00Z) or a date (UTC), or a duration back from now in
+whole minutes, hours or days (90m, 6h, 2d). Outbox items are kept 7 days. Without --client, every client's events;
+--dry-run counts them and hands none over. On AWS (ADMIN_TARGET=aws) the events go on the service-review bus
+(events:PutEvents); locally, back to the running stack's relay.
 --fhir-base-url, --token-url: https; on the local stack also http on a loopback host (the local PAS payer). A
 field not given to set-payer-endpoint is back at its default: no name; --scope "system/Claim.write
 system/ClaimResponse.read" (space-separated, system/ scopes).
@@ -119,6 +131,8 @@ const options = {
   'token-url': { type: 'string' },
   name: { type: 'string' },
   scope: { type: 'string' },
+  since: { type: 'string' },
+  'dry-run': { type: 'boolean' },
 } as const;
 /** What an option's value is, for the message when it has none (other than the whole numbers'). */
 const valueOfOption: Partial<Record<string, string>> = {
@@ -129,6 +143,7 @@ const valueOfOption: Partial<Record<string, string>> = {
   'token-url': 'a URL',
   name: 'a text',
   scope: 'space-separated scopes',
+  since: 'a time or a duration back from now (e.g. 2026-03-01T10:00:00Z, 6h)',
 };
 
 /** parseArgs' refusals (an unknown option, a value missing or given to a flag), in this CLI's words. */
@@ -201,6 +216,8 @@ const need = (
     );
   if (endpointOptions.some((name) => values[name] !== undefined) && command !== 'set-payer-endpoint')
     fail(`${command} takes no --fhir-base-url, --token-url, --name or --scope.\n${usage}`);
+  if ((values.since !== undefined || values['dry-run']) && command !== 'replay-events')
+    fail(`${command} takes no --since or --dry-run.\n${usage}`);
   return args;
 };
 
@@ -384,6 +401,38 @@ const setPayerEndpoint = async () => {
   });
 };
 
+/**
+ * The outbox's events since a time, one client's or every client's (the client directory), handed over
+ * again as a new outbox item's are: on AWS to the event bus, locally to the running stack's relay.
+ * Delivery records one delivery per event and subscription, so what was delivered is not sent again.
+ */
+const replayEvents = async () => {
+  need(0, { ofClient: true });
+  if (values.since === undefined) return fail(`replay-events takes --since <time>.\n${usage}`);
+  const replay = await import('#lib/events/replay');
+  let since: string;
+  try {
+    since = replay.replaySinceOf(values.since, new Date());
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  if (clientOption !== undefined && !(await dynamoTenantStore.getClient(clientOption))) {
+    return fail(`Unknown client ${clientOption}`);
+  }
+  const { dynamoOutboxStore } = await import('#lib/events/dynamo-outbox-store');
+  const handOver =
+    target.kind === 'aws'
+      ? (await import('#lib/events/bus-hand-over')).busHandOver()
+      : replay.relayHandOver(dynamoOutboxStore);
+  const summary = await replay.replayEvents(dynamoOutboxStore, handOver, {
+    since,
+    clientIds: clientOption === undefined ? dynamoTenantStore.clientIds() : [clientOption],
+    dryRun: values['dry-run'] === true,
+  });
+  if (summary.notReplayed.length > 0) process.exitCode = 1;
+  return summary;
+};
+
 const commands: Record<string, () => Promise<unknown>> = {
   'create-client': async () => {
     const [name] = need(1, { expiring: true, limiting: true });
@@ -484,6 +533,12 @@ const commands: Record<string, () => Promise<unknown>> = {
     const [payerId] = need(1);
     await (await payerEndpointDirectory()).remove(payerId!);
     return { payerId, deleted: true };
+  },
+  'replay-events': replayEvents,
+  'backfill-replay-indexes': async () => {
+    need(0);
+    const { backfillReplayIndexes } = await import('#lib/events/dynamo-replay-indexes');
+    return backfillReplayIndexes();
   },
   'backfill-portal-account-indexes': async () => {
     need(0);

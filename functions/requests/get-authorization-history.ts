@@ -1,4 +1,4 @@
-import { clientIdOf } from '#lib/http/api-event';
+import { scopeOf } from '#lib/http/api-event';
 import { endpoint } from '#lib/http/endpoint';
 import { pageQueryOf } from '#lib/http/page-query';
 import { pathId } from '#lib/http/path';
@@ -8,10 +8,11 @@ import { authorizationHistoryQueryValidator } from '#lib/validation/generated/pe
 
 /**
  * GET /api/external/v1.1/Requests/{externalId}/authorization/history: every change of the request's
- * authorization, newest first, paged with ?pageSize= and ?cursor=.
+ * authorization, newest first, paged with ?pageSize= and ?cursor=. A key restricted to one organization
+ * is not shown the ids of other organizations' runs.
  */
 export const handler = endpoint(async (event) => {
   const externalId = pathId(event, 'externalId');
   const page = pageQueryOf(event.queryStringParameters, authorizationHistoryQueryValidator);
-  return json(200, await authorizationHistory.page(clientIdOf(event), externalId, page));
+  return json(200, await authorizationHistory.page(scopeOf(event), externalId, page));
 });

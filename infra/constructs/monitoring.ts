@@ -29,8 +29,8 @@ export interface MonitoringProps {
   routeNames: readonly string[];
   /** Every function of the service: an alarm on its throttles. */
   functions: ReadonlyArray<{ name: string; fn: ServiceFunction }>;
-  /** Dead-letter queues: an alarm as soon as one holds a message. */
-  deadLetterQueues: ReadonlyArray<{ name: string; queue: IQueue }>;
+  /** Dead-letter queues: an alarm as soon as one holds a message; its description names the runbook, if any. */
+  deadLetterQueues: ReadonlyArray<{ name: string; queue: IQueue; runbook?: string }>;
   stateMachines: ReadonlyArray<{ name: string; stateMachine: IStateMachine }>;
   /** Firehose streams to S3 (the audit trail's): an alarm when delivery fails or falls behind. */
   deliveryStreams?: ReadonlyArray<{ name: string; stream: IDeliveryStream }>;
@@ -177,13 +177,13 @@ function addFunctionAlarms(target: Alarms, functions: MonitoringProps['functions
 }
 
 function addDeadLetterAlarms(target: Alarms, queues: MonitoringProps['deadLetterQueues']) {
-  for (const { name, queue } of queues) {
+  for (const { name, queue, runbook } of queues) {
     addAlarm(target, {
       id: `${name}DeadLetters`,
       name: [name, 'dead-letters'],
       metric: queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
       threshold: 1,
-      description: `${name}: an event failed every attempt and waits in the dead-letter queue.`,
+      description: `${name}: an event failed every attempt and waits in the dead-letter queue.${runbook ? ` Runbook: ${runbook}` : ''}`,
     });
   }
 }

@@ -14,6 +14,13 @@ import type { ServiceTable } from './service-table.ts';
 /** A stream record older than this goes to the pipe's dead-letter queue instead of holding its shard back. */
 export const PIPE_MAX_RECORD_AGE = Duration.hours(6);
 
+/**
+ * What to do when the dead-letter queue alarms (its alarm's description): the batch's events are still
+ * outbox items, which the admin CLI puts on the bus again (docs/events.md, "Replaying events").
+ */
+export const OUTBOX_REPLAY_RUNBOOK =
+  'docs/events.md#replaying-events: once the cause is fixed, npm run -s admin -- replay-events --since <the earliest arrival time in the message, or when OutboxPipe-failures first fired> (ADMIN_TARGET=aws; idempotent).';
+
 /** EventBridge Pipes requires `dynamodb:ListStreams` of a DynamoDB stream source's role, which has no resource-level permissions. */
 const LIST_STREAMS: UnscopedActions = {
   actions: ['dynamodb:ListStreams'],

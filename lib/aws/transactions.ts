@@ -18,6 +18,22 @@ const reasonsOf = (error: unknown): string[] | undefined =>
     : undefined;
 
 /**
+ * Writes every item or none: undefined when written; when DynamoDB cancelled it, its reason per item
+ * (`ConditionalCheckFailed`, `TransactionConflict`: another transaction held one of the items…), for
+ * callers that act on which item refused.
+ */
+export const transactWriteOrReasons = async (items: TransactItem[]): Promise<string[] | undefined> => {
+  try {
+    await dynamo.send(new TransactWriteCommand({ TransactItems: items }));
+    return undefined;
+  } catch (error) {
+    const reasons = reasonsOf(error);
+    if (reasons) return reasons;
+    throw error;
+  }
+};
+
+/**
  * Writes every item or none. A refused condition (the item changed since it was read, or is gone) or a
  * concurrent transaction on one of the items becomes VersionConflict: the caller reads again and retries.
  */

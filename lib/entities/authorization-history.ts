@@ -2,8 +2,20 @@ import { attr, defineEntity } from './define-entity.ts';
 import { requestEntity } from './request.ts';
 import type { AuthorizationState } from './service-event.ts';
 
-/** What changed it: an automation run, or an API call (its request id, as the audit trail names it). */
-export type ChangedBy = { kind: 'run'; runId: string } | { kind: 'api'; requestId: string };
+/**
+ * What changed it: an automation run (and the organization it ran for: a request is its client's, a run
+ * its organization's, so a key restricted to another organization is not shown the run's id), or an API
+ * call (its request id, as the audit trail names it). Entries written before runs carried their
+ * organization have none.
+ */
+export type ChangedBy = { kind: 'run'; runId: string; organizationId?: string } | { kind: 'api'; requestId: string };
+
+/** A change read by `run`. */
+export const changedByRun = (run: { runId: string; organizationId: string }): ChangedBy => ({
+  kind: 'run',
+  runId: run.runId,
+  organizationId: run.organizationId,
+});
 
 export interface AuthorizationChange {
   clientId: string;

@@ -163,9 +163,16 @@ export const defineEntity =
     const D extends string = never,
   >(declaration: {
     name: N;
-    keys: K & { readonly [F in keyof K]: SlotsOf<K[F] & string> extends StringField<R> ? unknown : never };
+    keys: K & {
+      readonly [F in keyof K]: SlotsOf<K[F] & string> extends StringField<R> | (F extends IndexKeyField ? D : never)
+        ? unknown
+        : never;
+    };
     attributes: A & { readonly [F in Exclude<keyof A, keyof R>]: never };
-    /** Attributes computed from the record on every write, never read back (a search copy). */
+    /**
+     * Attributes computed from the record on every write, never read back (a search copy, an index shard). An
+     * index key may name one in a slot; the primary key may not, since `key()` is built from the record's ids.
+     */
     derived?: { readonly [F in D]: (record: R) => unknown };
   }): Entity<R, N, K, A, D> => {
     const { name, attributes } = declaration;
@@ -195,13 +202,14 @@ export const defineEntity =
       }),
       toItem: (record) => {
         const values = record as Record<string, never>;
+        const computed = Object.fromEntries(derived.map(([field, derive]) => [field, derive(record)]));
         const item: Record<string, unknown> = { entity: name };
-        for (const [field, template] of templates) item[field] = template.render(values);
+        for (const [field, template] of templates) item[field] = template.render({ ...values, ...computed });
         for (const [field, attribute] of fields) {
           const stored = attribute.write(values[field]);
           if (stored !== undefined) item[attribute.storedAs ?? field] = stored;
         }
-        for (const [field, derive] of derived) item[field] = derive(record);
+        Object.assign(item, computed);
         return item as ItemOf<N, K, A, D>;
       },
       fromItem: (item) => {

@@ -1,3 +1,4 @@
+import { shardOf, tableShards } from '#lib/table-shards';
 import { attr, defineEntity } from './define-entity.ts';
 import type { EventType, ServiceEvent } from './service-event.ts';
 
@@ -21,16 +22,20 @@ export interface OutboxItem {
 /**
  * An outbox item (docs/events.md): the event a change of the same transaction tells of, keyed under its
  * client. Each event is its own partition (writes spread, whatever a client's volume). Pending items are
- * in gsi1's `OUTBOX#PENDING` partition, oldest first: the local relay's Query (no Scan), a sparse index
- * its mark empties (REMOVE gsi1pk, gsi1sk). On AWS the stream relays them; they leave the index by TTL.
+ * in gsi1, oldest first, spread over the table's shards (`OUTBOX#PENDING#<shard>`, by client and event):
+ * the local relay's Queries (no Scan), a sparse index its mark empties (REMOVE gsi1pk, gsi1sk). On AWS
+ * the stream relays them; they leave the index by TTL.
  */
 export const outboxEntity = defineEntity<OutboxItem>()({
   name: 'OutboxEvent',
   keys: {
     pk: 'CLIENT#<clientId>#EVENT#<eventId>',
     sk: 'OUTBOX',
-    gsi1pk: 'OUTBOX#PENDING',
+    gsi1pk: 'OUTBOX#PENDING#<shard>',
     gsi1sk: '<occurredAt>#<eventId>',
+    // A client's events by time, relayed or not, for the item's whole life: what replay-events reads.
+    gsi2pk: 'CLIENT#<clientId>#EVENTS',
+    gsi2sk: '<occurredAt>#<eventId>',
   },
   attributes: {
     clientId: attr.string(),
@@ -44,4 +49,14 @@ export const outboxEntity = defineEntity<OutboxItem>()({
     createdAt: attr.string(),
     updatedAt: attr.string(),
   },
+  derived: { shard: (item) => shardOf(item.clientId, item.eventId) },
 });
+
+/**
+ * Every partition of pending items: each shard's, then the one partition they all shared before the index was
+ * sharded, whose items (written before, kept 7 days) the relay still reads until each is relayed or expired.
+ */
+export const outboxPendingPartitions: readonly string[] = [
+  ...tableShards.map((shard) => outboxEntity.keys.gsi1pk.render({ shard })),
+  'OUTBOX#PENDING',
+];

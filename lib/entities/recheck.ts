@@ -1,5 +1,13 @@
 import { attr, defineEntity } from './define-entity.ts';
 
+/**
+ * What a re-check runs through: the portal account or the payer connection of the run that read the
+ * undecided status (docs/rechecks.md, "On whose behalf").
+ */
+export type RecheckThrough =
+  | { channel: 'portal'; portalAccountId: string }
+  | { channel: 'pas'; payerConnectionId: string };
+
 /** A scheduled re-check, the record recheckEntity stores (the port: lib/rechecks/recheck-store.ts). */
 export interface ScheduledRecheck {
   clientId: string;
@@ -11,10 +19,17 @@ export interface ScheduledRecheck {
   /** Re-checks started so far: the back-off's exponent. */
   checksDone: number;
   dueAt: string;
-  /** On whose behalf the automation checks: the client user, organization and account of the run that read it. */
+  /** On whose behalf the automation checks: the client user and organization of the run that read it. */
   clientUserId: string;
   organizationId: string;
-  portalAccountId: string;
+  /**
+   * The reading run's channel, with its portal account or its payer connection (the other id absent).
+   * An item written before the channel was kept has none, and its `portalAccountId` holds whichever of
+   * the two ids the run had: lib/rechecks/recheck-through.ts reads it by the request's channel.
+   */
+  channel?: RecheckThrough['channel'];
+  portalAccountId?: string;
+  payerConnectionId?: string;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -43,7 +58,9 @@ export const recheckEntity = defineEntity<ScheduledRecheck>()({
     dueAt: attr.string(),
     clientUserId: attr.string(),
     organizationId: attr.string(),
-    portalAccountId: attr.string(),
+    channel: attr.optional(attr.string<RecheckThrough['channel']>()),
+    portalAccountId: attr.optional(attr.string()),
+    payerConnectionId: attr.optional(attr.string()),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),

@@ -60,12 +60,18 @@ export interface ServiceEvent<T extends EventType = EventType> {
    * Not part of the delivered payload (docs/webhooks.md, "Who receives what").
    */
   organizationId?: string;
+  /**
+   * The organization of the run an `authorization.status_changed` names (`data.runId`). The event itself has
+   * no organization (a request belongs to the client), so every subscription of the client receives it; one
+   * restricted to another organization receives `runId: null` (webhookPayloadOf). Not part of the payload.
+   */
+  runOrganizationId?: string;
   /** When the change happened (ISO 8601, UTC). */
   occurredAt: string;
   data: EventData[T];
 }
 
-/** What a subscriber receives as the webhook's body: the event without the routing field. */
+/** The event as a webhook's body shows it: without the routing fields. */
 export const payloadOf = <T extends EventType>({ id, type, occurredAt, data }: ServiceEvent<T>) => ({
   id,
   type,

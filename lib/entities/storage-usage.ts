@@ -44,6 +44,16 @@ export interface AutomationRunsUsage {
   updatedAt: string;
 }
 
+/** The runs a client has in flight, counted (lib/runs/automation-quotas.ts): one item per client. */
+export interface AutomationRunsInFlight {
+  clientId: string;
+  /** The runs of the flights counted in; at least the runs of the client's live flights. */
+  runs: number;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface AutomationFlight {
   clientId: string;
   executionName: string;
@@ -117,10 +127,30 @@ export const automationRunsUsageEntity = defineEntity<AutomationRunsUsage>()({
   },
 });
 
+/*
+ * A client's automation in flight, in a partition of its own (`CLIENT#<clientId>#AUTOMATION`): its
+ * starts and landings never share the client's partition (its Client item, users, webhooks, counters),
+ * and the workers' access to it is one leading key.
+ */
+const automationPartition = 'CLIENT#<clientId>#AUTOMATION';
+
+/** The runs of a client's executions in flight: the in-flight quota's counter, written with each flight. */
+export const automationRunsInFlightEntity = defineEntity<AutomationRunsInFlight>()({
+  name: 'AutomationRunsInFlight',
+  keys: { pk: automationPartition, sk: 'RPAINFLIGHT' },
+  attributes: {
+    clientId: attr.string(),
+    runs: attr.number(),
+    version: attr.number(),
+    createdAt: attr.string(),
+    updatedAt: attr.string(),
+  },
+});
+
 /** One execution of a client's in flight: its runs, until it ends or its timeout passes. */
 export const automationFlightEntity = defineEntity<AutomationFlight>()({
   name: 'AutomationFlight',
-  keys: { pk: clientEntity.keys.pk.template, sk: 'RPAFLIGHT#<executionName>' },
+  keys: { pk: automationPartition, sk: 'RPAFLIGHT#<executionName>' },
   attributes: {
     clientId: attr.string(),
     executionName: attr.string(),

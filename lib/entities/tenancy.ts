@@ -103,7 +103,8 @@ const created = {
 
 export const clientEntity = defineEntity<ClientRecord>()({
   name: 'Client',
-  keys: { pk: 'CLIENT#<clientId>', sk: 'CLIENT' },
+  // gsi1: the directory of clients, one partition read by operators only (replay-events for every client).
+  keys: { pk: 'CLIENT#<clientId>', sk: 'CLIENT', gsi1pk: 'CLIENTS', gsi1sk: '<clientId>' },
   attributes: {
     clientId: attr.string(),
     name: attr.string(),

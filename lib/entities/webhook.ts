@@ -1,4 +1,5 @@
 import type { SealedSecret } from '#lib/crypto/sealed-secret';
+import { shardOf, tableShards } from '#lib/table-shards';
 import { attr, defineEntity } from './define-entity.ts';
 import { EVENT_TYPES, type EventType } from './service-event.ts';
 import { clientEntity } from './tenancy.ts';
@@ -157,15 +158,16 @@ export const webhooksUsageEntity = defineEntity<WebhooksUsage>()({
 
 /**
  * One event's delivery to one subscription, in the subscription's own partition (newest first by its
- * id, the event's UUIDv7). gsi1 by status, then when due: the pending ones are the retry queue the
- * local timer (and a sweep on AWS) reads with one Query, soonest first (docs/webhooks.md).
+ * id, the event's UUIDv7). gsi1 by status, spread over the table's shards (by client, subscription and
+ * delivery), then when due: the pending ones are the retry queue the local timer (and a sweep on AWS)
+ * reads, one Query per shard merged soonest first (docs/webhooks.md).
  */
 export const webhookDeliveryEntity = defineEntity<StoredDelivery>()({
   name: 'WebhookDelivery',
   keys: {
     pk: 'CLIENT#<clientId>#WEBHOOK#<webhookId>',
     sk: 'DELIVERY#<deliveryId>',
-    gsi1pk: 'WEBHOOKDELIVERIES#<status>',
+    gsi1pk: 'WEBHOOKDELIVERIES#<status>#<shard>',
     gsi1sk: '<scheduledAt>#<clientId>#<webhookId>#<deliveryId>',
   },
   attributes: {
@@ -187,4 +189,15 @@ export const webhookDeliveryEntity = defineEntity<StoredDelivery>()({
     updatedAt: attr.string(),
     expiration: attr.number(),
   },
+  derived: { shard: (delivery) => shardOf(delivery.clientId, delivery.webhookId, delivery.deliveryId) },
 });
+
+/**
+ * The retry queue's partitions: each shard's pending ones, then the one partition they all shared before the
+ * index was sharded. A delivery is re-keyed to its shard by its next write (its next attempt), so that one
+ * empties itself as its deliveries come due; until then the sweep reads it too.
+ */
+export const dueDeliveryPartitions: readonly string[] = [
+  ...tableShards.map((shard) => webhookDeliveryEntity.keys.gsi1pk.render({ status: 'pending', shard })),
+  'WEBHOOKDELIVERIES#pending',
+];

@@ -1,5 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { outboxEntity } from '#lib/entities/outbox';
 import { EVENT_TYPES, type EventType, type ServiceEvent } from '#lib/entities/service-event';
 import { TABLE_KEY } from '#lib/table';
@@ -34,6 +34,28 @@ export const pipeTarget = {
   time: '$.dynamodb.NewImage.occurredAt.S',
   inputTemplate: '<$.dynamodb.NewImage.event.M>',
 } as const;
+
+/** A PutEvents entry (@aws-sdk/client-eventbridge's PutEventsRequestEntry), as the replay puts an event on the bus. */
+export interface BusEntry {
+  EventBusName: string;
+  Source: string;
+  DetailType: string;
+  Time: Date;
+  Detail: string;
+}
+
+/**
+ * `event` as the pipe puts it on the bus (pipeTarget): the same source, detail-type and time, and the
+ * detail in the attribute-value form the stream holds (marshalled as the document client wrote the item:
+ * lib/aws/dynamodb.ts), so the delivery function reads a replayed event as it reads a piped one.
+ */
+export const busEntryOf = (event: ServiceEvent): BusEntry => ({
+  EventBusName: EVENT_BUS_NAME,
+  Source: EVENT_SOURCE,
+  DetailType: event.type,
+  Time: new Date(event.occurredAt),
+  Detail: JSON.stringify(marshall(event, { removeUndefinedValues: true })),
+});
 
 /** A bus event that is not one the pipe wrote. Says why, never what it held. */
 export class MalformedBusEvent extends Error {
@@ -72,7 +94,8 @@ export const serviceEventOf = (body: string): ServiceEvent => {
     event.clientId === '' ||
     typeof event.occurredAt !== 'string' ||
     !isObject(event.data) ||
-    (event.organizationId !== undefined && typeof event.organizationId !== 'string')
+    (event.organizationId !== undefined && typeof event.organizationId !== 'string') ||
+    (event.runOrganizationId !== undefined && typeof event.runOrganizationId !== 'string')
   ) {
     throw new MalformedBusEvent('The detail is not a service event');
   }

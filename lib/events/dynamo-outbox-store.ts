@@ -1,11 +1,12 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
+import { queryShardsInOrder } from '#lib/aws/sharded-query';
 import type { TransactItem } from '#lib/aws/transactions';
 import { tableName } from '#lib/config/resources';
-import { outboxEntity } from '#lib/entities/outbox';
+import { outboxEntity, outboxPendingPartitions } from '#lib/entities/outbox';
 import type { ServiceEvent } from '#lib/entities/service-event';
-import { GSI1 } from '#lib/table';
+import { GSI1, GSI2 } from '#lib/table';
 import { type OutboxStore, outboxItemOf } from './outbox.ts';
 
 /**
@@ -23,21 +24,10 @@ export const outboxPutsOf = (events: readonly ServiceEvent[]): TransactItem[] =>
     },
   }));
 
-const pendingPartition = outboxEntity.keys.gsi1pk.render({});
-
 export const dynamoOutboxStore: OutboxStore = {
   pending: async (limit) => {
-    const { Items } = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: GSI1.name,
-        KeyConditionExpression: '#pk = :pending',
-        ExpressionAttributeNames: { '#pk': GSI1.partition },
-        ExpressionAttributeValues: { ':pending': pendingPartition },
-        Limit: limit,
-      }),
-    );
-    return (Items ?? []).map((item) => outboxEntity.fromItem(item).event);
+    const items = await queryShardsInOrder({ partitions: outboxPendingPartitions, limit });
+    return items.map((item) => outboxEntity.fromItem(item).event);
   },
 
   markRelayed: async (event, at) => {
@@ -64,4 +54,57 @@ export const dynamoOutboxStore: OutboxStore = {
       if (!isConditionFailure(error)) throw error;
     }
   },
+
+  markPending: async (event, at) => {
+    // The pending index's keys as the outbox item was written with them (outboxEntity), so the relay reads it again.
+    const written = outboxEntity.toItem(outboxItemOf(event));
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: outboxEntity.key({ clientId: event.clientId, eventId: event.id }),
+          UpdateExpression: 'SET #gsiPk = :pk, #gsiSk = :sk, #updatedAt = :at ADD #version :one REMOVE #relayedAt',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: {
+            '#gsiPk': GSI1.partition,
+            '#gsiSk': GSI1.sort,
+            '#updatedAt': 'updatedAt',
+            '#version': 'version',
+            '#relayedAt': 'relayedAt',
+          },
+          ExpressionAttributeValues: { ':pk': written.gsi1pk, ':sk': written.gsi1sk, ':at': at, ':one': 1 },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+
+  since: (clientId, since) => eventsSince(clientId, since),
 };
+
+/** Outbox items read per Query of a client's events (each ~1 KB: a page is well under DynamoDB's 1 MB). */
+const EVENTS_PAGE = 100;
+
+/** gsi2: a client's events in `<occurredAt>#<eventId>` order, from `since` on. */
+async function* eventsSince(clientId: string, since: string): AsyncGenerator<ServiceEvent[]> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: GSI2.name,
+        KeyConditionExpression: '#pk = :pk AND #sk >= :since',
+        ExpressionAttributeNames: { '#pk': GSI2.partition, '#sk': GSI2.sort },
+        ExpressionAttributeValues: { ':pk': outboxEntity.keys.gsi2pk.render({ clientId }), ':since': since },
+        Limit: EVENTS_PAGE,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    const events = (page.Items ?? []).filter(outboxEntity.matches).map((item) => outboxEntity.fromItem(item).event);
+    if (events.length > 0) yield events;
+    start = page.LastEvaluatedKey;
+  } while (start);
+}

@@ -29,4 +29,8 @@ export interface OutboxStore {
   pending(limit: number): Promise<ServiceEvent[]>;
   /** Takes `event` off the pending ones; nothing happens for one already relayed or gone (expired). */
   markRelayed(event: ServiceEvent, at: string): Promise<void>;
+  /** Puts a relayed `event` back among the pending ones (a local replay); false when its item is gone (expired). */
+  markPending(event: ServiceEvent, at: string): Promise<boolean>;
+  /** A client's events that occurred at or after `since` (ISO 8601, UTC), oldest first, a page at a time. */
+  since(clientId: string, since: string): AsyncIterable<ServiceEvent[]>;
 }

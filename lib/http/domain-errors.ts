@@ -1,4 +1,4 @@
-import { DomainError, type DomainErrorKind, RateLimited } from '#lib/errors';
+import { Conflict, DomainError, type DomainErrorKind, RateLimited } from '#lib/errors';
 import { HttpProblem } from './problem.ts';
 
 /** The one place domain failures get their HTTP status. A new kind fails typecheck until it has one. */
@@ -15,14 +15,23 @@ const STATUS_OF_KIND: Readonly<Record<DomainErrorKind, number>> = {
   'rate-limited': 429,
 };
 
+/** When trying again may succeed (a quota refills, concurrent writers calm down): seconds, else undefined. */
+const retryAfterOf = (error: DomainError) => {
+  if (error instanceof RateLimited) return error.retryAfterSeconds;
+  if (error instanceof Conflict) return error.retryAfterSeconds;
+  return undefined;
+};
+
 /** The problem a domain error answers with: its message as `detail`, its details as extension members. */
-export const problemOf = (error: DomainError): HttpProblem =>
-  new HttpProblem(
+export const problemOf = (error: DomainError): HttpProblem => {
+  const retryAfter = retryAfterOf(error);
+  return new HttpProblem(
     STATUS_OF_KIND[error.kind],
     error.message,
     { ...error.details },
-    error instanceof RateLimited ? { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } : {},
+    retryAfter === undefined ? {} : { 'Retry-After': String(Math.max(1, Math.ceil(retryAfter))) },
   );
+};
 
 /**
  * The refusals of idempotent retries (idempotency.ts), by the name Powertools gives its errors:

@@ -124,6 +124,12 @@ ${screenshots || '<p class="muted">None.</p>'}
 const stateText = (state: ScraperSession['authorizationHistory'][number]['current']) =>
   [state.status, state.number, state.decisionDate && `decided ${state.decisionDate}`].filter(Boolean).join(' ');
 
+/** What changed it: a run (without its id when it ran for another organization than the viewer's), or a call. */
+const changedByText = (changedBy: ScraperSession['authorizationHistory'][number]['changedBy']) => {
+  if (changedBy.kind === 'api') return `API call <code>${escapeHtml(changedBy.requestId)}</code>`;
+  return changedBy.runId === null ? 'a run of another organization' : `run <code>${escapeHtml(changedBy.runId)}</code>`;
+};
+
 /** The latest changes of the authorization, newest first: when, from what to what, and what changed it. */
 const historySection = (history: ScraperSession['authorizationHistory']) => {
   if (history.length === 0) return '<h2>Authorization history</h2>\n<p class="muted">No change yet.</p>';
@@ -134,11 +140,7 @@ const historySection = (history: ScraperSession['authorizationHistory']) => {
           entry.changedAt,
         )}</time></td><td>${escapeHtml(stateText(entry.previous))}</td><td class="status">${escapeHtml(
           stateText(entry.current),
-        )}</td><td>${
-          entry.changedBy.kind === 'run'
-            ? `run <code>${escapeHtml(entry.changedBy.runId)}</code>`
-            : `API call <code>${escapeHtml(entry.changedBy.requestId)}</code>`
-        }</td></tr>`,
+        )}</td><td>${changedByText(entry.changedBy)}</td></tr>`,
     )
     .join('');
   return `<h2>Authorization history</h2>

@@ -54,11 +54,13 @@ const LOG_FIELDS = [
   'eventType',
   'responseStatus',
   'durationMs',
-  // Re-checks (lib/rechecks): how many were due, re-checked, batched; a group's request count
+  // Re-checks (lib/rechecks): how many were due, re-checked, batched; a group's request count; a refused
+  // re-check's request (its id, as the audit trail and the executions' input name it) with its `reason`
   'due',
   'rechecked',
   'batches',
   'requests',
+  'requestExternalId',
   // Payer APIs (lib/payer-endpoints, lib/payer-connections): ids only, never the client_id a payer issued
   'payerId',
   'payerConnectionId',

@@ -13,7 +13,12 @@ const changedBy = {
   oneOf: [
     closed('ChangedByRun', 'An automation run read the change on the payer portal', {
       kind: { type: 'string', const: 'run' },
-      runId: uuid('The run (GET …/ServiceReviews/requests/{requestExternalId}/rpa/runs/{runId})'),
+      runId: {
+        anyOf: [
+          uuid('The run (GET …/ServiceReviews/requests/{requestExternalId}/rpa/runs/{runId})'),
+          { type: 'null', description: "A run of another organization than the API key's" },
+        ],
+      },
     }),
     closed('ChangedByApiCall', 'An API call changed it', {
       kind: { type: 'string', const: 'api' },

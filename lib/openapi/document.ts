@@ -88,7 +88,7 @@ const FAILURES: Record<number, string> = {
   401: 'No valid credential',
   403: 'This API key may not call this endpoint',
   404: "Not found (another client's ids included)",
-  409: 'Conflicts with the current state',
+  409: 'Conflicts with the current state (Retry-After when concurrent writes kept winning: the same request may then pass)',
   412: 'If-Match does not hold: the resource changed',
   413: 'The body is too large',
   415: 'Unsupported Content-Type',
@@ -248,8 +248,10 @@ const validationFailure = (description: string) => ({
 const failureOf = (status: number, doc: OperationDoc, browserPage: boolean): Json => {
   const response: Json = problem(FAILURES[status] ?? 'Failure');
   if (status === 429) return { ...response, headers: { 'Retry-After': HEADERS['Retry-After'] } };
-  if (status === 409 && doc.idempotent) {
-    const description = `${FAILURES[409]}, or a request with this Idempotency-Key still in progress (retry after Retry-After)`;
+  if (status === 409) {
+    const description = doc.idempotent
+      ? `${FAILURES[409]}, or a request with this Idempotency-Key still in progress (retry after Retry-After)`
+      : FAILURES[409];
     return { ...response, description, headers: { 'Retry-After': HEADERS['Retry-After'] } };
   }
   if (status === 401 && browserPage) {

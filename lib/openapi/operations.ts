@@ -259,7 +259,7 @@ export const operations: Record<HandlerId, OperationDoc> = {
     body: { schema: 'CheckAuthStatusBatch', optional: true },
     idempotent: true,
     description:
-      "Each request's portal account is chosen as for view-on-page; requests none can be chosen for are named in a 422 (`requests: [{requestExternalId, reason}]`) and nothing is started.",
+      "Each request's portal account is chosen as for view-on-page (or its payer connection: docs/payer-api.md). Without `partial`, unknown requests are named in a 404 (`requestExternalIds`), requests no account can be chosen for in a 422 (`requests: [{requestExternalId, reason}]`), and nothing is started. With `partial: true` the others start and the refused come back in the 202's `requests` with the same reasons (`request_not_found` for an unknown one); when none can start, the answer is the 404 or 422 it would be without the flag.",
     outcomes: { 202: { description: 'The batch is started', body: 'BatchStarted', headers: ['Location'] } },
     failures: [404, 409, 422],
   },

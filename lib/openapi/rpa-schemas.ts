@@ -11,15 +11,17 @@ import {
   type PortalAuthorizationRecord,
   RUN_OUTCOMES,
   type RunKind,
-  type RunStatus,
   type RunStep,
 } from '#lib/entities/rpa';
+import { executionArn, RUN_STATUSES, rpaStartSchemas } from '#lib/openapi/rpa-start-schemas';
 import {
   closed,
+  everyOf,
   identifier,
   type JsonSchema,
   type Members,
   nullable,
+  oneOf,
   ref,
   string,
   timestamp,
@@ -41,16 +43,7 @@ import { SCRAPER_TOKEN_TTL_SECONDS } from '#lib/runs/scraper-token';
  * without the other. Imported at build time only (scripts/build-openapi.ts).
  */
 
-/** One schema per member of T: a member added to or removed from T and not here fails tsc. */
-
-/** Every value of the union T, checked by tsc: a value added to T and not listed here fails it. */
-const everyOf =
-  <T extends string>() =>
-  <const A extends readonly T[]>(values: A & ([Exclude<T, A[number]>] extends [never] ? unknown : never)) =>
-    values;
-
 const RUN_KINDS = everyOf<RunKind>()(['view-on-page', 'check-auth-status', 'submit']);
-const RUN_STATUSES = everyOf<RunStatus>()(['queued', 'running', 'succeeded', 'failed']);
 const BATCH_STATUSES = everyOf<BatchStatus>()(['running', 'done']);
 const PORTAL_STATUSES = everyOf<PortalAuthorizationRecord['status']>()([
   'approved',
@@ -105,10 +98,6 @@ const MAX_FIELD_NAME = 100;
 const MAX_FIELD_VALUE = 1000;
 /** A step's detail is sliced to this (lib/runs/run-changes.ts). */
 const MAX_STEP_DETAIL = 200;
-
-const oneOf = (values: readonly string[], description?: string) => string(description, { enum: [...values] });
-/** Step Functions' own id of the execution: opaque here. */
-const executionArn = (description: string) => string(description);
 
 const runStep = {
   at: timestamp('When it happened'),
@@ -309,6 +298,7 @@ const scraperSession = {
 } satisfies Members<ScraperSession>;
 
 export const rpaSchemas: Record<string, JsonSchema> = {
+  ...rpaStartSchemas,
   RpaAccessToken: closed(
     'RpaAccessToken',
     `A ${SCRAPER_TOKEN_TTL_SECONDS / 60}-minute scraper token for one request and client user`,
@@ -321,16 +311,6 @@ export const rpaSchemas: Record<string, JsonSchema> = {
       }),
     },
   ),
-  RunStarted: closed('RunStarted', 'A view-on-page run, queued and its execution started', {
-    runId: uuid('The run (Location: …/rpa/runs/{runId})'),
-    executionId: executionArn("Its Step Functions execution's ARN"),
-    status: oneOf(RUN_STATUSES, 'queued, unless the worker already took it up'),
-  }),
-  BatchStarted: closed('BatchStarted', 'A check-auth-status batch, its runs queued and its execution started', {
-    batchId: uuid('The batch (Location: …/rpa/batch/check-auth-status/{batchId})'),
-    executionId: executionArn("Its Step Functions execution's ARN"),
-    total: { type: 'integer', minimum: 1, maximum: MAX_BATCH_ITEMS, description: 'Its requests, one run each' },
-  }),
   Run: closed(
     'Run',
     "An automation run: status, outcome, steps, values entered, screenshots' metadata (docs/rpa.md)",
@@ -366,10 +346,6 @@ export const rpaSchemas: Record<string, JsonSchema> = {
     "The request's authorization: what the automation last read on the payer's portal or API",
     requestAuthorization,
   ),
-  SubmissionStarted: closed('SubmissionStarted', "A submission to the payer's API, queued and its execution started", {
-    runId: uuid('The submit run (GET …/ServiceReviews/requests/{requestExternalId}/rpa/runs/{runId})'),
-    status: oneOf(RUN_STATUSES, 'queued, or already further'),
-  }),
   SubmissionDryRun: closed('SubmissionDryRun', 'What a submission would send, and what stands in its way', {
     bundle: {
       type: 'object',

@@ -22,6 +22,15 @@ export const uuid = (description: string) => string(description, { format: 'uuid
 export const identifier = (description: string) =>
   string(description, { minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN });
 
+/** Every value of the union T, checked by tsc: a value added to T and not listed here fails it. */
+export const everyOf =
+  <T extends string>() =>
+  <const A extends readonly T[]>(values: A & ([Exclude<T, A[number]>] extends [never] ? unknown : never)) =>
+    values;
+
+/** A string that is one of `values`. */
+export const oneOf = (values: readonly string[], description?: string) => string(description, { enum: [...values] });
+
 /** A closed object: every member listed, those not in `optional` always present. */
 export const closed = (
   title: string,

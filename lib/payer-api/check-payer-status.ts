@@ -4,8 +4,10 @@ import { RunNotFound } from '#lib/runs/errors';
 import { liveRunsOf } from '#lib/runs/live-runs';
 import { idsOf, refsOf } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef } from '#lib/runs/run-store';
+import { taskTime } from '#lib/runs/task-time';
 import { readPasAnswer } from './pas/answer-reader.ts';
 import { buildPasInquiryBundle } from './pas/inquiry-bundle.ts';
+import { PAS_TIMEOUT_MS } from './pas-transport.ts';
 import { waitSecondsBefore } from './payer-back-off.ts';
 import { recordDecision, recordNotFound } from './payer-decisions.ts';
 import { recordRefusal } from './payer-refusals.ts';
@@ -13,9 +15,10 @@ import type { Invocation, PayerEndpointView, PayerTaskContext } from './payer-ta
 
 /*
  * CheckPayerStatus: a batch's requests of one payer connection, each read with `Claim/$inquire` — no
- * browser, no lease, no login. One after the other while the invocation has time; a payer that is
- * unavailable makes the group wait (its Retry-After, or our back-off) in the state machine, and the
- * rest is read after.
+ * browser, no lease, no login. One after the other while the task has time, each within PAS's 15 s;
+ * an inquiry the payer took and never answered ends its run `payer_unavailable` alone, and the next
+ * ones go on. A payer that is unavailable (429, 5xx, no connection) makes the group wait (its
+ * Retry-After, or our back-off) in the state machine, and the rest is read after.
  */
 
 export interface PayerGroupResult {
@@ -30,6 +33,8 @@ export interface PayerGroupResult {
  * the PAS call, which the IG gives the payer 15 s to answer.
  */
 const INQUIRY_RESERVE_MS = 20_000;
+/** Kept free at the end of the task for recording the inquiry's outcome and returning. */
+const RECORDING_MS = 3_000;
 
 const itemsOf = (refs: RunRef[]): BatchItem[] =>
   refs.map(({ externalId, runId }) => ({ requestExternalId: externalId, runId }));
@@ -49,8 +54,11 @@ interface PayerGroup {
   endpoint: PayerEndpointView;
 }
 
-/** One request's inquiry, recorded; or how long to wait before it is tried again. */
-async function checkOne(ctx: PayerTaskContext, ref: RunRef, group: PayerGroup): Promise<Checked> {
+/**
+ * One request's inquiry, recorded; or how long to wait before it is tried again. The payer has PAS's
+ * 15 s to answer, or what the task has left when that is less.
+ */
+async function checkOne(ctx: PayerTaskContext, ref: RunRef, group: PayerGroup, task: Invocation): Promise<Checked> {
   const { payerConnectionId, endpoint } = group;
   const stored = await ctx.runs.getRun(ref);
   if (stored?.kind !== 'check-auth-status') throw new RunNotFound();
@@ -74,11 +82,14 @@ async function checkOne(ctx: PayerTaskContext, ref: RunRef, group: PayerGroup): 
     endpoint,
     operation: 'Claim/$inquire',
     bundle,
+    timeoutMs: Math.max(1, Math.min(PAS_TIMEOUT_MS, task.getRemainingTimeInMillis() - RECORDING_MS)),
   });
   if (result.kind === 'credentials_refused') return result.refusedByApi ? 'refused_by_api' : 'credentials_refused';
   if (result.kind === 'no_payer_connection') return 'no_payer_connection';
   if (result.kind === 'unavailable') {
-    if (attempt >= ctx.maxAttempts)
+    // Taken and never answered: this request's, not the payer's (which answered the others or said it is
+    // unavailable); retried, it would hold the rest of the group behind it again.
+    if (result.timedOut || attempt >= ctx.maxAttempts)
       return ctx.finish(ref, 'payer_unavailable', { payerAttempts: attempt }).then((): Checked => 'done');
     const waitSeconds = waitSecondsBefore(attempt, result.retryAfterSeconds);
     await ctx.addStep(ref, "the payer's API did not answer; the attempt will be retried", `in ${waitSeconds} s`, {
@@ -111,6 +122,7 @@ export async function checkPayerStatus(
     clientId: string;
     payerConnectionId: string;
   };
+  const task = taskTime(invocation, ctx.taskTimeoutSeconds);
   const live = await liveRunsOf(
     ctx.runs,
     clientId,
@@ -123,10 +135,10 @@ export async function checkPayerStatus(
   if (!connection || !endpoint) return endAll(ctx, live, 'no_payer_connection');
   for (const [i, ref] of live.entries()) {
     // The first always goes; another only while an inquiry still fits in the invocation.
-    if (i > 0 && invocation && invocation.getRemainingTimeInMillis() < INQUIRY_RESERVE_MS) {
+    if (i > 0 && task.getRemainingTimeInMillis() < INQUIRY_RESERVE_MS) {
       return { remaining: itemsOf(live.slice(i)), more: true, waitSeconds: 0 };
     }
-    const checked = await checkOne(ctx, ref, { payerConnectionId, payerId: connection.payerId, endpoint });
+    const checked = await checkOne(ctx, ref, { payerConnectionId, payerId: connection.payerId, endpoint }, task);
     if (checked === 'refused_by_api') await ctx.markAttention(clientId, payerConnectionId);
     if (checked === 'credentials_refused' || checked === 'refused_by_api') {
       return endAll(ctx, live.slice(i), 'credentials_refused');

@@ -28,7 +28,7 @@ export interface FhirOperationCall {
   accessToken: string;
   /** The PAS Bundle (or Parameters), sent as JSON. */
   body: unknown;
-  /** PAS_TIMEOUT_MS unless a test needs less. */
+  /** PAS_TIMEOUT_MS unless less is left (the task's end is nearer) or a test needs less. */
   timeoutMs?: number;
   /** The process's PAYER_URL_POLICY unless given. */
   policy?: PayerUrlPolicy;

@@ -1,3 +1,4 @@
+import { changedByRun } from '#lib/entities/authorization-history';
 import type { Authorization } from '#lib/entities/request';
 import type { PortalAuthorizationRecord, RpaRunRecord, RunOutcome } from '#lib/entities/rpa';
 import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
@@ -24,11 +25,11 @@ function rechecksFor(ctx: PayerTaskContext, run: RpaRunRecord): RecheckContext |
   return ctx.recheckSettings && run.payerConnectionId
     ? {
         settingsOf: ctx.recheckSettings,
-        // The account or connection that read the status: for the payer-API channel, the connection.
         onBehalfOf: {
           clientUserId: run.clientUserId,
           organizationId: run.organizationId,
-          portalAccountId: run.payerConnectionId,
+          channel: 'pas',
+          payerConnectionId: run.payerConnectionId,
         },
       }
     : undefined;
@@ -52,14 +53,7 @@ export async function recordDecision(
     items: decision.items,
     reasons: decision.reasons,
   };
-  const updated = await setAuthorization(
-    ctx.requests,
-    ref,
-    next,
-    { kind: 'run', runId: ref.runId },
-    at,
-    rechecksFor(ctx, run),
-  );
+  const updated = await setAuthorization(ctx.requests, ref, next, changedByRun(run), at, rechecksFor(ctx, run));
   const summary = runSummaryOf(decision);
   const change = summary ? { authorization: summary } : {};
   if (!updated) return ctx.finish(ref, 'request_not_found', change);
@@ -78,8 +72,7 @@ export async function recordNotFound(ctx: PayerTaskContext, ref: RunRef, run: Rp
     items: [],
     reasons: [],
   };
-  const changedBy = { kind: 'run' as const, runId: ref.runId };
-  const updated = await setAuthorization(ctx.requests, ref, next, changedBy, at, rechecksFor(ctx, run));
+  const updated = await setAuthorization(ctx.requests, ref, next, changedByRun(run), at, rechecksFor(ctx, run));
   const change = { authorization: { status: 'not_found' as const, number: null, decisionDate: null } };
   return ctx.finish(ref, updated ? 'not_found_at_payer' : 'request_not_found', change);
 }

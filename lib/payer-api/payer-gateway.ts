@@ -67,11 +67,12 @@ async function callWith(
       operation: call.operation,
       accessToken,
       body: call.bundle,
+      ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
     });
     return { kind: 'answer', status: answer.status, body: answer.body };
   } catch (error) {
     if (error instanceof TokenRejected) return undefined;
-    if (error instanceof PayerTimeout) return { kind: 'unavailable', retryAfterSeconds: null };
+    if (error instanceof PayerTimeout) return { kind: 'unavailable', retryAfterSeconds: null, timedOut: true };
     if (error instanceof PayerUnavailable) return { kind: 'unavailable', retryAfterSeconds: error.retryAfterSeconds };
     if (error instanceof PayerAnswerRejected || error instanceof PayerUrlRefused) return { kind: 'answer_rejected' };
     throw error;

@@ -6,6 +6,7 @@ import type { AutomationQuotaService } from '#lib/runs/automation-quotas';
 import { stepOnRun } from '#lib/runs/run-changes';
 import { finisherOf } from '#lib/runs/run-recorder';
 import type { RunRef, RunStore } from '#lib/runs/run-store';
+import { TIMEOUTS } from '#lib/runs/state-machines';
 import type { PasAttachment } from './pas/mapping-context.ts';
 
 /*
@@ -41,8 +42,11 @@ type PasOperation = 'Claim/$submit' | 'Claim/$inquire';
  */
 export type PayerCallResult =
   | { kind: 'answer'; status: number; body: unknown }
-  /** No answer in time, or 429/5xx: worth another attempt later (the payer's Retry-After, if it gave one). */
-  | { kind: 'unavailable'; retryAfterSeconds: number | null }
+  /**
+   * No answer in time (`timedOut`: the payer took the call and never answered it), or 429/5xx or no
+   * connection: worth another attempt later (the payer's Retry-After, if it gave one).
+   */
+  | { kind: 'unavailable'; retryAfterSeconds: number | null; timedOut?: true }
   /**
    * The payer's token endpoint refused our client assertion (the token function marked the connection
    * `attention`), or its API refused a fresh token too (`refusedByApi`: the task marks it).
@@ -59,6 +63,8 @@ export interface PayerCall {
   endpoint: PayerEndpointView;
   operation: PasOperation;
   bundle: Bundle;
+  /** How long the payer has to answer, when less than PAS's 15 s (the task's end is nearer). */
+  timeoutMs?: number;
 }
 
 export interface PayerTaskDependencies {
@@ -77,6 +83,8 @@ export interface PayerTaskDependencies {
   flights?: Pick<AutomationQuotaService, 'landed'>;
   /** Attempts at a payer that stays unavailable, per run, before the run ends `payer_unavailable`. */
   maxAttempts?: number;
+  /** The payer Tasks' timeout (TIMEOUTS.payerTask): no inquiry runs past it (lib/runs/task-time.ts). */
+  taskTimeoutSeconds?: number;
   now?: () => Date;
 }
 
@@ -101,6 +109,7 @@ export function payerTaskContextOf(deps: PayerTaskDependencies): PayerTaskContex
     ...deps,
     now,
     maxAttempts: deps.maxAttempts ?? MAX_ATTEMPTS,
+    taskTimeoutSeconds: deps.taskTimeoutSeconds ?? TIMEOUTS.payerTask,
     finish: finisherOf({ runs: deps.runs, now, ...(deps.flights ? { flights: deps.flights } : {}) }),
     addStep: (ref, step, detail, change) => stepOnRun(ctx.runs, now, ref, step, detail, change),
   };

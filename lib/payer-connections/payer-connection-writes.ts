@@ -39,7 +39,8 @@ const checkPreconditions = (p: Preconditions, current: StoredPayerConnection) =>
 /** Another writer won the race: with a precondition that is a stale write; without one, read again and retry. */
 const retryOptions = (p: Preconditions) => ({
   attempts: hasPrecondition(p) ? 1 : MAX_ATTEMPTS,
-  onExhausted: () => (hasPrecondition(p) ? changedByAnotherWrite(SUBJECT) : changedConcurrently(SUBJECT)),
+  onExhausted: (_: unknown, retryAfterMs: number) =>
+    hasPrecondition(p) ? changedByAnotherWrite(SUBJECT) : changedConcurrently(SUBJECT, retryAfterMs),
 });
 
 /**

@@ -45,7 +45,8 @@ const checkPreconditions = (p: Preconditions, current: StoredPortalAccount) => {
  */
 const retryOptions = (p: Preconditions) => ({
   attempts: hasPrecondition(p) ? 1 : MAX_ATTEMPTS,
-  onExhausted: () => (hasPrecondition(p) ? changedByAnotherWrite(SUBJECT) : changedConcurrently(SUBJECT)),
+  onExhausted: (_: unknown, retryAfterMs: number) =>
+    hasPrecondition(p) ? changedByAnotherWrite(SUBJECT) : changedConcurrently(SUBJECT, retryAfterMs),
 });
 
 /** The fields a client writes (all but the secrets), with their defaults; create and replace share them. */

@@ -3,7 +3,9 @@ import { RunNotFound } from '#lib/runs/errors';
 import { liveRunsOf } from '#lib/runs/live-runs';
 import { idsOf, refsOf, resultOf, runRefOf, type TaskResult } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef } from '#lib/runs/run-store';
+import { taskTime } from '#lib/runs/task-time';
 import type { PortalSession } from './drivers/driver.ts';
+import { CLOSING_MS, lookupDeadlineMs, MIN_LOOKUP_MS, sessionUntil } from './lookup-deadlines.ts';
 import { visit, withLease } from './portal-visit.ts';
 import { fillForm, onPortal, readStatus } from './portal-work.ts';
 import { type Invocation, startRun, type WorkerContext } from './worker-context.ts';
@@ -29,6 +31,7 @@ export interface GroupResult {
 
 /** FillPortalForm: one run, one visit; the request is read first, so a deleted one costs no login. */
 export async function fillPortalForm(ctx: WorkerContext, input: unknown, invocation?: Invocation): Promise<TaskResult> {
+  const task = taskTime(invocation, ctx.taskTimeoutSeconds);
   const ref = runRefOf(input);
   const stored = await ctx.runs.getRun(ref);
   if (stored?.kind !== 'view-on-page') throw new RunNotFound();
@@ -40,31 +43,31 @@ export async function fillPortalForm(ctx: WorkerContext, input: unknown, invocat
     const run = await startRun(ctx, ref, 'view-on-page');
     if (!run) return resultOf(await ctx.runs.getRun(ref), ref.runId);
     const v = { holder: ref.runId, portalAccountId, live: [ref], anchor: run };
-    const result = await visit(ctx, v, invocation, (session) => onPortal(ctx, ref, run, session, fillForm, request));
+    const result = await visit(ctx, v, task, (session) =>
+      onPortal(ctx, ref, run, session, fillForm, { known: request }),
+    );
     return result ?? resultOf(await ctx.runs.getRun(ref), ref.runId);
   });
 }
 
-/** Looks up the group's runs one after the other in the session, while the invocation has time. */
-async function lookUpEach(
-  ctx: WorkerContext,
-  live: RunRef[],
-  session: PortalSession,
-  invocation: Invocation | undefined,
-): Promise<number> {
-  // No further lookup starts unless a slow one (a read and a screenshot) still fits in the invocation,
-  // or half of what it had: a Task that times out fails every run of the group still going.
-  const lookupReserveMs = Math.min(2 * ctx.timeoutMs, (invocation?.getRemainingTimeInMillis() ?? Infinity) / 2);
+/**
+ * Looks up the group's runs one after the other in the session, while the task has time; each lookup
+ * within its own deadline (lookup-deadlines.ts). One that hangs ends its run `portal_timeout` alone.
+ */
+async function lookUpEach(ctx: WorkerContext, live: RunRef[], session: PortalSession, task: Invocation) {
+  const lookups = Math.min(live.length, ctx.lookupsPerInvocation);
   let done = 0;
-  for (const ref of live) {
-    if (done >= ctx.lookupsPerInvocation) break;
-    // The first always goes (its run was started); another only if a slow answer would still fit.
-    if (done > 0 && invocation && invocation.getRemainingTimeInMillis() < lookupReserveMs) break;
+  for (const ref of live.slice(0, lookups)) {
+    // The first always goes (its run was started); another only if a lookup on a slow portal still fits.
+    if (done > 0 && task.getRemainingTimeInMillis() - CLOSING_MS < MIN_LOOKUP_MS) break;
     if (done > 0 && ctx.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, ctx.pauseMs));
     // The first run was started before the login; the others start now.
     const run = done === 0 ? await ctx.runs.getRun(ref) : await startRun(ctx, ref, 'check-auth-status');
+    const deadline = Date.now() + lookupDeadlineMs(task.getRemainingTimeInMillis(), lookups - done, ctx.timeoutMs);
     done++;
-    if (run && !isTerminal(run.status)) await onPortal(ctx, ref, run, session, readStatus);
+    if (run && !isTerminal(run.status)) {
+      await onPortal(ctx, ref, run, sessionUntil(session, deadline), readStatus, { hangEndsRun: true });
+    }
   }
   return done;
 }
@@ -87,6 +90,7 @@ export async function checkPortalStatus(
     batchId: string;
     portalAccountId: string;
   };
+  const task = taskTime(invocation, ctx.taskTimeoutSeconds);
   const refs = refsOf(clientId, (input as AccountGroupInput).items);
   const live = await liveRunsOf(ctx.runs, clientId, refs, 'check-auth-status');
   const [first] = live;
@@ -96,8 +100,8 @@ export async function checkPortalStatus(
     const anchor = await startRun(ctx, first, 'check-auth-status');
     // Ended meanwhile (its Catch, a duplicate delivery): nothing to do for it; the rest next time.
     if (!anchor) return 1;
-    return visit(ctx, { holder, portalAccountId, live, anchor }, invocation, (session) =>
-      lookUpEach(ctx, live, session, invocation),
+    return visit(ctx, { holder, portalAccountId, live, anchor }, task, (session) =>
+      lookUpEach(ctx, live, session, task),
     );
   });
   const remaining = reached === undefined ? [] : itemsOf(live.slice(reached));

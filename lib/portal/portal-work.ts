@@ -1,3 +1,4 @@
+import { changedByRun } from '#lib/entities/authorization-history';
 import type { Authorization, StoredRequest } from '#lib/entities/request';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
@@ -7,7 +8,7 @@ import { isTerminal, type RunRef } from '#lib/runs/run-store';
 import {
   isPortalFailure,
   type PortalAuthorization,
-  type PortalFailureOutcome,
+  type PortalFailure,
   type PortalSession,
   type StatusQuery,
 } from './drivers/driver.ts';
@@ -64,6 +65,7 @@ function rechecksFor(ctx: WorkerContext, run: RpaRunRecord): RecheckContext | un
         onBehalfOf: {
           clientUserId: run.clientUserId,
           organizationId: run.organizationId,
+          channel: 'portal',
           portalAccountId: run.portalAccountId,
         },
       }
@@ -96,7 +98,7 @@ export const readStatus: Work = async (ctx, ref, run, request, session) => {
       // A portal shows the decision, not its items or reasons: those the payer-API channel reads alone.
       channel: 'portal',
     },
-    { kind: 'run', runId: ref.runId },
+    changedByRun(run),
     at,
     rechecksFor(ctx, run),
   );
@@ -106,13 +108,33 @@ export const readStatus: Work = async (ctx, ref, run, request, session) => {
   return ctx.finish(ref, outcome, { authorization, screenshots: screenshotsNow });
 };
 
+/** How a failure of one run's work is taken. */
+interface OnFailure {
+  /**
+   * A call that hung ends this run `portal_timeout` and nothing else: a batch's lookup, whose group goes
+   * on with the next one. Otherwise a timeout is the portal's and the attempt is retried.
+   */
+  hangEndsRun?: boolean;
+}
+
 /** A PortalFailure after login: a page worth a screenshot, then the outcome (or a retry). */
 async function failedOnPortal(
   ctx: WorkerContext,
   ref: RunRef,
   session: PortalSession,
-  outcome: PortalFailureOutcome,
+  failure: PortalFailure,
+  { hangEndsRun = false }: OnFailure,
 ): Promise<TaskResult> {
+  // A page that hung was closed by the driver (and capturing one could hang as long again): no screenshot.
+  if (!failure.hung) await captureFailure(ctx, ref, session);
+  if (failure.outcome === 'portal_timeout' && !(failure.hung && hangEndsRun)) {
+    await ctx.addStep(ref, 'the portal did not answer in time; the attempt will be retried');
+    throw new PortalUnavailable();
+  }
+  return ctx.finish(ref, failure.outcome);
+}
+
+async function captureFailure(ctx: WorkerContext, ref: RunRef, session: PortalSession): Promise<void> {
   try {
     const run = await ctx.runs.getRun(ref);
     if (run && !isTerminal(run.status)) {
@@ -122,11 +144,6 @@ async function failedOnPortal(
   } catch {
     // The failure itself is what matters; a page that cannot be captured changes nothing.
   }
-  if (outcome === 'portal_timeout') {
-    await ctx.addStep(ref, 'the portal did not answer in time; the attempt will be retried');
-    throw new PortalUnavailable();
-  }
-  return ctx.finish(ref, outcome);
 }
 
 /** One run's work in a session; a driver's named failure is recorded on the run (or retried). */
@@ -136,7 +153,7 @@ export async function onPortal(
   run: RpaRunRecord,
   session: PortalSession,
   work: Work,
-  known?: StoredRequest,
+  { known, ...onFailure }: OnFailure & { known?: StoredRequest } = {},
 ): Promise<TaskResult> {
   const request = known ?? (await ctx.requests.get(ref.clientId, ref.externalId));
   if (!request) return ctx.finish(ref, 'request_not_found');
@@ -144,6 +161,6 @@ export async function onPortal(
     return await work(ctx, ref, run, request, session);
   } catch (error) {
     if (!isPortalFailure(error)) throw error;
-    return failedOnPortal(ctx, ref, session, error.outcome);
+    return failedOnPortal(ctx, ref, session, error, onFailure);
   }
 }

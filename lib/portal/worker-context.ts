@@ -11,6 +11,7 @@ import { stepOnRun } from '#lib/runs/run-changes';
 import { finisherOf } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef, type RunStore } from '#lib/runs/run-store';
 import type { ScreenshotStorage } from '#lib/runs/screenshot-storage';
+import { TIMEOUTS } from '#lib/runs/state-machines';
 import type { AccountLeases } from './account-lease.ts';
 import type { RunCredentialsRequest } from './credentials-source.ts';
 import type { PortalDriver, PortalSession, PriorAuthorizationForm } from './drivers/driver.ts';
@@ -57,8 +58,10 @@ export interface WorkerDependencies {
   recheckSettings?: RecheckSettingsOf;
   /** The client's runs in flight (automation-quotas.ts): an execution whose runs ended lands. */
   flights?: Pick<AutomationQuotaService, 'landed'>;
-  /** Per portal call (login, fill, read); never more than the invocation has left. */
+  /** Per portal call (login, fill, read); never more than the task has left. */
   timeoutMs?: number;
+  /** The browser Tasks' timeout (TIMEOUTS.browserTask): no work runs past it (lib/runs/task-time.ts). */
+  taskTimeoutSeconds?: number;
   /** A batch's lookups in one invocation, at most; the state machine calls again for the rest. */
   lookupsPerInvocation?: number;
   /** The polite pause between two lookups of one session (portals rate-limit). */
@@ -78,6 +81,7 @@ const PAUSE_BETWEEN_LOOKUPS_MS = 500;
 export type WorkerContext = WorkerDependencies & {
   now: () => Date;
   timeoutMs: number;
+  taskTimeoutSeconds: number;
   lookupsPerInvocation: number;
   pauseMs: number;
   finish: ReturnType<typeof finisherOf>;
@@ -99,6 +103,7 @@ export function contextOf(deps: WorkerDependencies): WorkerContext {
     ...deps,
     now: deps.now ?? (() => new Date()),
     timeoutMs: deps.timeoutMs ?? 30_000,
+    taskTimeoutSeconds: deps.taskTimeoutSeconds ?? TIMEOUTS.browserTask,
     lookupsPerInvocation: deps.lookupsPerInvocation ?? LOOKUPS_PER_INVOCATION,
     pauseMs: deps.pauseBetweenLookupsMs ?? PAUSE_BETWEEN_LOOKUPS_MS,
     finish: finisherOf(deps),

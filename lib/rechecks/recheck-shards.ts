@@ -1,15 +1,13 @@
-import { createHash } from 'node:crypto';
+import { shardOf, TABLE_SHARDS, tableShards } from '#lib/table-shards';
 
 /*
- * The due schedule is spread over a few index partitions (lib/entities/recheck.ts), so that no one
- * partition takes every client's schedule writes; the dispatcher reads each.
+ * The due schedule is spread over the table's shards (lib/table-shards.ts, lib/entities/recheck.ts), so that
+ * no one partition takes every client's schedule writes; the dispatcher reads each.
  */
 
-/** Enough to spread the writes, few enough to read each one every run of the dispatcher. */
-export const RECHECK_SHARDS = 8;
+export const RECHECK_SHARDS = TABLE_SHARDS;
 
 /** The shard of a request's re-check: fixed by its ids, so a re-check stays in one partition. */
-export const recheckShardOf = (clientId: string, externalId: string) =>
-  String(createHash('sha256').update(`${clientId}\n${externalId}`).digest()[0]! % RECHECK_SHARDS);
+export const recheckShardOf = (clientId: string, externalId: string) => shardOf(clientId, externalId);
 
-export const recheckShards: readonly string[] = Array.from({ length: RECHECK_SHARDS }, (_, i) => String(i));
+export const recheckShards = tableShards;

@@ -7,12 +7,19 @@ import { rechecksDispatcher } from './rechecks.ts';
 
 /**
  * The re-check dispatcher on DynamoDB, starting batches through the automation's own service (the
- * same checks, quotas and state machine as a client's call), built once per cold start.
+ * same checks, quotas and state machine as a client's call), built once per cold start. A group's batch
+ * keeps the account or connection that read its requests and is partial: what cannot start is refused
+ * per request, never the group.
  */
 export const rechecks = rechecksDispatcher({
   store: dynamoRecheckStore,
   requests: dynamoRequestStore,
   settingsOf: recheckSettingsOf(dynamoTenantStore),
-  startBatch: ({ clientId, organizationId, clientUserId, requestExternalIds }) =>
-    runStarts.startCheckAuthStatus({ clientId, organizationId }, { clientUserId, requestExternalIds }),
+  startBatch: async ({ clientId, organizationId, clientUserId, through, requestExternalIds }) => {
+    const { batch, refused } = await runStarts.startCheckAuthStatus(
+      { clientId, organizationId },
+      { clientUserId, requestExternalIds, through, partial: true },
+    );
+    return { batchId: batch.batchId, refused };
+  },
 });

@@ -1,6 +1,6 @@
 import { retryOnConflict } from '#lib/concurrency';
 import type { AuthorizationChange, ChangedBy } from '#lib/entities/authorization-history';
-import type { ScheduledRecheck } from '#lib/entities/recheck';
+import type { RecheckThrough, ScheduledRecheck } from '#lib/entities/recheck';
 import type { Authorization, StoredRequest } from '#lib/entities/request';
 import type { AuthorizationState } from '#lib/entities/service-event';
 import { newEvent } from '#lib/events/events';
@@ -51,16 +51,19 @@ const changeOf = (request: StoredRequest, next: Authorization, changedBy: Change
     current,
     runId: changedBy.kind === 'run' ? changedBy.runId : null,
   });
+  // Which subscriptions may see the run's id (webhookPayloadOf); the event still reaches them all.
+  if (changedBy.kind === 'run' && changedBy.organizationId) event.runOrganizationId = changedBy.organizationId;
   return { entry, event };
 };
 
 /**
  * How the automation that read an authorization schedules its re-checks: the client's settings, and
- * on whose behalf a re-check runs (the client user, organization and portal account of the reading run).
+ * on whose behalf a re-check runs (the client user and organization of the reading run) through what
+ * (its portal account, or its payer connection).
  */
 export interface RecheckContext {
   settingsOf: RecheckSettingsOf;
-  onBehalfOf: Pick<ScheduledRecheck, 'clientUserId' | 'organizationId' | 'portalAccountId'>;
+  onBehalfOf: Pick<ScheduledRecheck, 'clientUserId' | 'organizationId'> & RecheckThrough;
 }
 
 /** What a change does to the re-check schedule (docs/rechecks.md); nothing without a context (an API call). */

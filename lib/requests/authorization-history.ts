@@ -1,6 +1,7 @@
 import type { AuthorizationChange } from '#lib/entities/authorization-history';
 import { NotFound } from '#lib/errors';
 import { type CursorScope, encodeCursor, filterHashOf, type PageRequest, pageStart } from '#lib/pagination/cursor';
+import { reaches, type Scope } from '#lib/tenancy/scope';
 import type { AuthorizationHistoryStore } from './authorization-history-store.ts';
 import type { RequestStore } from './request-store.ts';
 
@@ -15,18 +16,33 @@ const BOUNDS = { defaultPageSize: DEFAULT_HISTORY_PAGE_SIZE, maxPageSize: MAX_HI
 /** A history has no filter: every cursor carries the same hash. */
 const NO_FILTER = filterHashOf({});
 
-/** An entry as clients read it (the history endpoint, the scraper session): ids, statuses and dates only. */
-export type AuthorizationHistoryEntry = Pick<
-  AuthorizationChange,
-  'changeId' | 'changedAt' | 'previous' | 'current' | 'changedBy'
->;
+/** Who changed it, as a reader sees it: a run's id only where the reader may reach the run's organization. */
+export type ChangedByView = { kind: 'run'; runId: string | null } | { kind: 'api'; requestId: string };
 
-export const historyEntryOf = (entry: AuthorizationChange): AuthorizationHistoryEntry => ({
+/** An entry as clients read it (the history endpoint, the scraper session): ids, statuses and dates only. */
+export type AuthorizationHistoryEntry = Pick<AuthorizationChange, 'changeId' | 'changedAt' | 'previous' | 'current'> & {
+  changedBy: ChangedByView;
+};
+
+/**
+ * The run's id where `scope` reaches the run's organization; null otherwise. The change itself stays in
+ * the history: the request, and so its authorization, belongs to the whole client. An entry that does not
+ * record the run's organization (written before runs carried it) shows its run only to unrestricted keys.
+ */
+const changedByViewOf = (changedBy: AuthorizationChange['changedBy'], scope: Scope): ChangedByView => {
+  if (changedBy.kind === 'api') return { kind: 'api', requestId: changedBy.requestId };
+  const visible =
+    scope.organizationId === undefined ||
+    (changedBy.organizationId !== undefined && reaches(scope, changedBy.organizationId));
+  return { kind: 'run', runId: visible ? changedBy.runId : null };
+};
+
+export const historyEntryOf = (entry: AuthorizationChange, scope: Scope): AuthorizationHistoryEntry => ({
   changeId: entry.changeId,
   changedAt: entry.changedAt,
   previous: entry.previous,
   current: entry.current,
-  changedBy: entry.changedBy,
+  changedBy: changedByViewOf(entry.changedBy, scope),
 });
 
 export interface AuthorizationHistoryDependencies {
@@ -36,20 +52,22 @@ export interface AuthorizationHistoryDependencies {
 }
 
 export const authorizationHistoryService = ({ requests, history, cursorKeys }: AuthorizationHistoryDependencies) => ({
-  page: async (clientId: string, externalId: string, request: PageRequest) => {
+  /** A page of the request's history as `scope` may see it (changedByViewOf). */
+  page: async (scope: Scope, externalId: string, request: PageRequest) => {
+    const { clientId } = scope;
     if (!(await requests.get(clientId, externalId))) throw new NotFound(`Request ${externalId}`);
     // Bound to the request: a cursor of another request's (or another client's) history is a 400.
-    const scope: CursorScope = { purpose: 'authorization-history-cursor/v1', bindings: [clientId, externalId] };
-    const { pageSize, after } = pageStart(await cursorKeys(), scope, NO_FILTER, request, BOUNDS);
+    const cursorScope: CursorScope = { purpose: 'authorization-history-cursor/v1', bindings: [clientId, externalId] };
+    const { pageSize, after } = pageStart(await cursorKeys(), cursorScope, NO_FILTER, request, BOUNDS);
     const page = await history.page(clientId, externalId, {
       ...(after !== undefined ? { after } : {}),
       limit: pageSize,
     });
     return {
-      items: page.entries.map(historyEntryOf),
+      items: page.entries.map((entry) => historyEntryOf(entry, scope)),
       pageSize,
       nextCursor: page.next
-        ? encodeCursor(await cursorKeys(), scope, { after: page.next, filterHash: NO_FILTER, pageSize })
+        ? encodeCursor(await cursorKeys(), cursorScope, { after: page.next, filterHash: NO_FILTER, pageSize })
         : null,
     };
   },

@@ -22,11 +22,12 @@ type Written = { request: StoredRequest; created: boolean };
 
 /**
  * How long a read-modify-write without If-Match (merge patches) keeps retrying while concurrent writers
- * win before it gives up with 409: enough for dozens of simultaneous patches of one request to land
- * one after another, with pauses that spread the writers out (growing with attempts, capped), and
- * within a budget far under the 29 s an API function may run. docs/data-model.md, "Concurrent writes".
+ * win before it gives up with 409 and Retry-After: pauses drawn from a window that doubles with each
+ * conflict, in slots of how long an attempt took (so hundreds of writers spread out even when the store
+ * is slow), and answers within a budget far under the 29 s an API function may run, sooner when the
+ * contention will outlast it. docs/data-model.md, "Concurrent writes".
  */
-const UNGUARDED_WRITE_RETRIES = { attempts: 20, backoffMs: 50, maxBackoffMs: 1_000, budgetMs: 10_000 } as const;
+const UNGUARDED_WRITE_RETRIES = { attempts: 20, backoffMs: 10, maxBackoffMs: 5_000, budgetMs: 10_000 } as const;
 
 /** Read, compute the next document from the current one, write conditionally on the version read. */
 function readModifyWrite(
@@ -58,8 +59,8 @@ function readModifyWrite(
     // Another writer won the race: with If-Match that is a stale write; otherwise read again and retry.
     {
       ...(options.ifMatch !== undefined ? { attempts: 1 } : UNGUARDED_WRITE_RETRIES),
-      onExhausted: () =>
-        options.ifMatch !== undefined ? changedByAnotherWrite('request') : changedConcurrently('request'),
+      onExhausted: (_, retryAfterMs) =>
+        options.ifMatch !== undefined ? changedByAnotherWrite('request') : changedConcurrently('request', retryAfterMs),
     },
   );
 }

@@ -137,11 +137,13 @@ const PORTAL_ACCOUNT_FILTER_INDEXES: readonly IndexName[] = ['gsi1', 'gsi2', 'gs
 export const CHOOSE_ACCOUNT: readonly TableAction[] = ['GetItem', 'BatchGetItem'];
 export const CHOOSE_ACCOUNT_INDEXES: readonly IndexName[] = ['gsi2', 'gsi3'];
 /**
- * The client's automation quotas (lib/runs/automation-quotas.ts): its runs in flight (Query of its
- * flight items), the hour's and the day's counts (UpdateItem), the flight put, and taken back when the
- * execution could not be started (DeleteItem).
+ * The client's automation quotas (lib/runs/automation-quotas.ts): the flight put with its runs counted
+ * in flight, in one transaction (PutItem, UpdateItem); when that is refused, the counter and the live
+ * flights read (GetItem, Query) and the counter corrected (UpdateItem); the hour's and the day's counts
+ * (UpdateItem); the flight taken back when the execution could not be started (GetItem, then DeleteItem
+ * and UpdateItem in one transaction).
  */
-export const AUTOMATION_QUOTAS: readonly TableAction[] = ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
+export const AUTOMATION_QUOTAS: readonly TableAction[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
 /**
  * The starts: choose each run's channel (the payer directory and connections by GetItem and gsi2, the

@@ -45,12 +45,12 @@ export const automationTasks: readonly AutomationTask[] = [
       table: {
         actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
         leadingKeys: {
-          // The run and its request; the run's portal account.
-          GetItem: [request, portalAccount],
+          // The run and its request; the run's portal account; its flight, when the run ends.
+          GetItem: [request, portalAccount, automation],
           // The run's steps and end, with its event; the account's lease.
           PutItem: [request, outbox, portalAccount],
-          // The account's lastLogin (and attention, for a refused login).
-          UpdateItem: [portalAccount],
+          // The account's lastLogin (and attention, for a refused login); the count in flight its landing lowers.
+          UpdateItem: [portalAccount, automation],
           // The lease given back; the run's flight landed when it ends.
           DeleteItem: [portalAccount, automation],
         },
@@ -95,15 +95,15 @@ export const automationTasks: readonly AutomationTask[] = [
       table: {
         actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
         leadingKeys: {
-          // The run, its request, connection and the payer's endpoint.
-          GetItem: [request, payerConnection, payerEndpoint],
+          // The run, its request, connection and the payer's endpoint; its flight, when the run ends.
+          GetItem: [request, payerConnection, payerEndpoint, automation],
           // The request's earlier runs and its attachments.
           Query: [request],
           // The run's steps and end with its event; a changed authorization's history entry, event and
           // re-check; the connection marked `attention`.
           PutItem: [request, outbox, payerConnection],
-          // The request's authorization.
-          UpdateItem: [request],
+          // The request's authorization; the count in flight the run's landing lowers.
+          UpdateItem: [request, automation],
           // The re-check a decision ends; the run's flight landed.
           DeleteItem: [request, automation],
         },
@@ -151,10 +151,15 @@ export const automationTasks: readonly AutomationTask[] = [
     worker: 'recorder',
     access: {
       table: {
-        actions: ['GetItem', 'PutItem', 'DeleteItem'],
-        // The run (or a group's runs), its end and event; a view-on-page run that ends lands its flight
-        // (lib/runs/automation-quotas.ts).
-        leadingKeys: { GetItem: [request], PutItem: [request, outbox], DeleteItem: [automation] },
+        actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        // The run (or a group's runs), its end and event; a view-on-page run that ends lands its flight: the
+        // flight read, then deleted with the count in flight lowered (lib/runs/automation-quotas.ts).
+        leadingKeys: {
+          GetItem: [request, automation],
+          PutItem: [request, outbox],
+          UpdateItem: [automation],
+          DeleteItem: [automation],
+        },
       },
     },
   },
@@ -164,14 +169,15 @@ export const automationTasks: readonly AutomationTask[] = [
     worker: 'recorder',
     access: {
       table: {
-        actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'],
+        actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
         leadingKeys: {
-          // The batch, each run still going; its runs at once.
-          GetItem: [request, batch],
+          // The batch, each run still going, its flight; its runs at once.
+          GetItem: [request, batch, automation],
           BatchGetItem: [request],
           // The runs it fails and the batch it closes, with their events.
           PutItem: [request, batch, outbox],
-          // The finished batch lands its flight (lib/runs/automation-quotas.ts).
+          // The finished batch lands its flight: deleted, the count in flight lowered (lib/runs/automation-quotas.ts).
+          UpdateItem: [automation],
           DeleteItem: [automation],
         },
       },
@@ -217,11 +223,12 @@ export const recheckTasks: readonly RecheckTask[] = [
           GetItem: [anyClient, payerEndpoint],
           // The payer's portal accounts.
           BatchGetItem: [portalAccount],
-          // The client's flights.
+          // The client's live flights, when a refused admission recounts them.
           Query: [automation],
           // The runs, the batch, the flight; the re-checks of requests it could not start.
           PutItem: [request, batch, automation],
-          // The hour's and day's run counts live in the client's own partition (lib/entities/storage-usage.ts).
+          // The count in flight; the hour's and day's run counts, which live in the client's own partition
+          // (lib/entities/storage-usage.ts).
           UpdateItem: [anyClient],
           // A flight taken back when the execution could not start.
           DeleteItem: [automation],

@@ -79,6 +79,16 @@ const NO_ACCOUNT_REASONS = {
 } as const;
 export type NoAccountReason = keyof typeof NO_ACCOUNT_REASONS;
 
+/**
+ * Why a request of a check-auth-status batch was not started, as a `partial` batch answers it (docs/rpa.md):
+ * no channel could be chosen for it (the NoAccountReason), or there is no such request (the outcome's name).
+ */
+export const BATCH_REFUSAL_REASONS = [
+  ...(Object.keys(NO_ACCOUNT_REASONS) as NoAccountReason[]),
+  'request_not_found',
+] as const;
+export type BatchRefusalReason = (typeof BATCH_REFUSAL_REASONS)[number];
+
 /** A request that cannot be automated as it stands: no account can be chosen for it. */
 export class NoPortalAccount extends Unprocessable {
   constructor(

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { RecheckThrough } from '#lib/entities/recheck';
 import type { StoredRequest } from '#lib/entities/request';
 import type { BatchItem, RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { Invalid } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
 import { accountFor, type ChannelChoice, chooseEach } from './channel-choice.ts';
-import { RequestsNotFound } from './errors.ts';
+import { type BatchRefusalReason, NoPortalAccount, RequestsNotAutomatable, RequestsNotFound } from './errors.ts';
 import { changeBatch, changeRun, withStep } from './run-changes.ts';
 import { existingRequest, type RunStartContext } from './run-context.ts';
 import { MAX_BATCH_ITEMS } from './run-limits.ts';
@@ -13,8 +14,9 @@ import { isTerminal } from './run-store.ts';
 import { TIMEOUTS } from './state-machines.ts';
 
 /*
- * Starting the automation: a view-on-page run, or a check-auth-status batch of runs. Each run's portal
- * account is chosen here, the client's automation quota admits it, then the execution starts.
+ * Starting the automation: a view-on-page run, or a check-auth-status batch of runs. Each run's channel
+ * (portal account or payer connection) is chosen here, the client's automation quota admits it, then the
+ * execution starts. A batch is all or nothing unless its body says `partial` (re-checks always do).
  */
 
 /** What a start's body says: on whose behalf, and optionally which portal account. */
@@ -139,26 +141,76 @@ export async function startViewOnPage(
   return started ?? { ...run, executionArn };
 }
 
-/** The batch's runs, queued, each with the account chosen for its request; the batch itself. */
+/** A batch's body: on whose behalf, its requests, and what to do with a request that cannot be started. */
+export interface BatchBody extends StartBody {
+  requestExternalIds: readonly string[];
+  /** Start the requests that can be started and answer the others refused; else one refusal refuses the batch. */
+  partial?: boolean | undefined;
+  /** A re-check's: the account or connection of the run that read the status, kept while usable (channel-choice.ts). */
+  through?: RecheckThrough | undefined;
+}
+
+/** A request a batch did not start, and why. */
+export interface RefusedRequest {
+  requestExternalId: string;
+  reason: BatchRefusalReason;
+}
+
+/** A started batch, and the requests it left out (only ever some with `partial`). */
+export interface StartedBatch {
+  batch: RpaBatchRecord;
+  refused: RefusedRequest[];
+}
+
+/**
+ * The requests to start, with their channels, and those refused. All or nothing without `partial`; with it,
+ * nothing startable is answered as without it (404 for unknown requests first, then 422), so the flag never
+ * turns a refusal into an empty batch.
+ */
+function startableOrRefused(
+  requested: readonly string[],
+  missing: readonly string[],
+  choices: ReadonlyMap<string, ChannelChoice | NoPortalAccount>,
+  partial: boolean,
+) {
+  const unautomatable = [...choices.values()].filter((choice) => choice instanceof NoPortalAccount);
+  const startable = requested.flatMap((externalId) => {
+    const choice = choices.get(externalId);
+    return choice && !(choice instanceof NoPortalAccount) ? [{ externalId, choice }] : [];
+  });
+  if (!partial || startable.length === 0) {
+    if (missing.length > 0) throw new RequestsNotFound([...missing]);
+    if (unautomatable.length > 0) throw new RequestsNotAutomatable(unautomatable);
+  }
+  const refused = requested.flatMap((requestExternalId): RefusedRequest[] => {
+    const choice = choices.get(requestExternalId);
+    if (choice === undefined) return [{ requestExternalId, reason: 'request_not_found' }];
+    return choice instanceof NoPortalAccount ? [{ requestExternalId, reason: choice.reason }] : [];
+  });
+  return { startable, refused };
+}
+
+/** The batch's runs, queued, each with the channel chosen for its request; the batch itself; the refused. */
 async function queuedBatch(
   ctx: RunStartContext,
   scope: Scope,
-  { clientUserId, portalAccountExternalId, requestExternalIds }: StartBody & { requestExternalIds: readonly string[] },
-): Promise<{ batch: RpaBatchRecord; queued: RpaRunRecord[] }> {
+  body: BatchBody,
+): Promise<{ batch: RpaBatchRecord; queued: RpaRunRecord[]; refused: RefusedRequest[] }> {
   const { clientId } = scope;
+  const { clientUserId, requestExternalIds } = body;
   const user = await clientUserInScope(ctx.tenants, scope, clientUserId);
   const found = await Promise.all(requestExternalIds.map((externalId) => ctx.requests.get(clientId, externalId)));
   const missing = requestExternalIds.filter((_, i) => !found[i]);
-  if (missing.length > 0) throw new RequestsNotFound(missing);
-  const chosen = await chooseEach(ctx, user.organizationId, found as StoredRequest[], portalAccountExternalId);
+  // Without `partial` an unknown request refuses the batch before any account is read.
+  if (missing.length > 0 && !body.partial) throw new RequestsNotFound(missing);
+  const present = found.filter((request): request is StoredRequest => request !== undefined);
+  const chosen = await chooseEach(ctx, user.organizationId, present, body);
+  const choices = new Map(present.map((request, i) => [request.externalId, chosen[i]!]));
+  const { startable, refused } = startableOrRefused(requestExternalIds, missing, choices, body.partial === true);
   const batchId = randomUUID();
   const { organizationId } = user;
-  const queued = requestExternalIds.map((externalId, i) =>
-    queuedRun(
-      ctx,
-      { clientId, externalId, kind: 'check-auth-status', batchId, clientUserId, organizationId },
-      chosen[i]!,
-    ),
+  const queued = startable.map(({ externalId, choice }) =>
+    queuedRun(ctx, { clientId, externalId, kind: 'check-auth-status', batchId, clientUserId, organizationId }, choice),
   );
   const items: BatchItem[] = queued.map((run) => ({ requestExternalId: run.externalId, runId: run.runId }));
   const at = ctx.now().toISOString();
@@ -173,21 +225,17 @@ async function queuedBatch(
     createdAt: at,
     updatedAt: at,
   };
-  return { batch, queued };
+  return { batch, queued, refused };
 }
 
-/** Queues one run per request and starts the batch's execution; the batch. */
-export async function startCheckAuthStatus(
-  ctx: RunStartContext,
-  scope: Scope,
-  body: StartBody & { requestExternalIds: readonly string[] },
-): Promise<RpaBatchRecord> {
+/** Queues one run per request it can start and starts the batch's execution; the batch, and the refused. */
+export async function startCheckAuthStatus(ctx: RunStartContext, scope: Scope, body: BatchBody): Promise<StartedBatch> {
   const { clientId } = scope;
   const count = new Set(body.requestExternalIds).size;
   if (count === 0 || count > MAX_BATCH_ITEMS || count !== body.requestExternalIds.length) {
     throw new Invalid(`A batch checks 1 to ${MAX_BATCH_ITEMS} distinct requests.`, { field: 'requestExternalIds' });
   }
-  const { batch, queued } = await queuedBatch(ctx, scope, body);
+  const { batch, queued, refused } = await queuedBatch(ctx, scope, body);
   const { batchId } = batch;
   const admitted = await ctx.quotas.admit(clientId, batchId, queued.length, TIMEOUTS.checkAuthStatus);
   await ctx.runs.createBatch(batch);
@@ -212,5 +260,5 @@ export async function startCheckAuthStatus(
   }
   // The execution may already have finished the batch: set the ARN on whatever version is current.
   const started = await changeBatch(ctx.runs, clientId, batchId, (current) => ({ ...current, executionArn }), ctx.now);
-  return started ?? { ...batch, executionArn };
+  return { batch: started ?? { ...batch, executionArn }, refused };
 }

@@ -7,7 +7,7 @@ import {
   type ScraperAccessDependencies,
 } from './run-context.ts';
 import { batchProgress, getRun } from './run-reads.ts';
-import { type StartBody, startCheckAuthStatus, startViewOnPage } from './run-start.ts';
+import { type BatchBody, type StartBody, startCheckAuthStatus, startViewOnPage } from './run-start.ts';
 import { issueAccessToken, session, verifyAccessToken } from './scraper-access.ts';
 import type { ScraperClaims } from './scraper-token.ts';
 
@@ -56,7 +56,6 @@ export const runStartService = (deps: RunStartDependencies) => {
   return {
     startViewOnPage: (scope: Scope, externalId: string, body: StartBody) =>
       startViewOnPage(ctx, scope, externalId, body),
-    startCheckAuthStatus: (scope: Scope, body: StartBody & { requestExternalIds: readonly string[] }) =>
-      startCheckAuthStatus(ctx, scope, body),
+    startCheckAuthStatus: (scope: Scope, body: BatchBody) => startCheckAuthStatus(ctx, scope, body),
   };
 };

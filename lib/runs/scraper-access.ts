@@ -64,7 +64,8 @@ async function sessionRunOf(ctx: ScraperAccessContext, run: RpaRunRecord): Promi
 /**
  * What a token holder sees: the request's authorization with its latest changes, and its latest
  * runs with short-lived screenshot URLs. A token issued to an organization-restricted key shows
- * only its organization's runs among them; the history is the request's, so it shows all of it.
+ * only its organization's runs among them; the history is the request's, so it shows all of it, but
+ * names other organizations' runs without their ids.
  */
 export async function session(ctx: ScraperAccessContext, claims: ScraperClaims): Promise<ScraperSession> {
   const request = await existingRequest(ctx, claims.clientId, claims.requestExternalId);
@@ -80,7 +81,7 @@ export async function session(ctx: ScraperAccessContext, claims: ScraperClaims):
     clientUserId: claims.clientUserId,
     tokenExpiresAt: claims.expiresAt,
     authorization: authorizationView(request.authorization),
-    authorizationHistory: changes.entries.map(historyEntryOf),
+    authorizationHistory: changes.entries.map((entry) => historyEntryOf(entry, scope)),
     runs: await Promise.all(
       latest.filter((run) => reaches(scope, run.organizationId)).map((run) => sessionRunOf(ctx, run)),
     ),

@@ -26,47 +26,58 @@ export interface Counter {
 }
 
 /**
- * Adds `amount` (negative: takes it off) to a counter in one UpdateItem, created on first use. The
+ * The UpdateItem that adds `amount` (negative: takes it off) to a counter, created on first use. The
  * condition is the quota: DynamoDB conditions cannot add, so "count + amount ≤ quota" is sent as
- * "count ≤ quota − amount"; a release is "count ≥ amount", so a count never goes below zero.
+ * "count ≤ quota − amount"; a release is "count ≥ amount", so a count never goes below zero. Sent
+ * alone here, or as an item of a transaction (the automation's runs in flight).
  */
-const change = ({ key, entity, count, ids }: Counter, amount: number, condition: string, bound: number, at: string) =>
-  conditionalUpdate({
-    Key: key,
-    UpdateExpression:
-      'SET #entity = :entity, #createdAt = if_not_exists(#createdAt, :at), #updatedAt = :at' +
-      Object.keys(ids)
-        .map((field) => `, #${field} = :${field}`)
-        .join('') +
-      ' ADD #count :amount, #version :one',
-    ConditionExpression: condition,
-    ExpressionAttributeNames: {
-      '#entity': 'entity',
-      '#createdAt': 'createdAt',
-      '#updatedAt': 'updatedAt',
-      '#count': count,
-      '#version': 'version',
-      ...Object.fromEntries(Object.keys(ids).map((field) => [`#${field}`, field])),
-    },
-    ExpressionAttributeValues: {
-      ':entity': entity,
-      ':at': at,
-      ':amount': amount,
-      ':one': 1,
-      ':bound': bound,
-      ...Object.fromEntries(Object.entries(ids).map(([field, value]) => [`:${field}`, value])),
-    },
-  }).then(() => true, refusedAsFalse);
+export const counterChange = (
+  { key, entity, count, ids }: Counter,
+  amount: number,
+  condition: string,
+  bound: number,
+  at: string,
+) => ({
+  Key: key,
+  UpdateExpression:
+    'SET #entity = :entity, #createdAt = if_not_exists(#createdAt, :at), #updatedAt = :at' +
+    Object.keys(ids)
+      .map((field) => `, #${field} = :${field}`)
+      .join('') +
+    ' ADD #count :amount, #version :one',
+  ConditionExpression: condition,
+  ExpressionAttributeNames: {
+    '#entity': 'entity',
+    '#createdAt': 'createdAt',
+    '#updatedAt': 'updatedAt',
+    '#count': count,
+    '#version': 'version',
+    ...Object.fromEntries(Object.keys(ids).map((field) => [`#${field}`, field])),
+  },
+  ExpressionAttributeValues: {
+    ':entity': entity,
+    ':at': at,
+    ':amount': amount,
+    ':one': 1,
+    ':bound': bound,
+    ...Object.fromEntries(Object.entries(ids).map(([field, value]) => [`:${field}`, value])),
+  },
+});
+
+/** Conditions of `counterChange`: under the quota, or not below zero. */
+export const UNDER_QUOTA = 'attribute_not_exists(#count) OR #count <= :bound';
+export const NOT_BELOW_ZERO = '#count >= :bound';
+
+const change = (counter: Counter, amount: number, condition: string, bound: number, at: string) =>
+  conditionalUpdate(counterChange(counter, amount, condition, bound, at)).then(() => true, refusedAsFalse);
 
 /** Counts `amount` more unless that would pass `quota`; false then. */
 export const reserve = (counter: Counter, amount: number, quota: number, at: string) =>
-  quota - amount < 0
-    ? Promise.resolve(false)
-    : change(counter, amount, 'attribute_not_exists(#count) OR #count <= :bound', quota - amount, at);
+  quota - amount < 0 ? Promise.resolve(false) : change(counter, amount, UNDER_QUOTA, quota - amount, at);
 
 /** Takes `amount` off, never below zero; false when the count was lower. */
 export const release = (counter: Counter, amount: number, at: string) =>
-  change(counter, -amount, '#count >= :bound', amount, at);
+  change(counter, -amount, NOT_BELOW_ZERO, amount, at);
 
 const bytesCounter = (clientId: string): Counter => ({
   key: attachmentBytesUsageEntity.key({ clientId }),

@@ -118,6 +118,26 @@ const getApiKeyById = async (clientId: string, keyId: string): Promise<ApiKeyRec
   return item ? apiKeyEntity.fromItem(item) : undefined;
 };
 
+/** The client directory (gsi1 `CLIENTS`), every page, in client-id order: the ids only. */
+async function* clientIds(): AsyncGenerator<string> {
+  let after: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: GSI1.name,
+        KeyConditionExpression: '#pk = :clients',
+        ExpressionAttributeNames: { '#pk': GSI1.partition, '#clientId': 'clientId' },
+        ExpressionAttributeValues: { ':clients': clientEntity.keys.gsi1pk.render({}) },
+        ProjectionExpression: '#clientId',
+        ...(after ? { ExclusiveStartKey: after } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) yield item.clientId as string;
+    after = page.LastEvaluatedKey;
+  } while (after);
+}
+
 const put = (item: Record<string, unknown>) => dynamo.send(new PutCommand({ TableName: tableName(), Item: item }));
 
 export const dynamoTenantStore: TenantStore = {
@@ -137,6 +157,7 @@ export const dynamoTenantStore: TenantStore = {
     // A projection of an item without those attributes is `{}`, of no item none: clientId is always there.
     return Item?.clientId ? clientEntity.fromItem(Item) : undefined;
   },
+  clientIds,
   getUsageIdentifierKey: async (clientId) => {
     const { Item } = await dynamo.send(
       new GetCommand({

@@ -13,6 +13,8 @@ import type {
 export interface TenantStore {
   putClient(client: ClientRecord): Promise<void>;
   getClient(clientId: string): Promise<ClientRecord | undefined>;
+  /** Every client's id, offboarded ones included (the client directory: an operator's read, never an API route's). */
+  clientIds(): AsyncIterable<string>;
   /**
    * The client without its usageIdentifierKey (a projection: the automation's functions may read no more of a
    * client's partition); undefined when there is no such client.

@@ -5,12 +5,16 @@ import { newDelivery } from './delivery-records.ts';
 
 /* An event's fan-out: the client's subscriptions that receive it, one recorded delivery each. */
 
-/** Whether `webhook` receives `event`: its own test, or a type it lists of an organization it may see. */
+/**
+ * Whether `webhook` receives `event`: its own test, or a type it lists of an organization it may see,
+ * that happened since it was created (a replayed event never reaches a subscription made after it).
+ */
 const receives = (webhook: StoredWebhook, event: ServiceEvent): boolean => {
   if (event.type === 'webhook.test') {
     return (event as ServiceEvent<'webhook.test'>).data.webhookId === webhook.webhookId;
   }
   if (webhook.status === 'disabled' || !(webhook.events as string[]).includes(event.type)) return false;
+  if (event.occurredAt < webhook.createdAt) return false;
   return (
     webhook.organizationId === null ||
     event.organizationId === undefined ||

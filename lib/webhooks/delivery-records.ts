@@ -1,4 +1,4 @@
-import { payloadOf, type ServiceEvent } from '#lib/entities/service-event';
+import { type EventData, payloadOf, type ServiceEvent } from '#lib/entities/service-event';
 import type {
   DeliveryAttempt,
   DeliveryTrigger,
@@ -45,10 +45,24 @@ export const deliveryIdOf = (eventId: string): string => {
 const plus = (at: Date, ms: number) => new Date(at.getTime() + ms).toISOString();
 const expirationOf = (at: Date) => Math.floor(at.getTime() / 1000) + DELIVERY_RETENTION_DAYS * 24 * 60 * 60;
 
+/**
+ * What `webhook` receives of `event`: its payload, where a subscription restricted to one organization is
+ * not shown the id of another organization's run (as the authorization history does not show it to such a
+ * key: docs/events.md). An event that does not say its run's organization shows its run to unrestricted
+ * subscriptions only.
+ */
+export const webhookPayloadOf = (event: ServiceEvent, webhook: Pick<StoredWebhook, 'organizationId'>) => {
+  const payload = payloadOf(event);
+  if (event.type !== 'authorization.status_changed' || webhook.organizationId === null) return payload;
+  const data = payload.data as EventData['authorization.status_changed'];
+  if (data.runId === null || event.runOrganizationId === webhook.organizationId) return payload;
+  return { ...payload, data: { ...data, runId: null } };
+};
+
 /** A new pending delivery of `event` to `webhook`, due now. */
 export const newDelivery = (
   event: ServiceEvent,
-  webhook: Pick<StoredWebhook, 'clientId' | 'webhookId'>,
+  webhook: Pick<StoredWebhook, 'clientId' | 'webhookId' | 'organizationId'>,
   trigger: DeliveryTrigger,
   now: Date,
 ): StoredDelivery => ({
@@ -57,7 +71,7 @@ export const newDelivery = (
   deliveryId: deliveryIdOf(event.id),
   eventId: event.id,
   eventType: event.type,
-  payload: JSON.stringify(payloadOf(event)),
+  payload: JSON.stringify(webhookPayloadOf(event, webhook)),
   trigger,
   status: 'pending',
   attempts: 0,

@@ -1,11 +1,16 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalPut } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
+import { queryShardsInOrder } from '#lib/aws/sharded-query';
 import { VersionConflict } from '#lib/concurrency';
 import { tableName } from '#lib/config/resources';
-import { webhookDeliveryEntity, webhookEntity, webhooksUsageEntity } from '#lib/entities/webhook';
+import {
+  dueDeliveryPartitions,
+  webhookDeliveryEntity,
+  webhookEntity,
+  webhooksUsageEntity,
+} from '#lib/entities/webhook';
 import { LimitReached } from '#lib/errors';
-import { GSI1 } from '#lib/table';
 import type { WebhookStore } from './webhook-store.ts';
 
 /** The reasons DynamoDB gives, one per item, when it cancels a transaction. */
@@ -156,20 +161,9 @@ export const dynamoWebhookStore: WebhookStore = {
   },
 
   dueDeliveries: async (now, limit) => {
-    const { Items } = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: GSI1.name,
-        KeyConditionExpression: `${GSI1.partition} = :pending AND ${GSI1.sort} < :until`,
-        ExpressionAttributeValues: {
-          ':pending': webhookDeliveryEntity.keys.gsi1pk.render({ status: 'pending' }),
-          // Every key due at `now` sorts before it: `<scheduledAt>#…` < `<now>~`.
-          ':until': `${now}~`,
-        },
-        Limit: limit,
-      }),
-    );
-    return (Items ?? []).filter(webhookDeliveryEntity.matches).map((item) => {
+    // Every key due at `now` sorts before `<now>~`: `<scheduledAt>#…`.
+    const items = await queryShardsInOrder({ partitions: dueDeliveryPartitions, limit, below: `${now}~` });
+    return items.filter(webhookDeliveryEntity.matches).map((item) => {
       const { clientId, webhookId, deliveryId } = webhookDeliveryEntity.fromItem(item);
       return { clientId, webhookId, deliveryId };
     });

@@ -398,6 +398,25 @@ describe('alarms', () => {
     }
   });
 
+  it("names the replay runbook in the pipe's dead-letter alarm: a heading of docs/events.md and the admin command", () => {
+    const description = alarmNamed('ServiceReview-prod-OutboxPipe-dead-letters')?.AlarmDescription as string;
+    const [, file, anchor] = /Runbook: (docs\/[\w-]+\.md)#([\w-]+)/.exec(description) ?? [];
+    expect(file).toBe('docs/events.md');
+    // GitHub's anchor of a heading: lower case, spaces as dashes.
+    const headings = readFileSync(join(process.cwd(), file!), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('#'))
+      .map((line) =>
+        line
+          .replace(/^#+\s*/, '')
+          .toLowerCase()
+          .replace(/\s+/g, '-'),
+      );
+    expect(headings).toContain(anchor);
+    expect(description).toContain('npm run -s admin -- replay-events --since');
+    expect(description.length).toBeLessThanOrEqual(1024);
+  });
+
   it('alarm when a subscription is marked failing or disabled (the metric the delivery code emits)', () => {
     for (const status of ['failing', 'disabled']) {
       expect(alarmNamed(`ServiceReview-prod-webhook-${status}`), status).toMatchObject({

@@ -208,9 +208,9 @@ describe('least privilege', () => {
     const expected: Record<string, string[]> = {
       FillPortalForm: [
         `dynamodb:DeleteItem ${FLIGHTS},${PACC}`,
-        `dynamodb:GetItem ${PACC},${REQ}`,
+        `dynamodb:GetItem ${FLIGHTS},${PACC},${REQ}`,
         `dynamodb:PutItem ${EVENT},${PACC},${REQ}`,
-        `dynamodb:UpdateItem ${PACC}`,
+        `dynamodb:UpdateItem ${FLIGHTS},${PACC}`,
       ],
       CheckPortalStatus: [
         `dynamodb:BatchGetItem ${REQ}`,
@@ -222,14 +222,16 @@ describe('least privilege', () => {
       ],
       RecordRunFailure: [
         `dynamodb:DeleteItem ${FLIGHTS}`,
-        `dynamodb:GetItem ${REQ}`,
+        `dynamodb:GetItem ${FLIGHTS},${REQ}`,
         `dynamodb:PutItem ${EVENT},${REQ}`,
+        `dynamodb:UpdateItem ${FLIGHTS}`,
       ],
       FinishBatch: [
         `dynamodb:BatchGetItem ${REQ}`,
         `dynamodb:DeleteItem ${FLIGHTS}`,
-        `dynamodb:GetItem ${REQ},${BATCH}`,
+        `dynamodb:GetItem ${FLIGHTS},${REQ},${BATCH}`,
         `dynamodb:PutItem ${EVENT},${REQ},${BATCH}`,
+        `dynamodb:UpdateItem ${FLIGHTS}`,
       ],
       RecordExecutionEnded: [
         `dynamodb:BatchGetItem ${REQ}`,
@@ -238,11 +240,11 @@ describe('least privilege', () => {
       ],
       SubmitPasClaim: [
         `dynamodb:DeleteItem ${FLIGHTS},${REQ}`,
-        `dynamodb:GetItem ${PCONN},${REQ},${PAYER}`,
+        `dynamodb:GetItem ${FLIGHTS},${PCONN},${REQ},${PAYER}`,
         'dynamodb:GetItem settings',
         `dynamodb:PutItem ${EVENT},${PCONN},${REQ}`,
         `dynamodb:Query ${REQ}`,
-        `dynamodb:UpdateItem ${REQ}`,
+        `dynamodb:UpdateItem ${FLIGHTS},${REQ}`,
       ],
       CheckPayerStatus: [
         `dynamodb:BatchGetItem ${REQ}`,

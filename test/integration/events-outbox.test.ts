@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { VersionConflict } from '#lib/concurrency';
+import { changedByRun } from '#lib/entities/authorization-history';
 import type { Authorization } from '#lib/entities/request';
 import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import type { ServiceEvent } from '#lib/entities/service-event';
@@ -12,6 +13,7 @@ import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
 import { closeBatch } from '#lib/runs/run-changes';
 import { finisherOf, runRecorder } from '#lib/runs/run-recorder';
+import { shardOf } from '#lib/table-shards';
 import { newTenant } from '#test/support/api';
 import { historyItemsOf, outboxEventsOf, outboxItem, outboxItemsOf, webhookBodyErrors } from './events-support.ts';
 import { newRequest, storedRun } from './rpa-support.ts';
@@ -46,7 +48,8 @@ describe('an authorization that changes', () => {
     const first = at();
     const before = await outboxEventsOf(tenant.clientId);
 
-    expect(await setAuthorization(dynamoRequestStore, ref, approved(first), { kind: 'run', runId }, first)).toBe(true);
+    const changedBy = changedByRun({ runId, organizationId: tenant.organizationId });
+    expect(await setAuthorization(dynamoRequestStore, ref, approved(first), changedBy, first)).toBe(true);
     const request = await dynamoRequestStore.get(tenant.clientId, externalId);
     expect(request).toMatchObject({ authorization: approved(first), version: 2, updatedAt: first });
 
@@ -57,7 +60,7 @@ describe('an authorization that changes', () => {
       changedAt: first,
       previous: NOT_SUBMITTED,
       current: decision(approved(first)),
-      changedBy: { kind: 'run', runId },
+      changedBy: { kind: 'run', runId, organizationId: tenant.organizationId },
     });
     expect(entry!.sk).toBe(`AUTHZ#${first}#${entry!.changeId}`);
 
@@ -67,6 +70,7 @@ describe('an authorization that changes', () => {
         id: expect.stringMatching(new RegExp(EVENT_ID_PATTERN)),
         type: 'authorization.status_changed',
         clientId: tenant.clientId,
+        runOrganizationId: tenant.organizationId,
         occurredAt: first,
         data: {
           requestExternalId: externalId,
@@ -82,6 +86,9 @@ describe('an authorization that changes', () => {
     expect(item).toMatchObject({
       pk: `CLIENT#${tenant.clientId}#EVENT#${events[0]!.id}`,
       sk: 'OUTBOX',
+      // The client's events by time, for its whole life (replay-events: docs/events.md).
+      gsi2pk: `CLIENT#${tenant.clientId}#EVENTS`,
+      gsi2sk: `${first}#${events[0]!.id}`,
       type: 'authorization.status_changed',
       expiration: Math.floor(Date.parse(first) / 1000) + OUTBOX_RETENTION_SECONDS,
     });
@@ -384,5 +391,40 @@ describe("the test stack's relay", () => {
     // Ids only: not the request's id, nor the decision.
     expect(lines[0]).not.toContain(externalId);
     expect(lines[0]).not.toContain('AUTH-1');
+  });
+
+  it("spreads one client's events over the shards, and hands every one over, oldest first", async () => {
+    const busy = await newTenant('events-sharded');
+    const externalId = await newRequest(busy.apiKey);
+    const ref = { clientId: busy.clientId, externalId };
+    // One event per change: a new authorization number each time, a millisecond apart at least.
+    for (let n = 1; n <= 40; n++) {
+      const when = at(n);
+      await setAuthorization(
+        dynamoRequestStore,
+        ref,
+        approved(when, `AUTH-${n}`),
+        { kind: 'api', requestId: 'r' },
+        when,
+      );
+    }
+    const items = await outboxItemsOf(busy.clientId);
+    expect(items).toHaveLength(40);
+    for (const item of items) expect(item.shard).toBe(shardOf(busy.clientId, String(item.eventId)));
+    // 40 events of one client over 8 shards reach fewer than 5 of them about once in a billion.
+    expect(new Set(items.map((item) => item.shard)).size).toBeGreaterThanOrEqual(5);
+
+    const deadline = Date.now() + 20_000;
+    let relayed = 0;
+    while (relayed < 40 && Date.now() < deadline) {
+      await sleep(100);
+      relayed = (await outboxItemsOf(busy.clientId)).filter((item) => item.relayedAt !== undefined).length;
+    }
+    expect(relayed).toBe(40);
+    const output = readFileSync(inject('stackOutputFile'), 'utf8').split('\n');
+    const handedOver = output
+      .filter((line) => line.includes('"message":"Event relayed"') && line.includes(`"clientId":"${busy.clientId}"`))
+      .map((line) => JSON.parse(line).eventId);
+    expect(handedOver).toEqual(items.map((item) => item.eventId));
   });
 });

@@ -1,10 +1,16 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { dynamo } from '#lib/aws/dynamodb';
 import { transactWrite } from '#lib/aws/transactions';
+import { tableName } from '#lib/config/resources';
+import { outboxEntity, outboxPendingPartitions } from '#lib/entities/outbox';
 import type { ServiceEvent } from '#lib/entities/service-event';
 import { dynamoOutboxStore, outboxPutsOf } from '#lib/events/dynamo-outbox-store';
 import type { EventDelivery } from '#lib/events/event-delivery';
 import { newEvent } from '#lib/events/events';
+import { outboxItemOf } from '#lib/events/outbox';
 import { type OutboxRelay, startOutboxRelay } from '#lib/events/relay';
+import { shardOf } from '#lib/table-shards';
 import { dropTable, ensureTable } from '#local/table';
 import { outboxItem } from './events-support.ts';
 
@@ -35,17 +41,22 @@ afterEach(async () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let clock = Date.parse('2026-03-01T00:00:00.000Z');
 
-/** `n` events, a second apart, written to the outbox as the stores write them. */
-const written = async (n: number, clientId = 'client-relay') => {
-  const events = Array.from({ length: n }, (_, i) => {
+/** `n` events, a second apart, of `clients` clients in turn. */
+const eventsOf = (n: number, clients = ['client-relay']) =>
+  Array.from({ length: n }, (_, i) => {
     clock += 1000;
-    return newEvent('automation.batch_finished', clientId, new Date(clock).toISOString(), {
+    return newEvent('automation.batch_finished', clients[i % clients.length]!, new Date(clock).toISOString(), {
       batchId: crypto.randomUUID(),
       total: i + 1,
       counts: { succeeded: i + 1, failed: 0 },
     });
   });
-  await transactWrite(outboxPutsOf(events));
+
+/** `n` events, a second apart, written to the outbox as the stores write them. */
+const written = async (n: number, clients?: string[]) => {
+  const events = eventsOf(n, clients);
+  // A transaction holds at most 100 items.
+  for (let i = 0; i < events.length; i += 100) await transactWrite(outboxPutsOf(events.slice(i, i + 100)));
   return events;
 };
 
@@ -56,7 +67,8 @@ const recording = (behaviour: (event: ServiceEvent, attempt: number) => Promise<
     deliver: async (event) => {
       const item = await outboxItem(event);
       const attempt = attempts.filter((seen) => seen.id === event.id).length + 1;
-      const entry = { id: event.id, pendingDuringHandOff: item?.gsi1pk === 'OUTBOX#PENDING', ok: false };
+      const pendingDuringHandOff = outboxPendingPartitions.includes(String(item?.gsi1pk));
+      const entry = { id: event.id, pendingDuringHandOff, ok: false };
       attempts.push(entry);
       await behaviour(event, attempt);
       entry.ok = true;
@@ -143,7 +155,44 @@ describe('the outbox relay', () => {
     const [after] = await written(1);
     await sleep(200);
     expect(delivered()).toEqual([slow!.id]);
-    expect(await outboxItem(after!)).toMatchObject({ gsi1pk: 'OUTBOX#PENDING' });
+    expect(await outboxItem(after!)).toMatchObject({ gsi1pk: `OUTBOX#PENDING#${shardOf(after!.clientId, after!.id)}` });
+  });
+
+  it('spreads the pending events over the shards, and relays every one, oldest first across them', async () => {
+    const events = await written(60, ['client-a', 'client-b', 'client-c']);
+    const items = await Promise.all(events.map(outboxItem));
+    for (const [i, item] of items.entries()) {
+      const shard = shardOf(events[i]!.clientId, events[i]!.id);
+      expect(item).toMatchObject({ gsi1pk: `OUTBOX#PENDING#${shard}`, shard });
+    }
+    // 60 events over 8 shards reach fewer than 6 of them about 3 times in 100 billion.
+    expect(new Set(items.map((item) => item?.gsi1pk)).size).toBeGreaterThanOrEqual(6);
+    expect(await dynamoOutboxStore.pending(100)).toEqual(events);
+
+    const { delivery, delivered } = recording();
+    // Batches of 7: each one the oldest 7 left, whichever shards hold them.
+    relay(delivery, { batchSize: 7 });
+    await waitFor(() => delivered().length === 60);
+    expect(delivered()).toEqual(events.map((event) => event.id));
+  });
+
+  it('relays the events written before the shards, from their one partition, in order with the others', async () => {
+    const [legacy, ...others] = eventsOf(3);
+    // As the store wrote it before: in the one pending partition, without a shard.
+    const { shard: _, ...item } = { ...outboxEntity.toItem(outboxItemOf(legacy!)), gsi1pk: 'OUTBOX#PENDING' };
+    await dynamo.send(new PutCommand({ TableName: tableName(), Item: item }));
+    await transactWrite(outboxPutsOf(others));
+    expect((await dynamoOutboxStore.pending(10)).map((event) => event.id)).toEqual([
+      legacy!.id,
+      ...others.map((e) => e.id),
+    ]);
+
+    const { delivery, delivered } = recording();
+    relay(delivery);
+    await waitFor(() => delivered().length === 3);
+    expect(delivered()).toEqual([legacy!.id, ...others.map((event) => event.id)]);
+    await waitFor(async () => (await outboxItem(legacy!))?.relayedAt !== undefined);
+    expect(await outboxItem(legacy!)).not.toHaveProperty('gsi1pk');
   });
 
   it('marks an event once: marking a relayed event again changes nothing', async () => {

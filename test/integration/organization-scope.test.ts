@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { changedByRun } from '#lib/entities/authorization-history';
 import { setAuthorization } from '#lib/requests/authorization-changes';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { call, newTenant, uniqueId } from '#test/support/api';
@@ -191,7 +192,7 @@ describe('the automation under an organization-restricted key', () => {
     expect(batch.status).toBe(404);
   });
 
-  it('a scraper session opened by its token shows only its organization’s runs, and the request’s whole history', async () => {
+  it('a scraper session opened by its token shows only its organization’s runs, and the request’s whole history without other organizations’ run ids', async () => {
     // Requests belong to the client, runs to the organization of the user they ran for.
     const externalId = await newRequest(t.apiKey);
     const runA = await storedRun(
@@ -205,10 +206,10 @@ describe('the automation under an organization-restricted key', () => {
     // Each organization's run read a change of the request's authorization.
     const pending = { status: 'pending', number: null, decisionDate: null, lastCheckedAt: runA.createdAt } as const;
     const ref = { clientId: t.clientId, externalId };
-    await setAuthorization(dynamoRequestStore, ref, pending, { kind: 'run', runId: runA.runId }, runA.createdAt);
+    await setAuthorization(dynamoRequestStore, ref, pending, changedByRun(runA), runA.createdAt);
     const at = new Date(Date.parse(runA.createdAt) + 1000).toISOString();
     const denied = { status: 'denied', number: null, decisionDate: '2026-03-01', lastCheckedAt: at } as const;
-    await setAuthorization(dynamoRequestStore, ref, denied, { kind: 'run', runId: runB.runId }, at);
+    await setAuthorization(dynamoRequestStore, ref, denied, changedByRun(runB), at);
     const sessionOf = async (apiKey: string) => {
       const token = await call('POST', rpaOf(externalId), { apiKey, body: { clientUserId: a.clientUserId } });
       expect(token.status, token.text).toBe(200);
@@ -219,13 +220,51 @@ describe('the automation under an organization-restricted key', () => {
       return {
         runs: res.body.runs.map((run: { runId: string }) => run.runId).sort(),
         history: res.body.authorizationHistory.map((entry: { changedBy: { runId: string } }) => entry.changedBy.runId),
+        page: res.text,
       };
     };
-    expect(await sessionOf(a.apiKey)).toEqual({ runs: [runA.runId], history: [runB.runId, runA.runId] });
-    expect(await sessionOf(t.apiKey)).toEqual({
+    const restricted = await sessionOf(a.apiKey);
+    expect({ runs: restricted.runs, history: restricted.history }).toEqual({
+      runs: [runA.runId],
+      history: [null, runA.runId],
+    });
+    expect(restricted.page).not.toContain(runB.runId);
+    const { page: _page, ...unrestricted } = await sessionOf(t.apiKey);
+    expect(unrestricted).toEqual({
       runs: [runA.runId, runB.runId].sort(),
       history: [runB.runId, runA.runId],
     });
+  });
+
+  it('an organization-restricted key reads the request’s history without the ids of other organizations’ runs', async () => {
+    const externalId = await newRequest(t.apiKey);
+    const [runA, runB] = await Promise.all(
+      [a, b].map((org) =>
+        storedRun(
+          { clientId: t.clientId, organizationId: org.organizationId, clientUserId: org.clientUserId },
+          externalId,
+        ),
+      ),
+    );
+    const ref = { clientId: t.clientId, externalId };
+    const base = Date.parse(runA!.createdAt);
+    const at = (seconds: number) => new Date(base + seconds * 1000).toISOString();
+    const state = (status: 'pending' | 'denied' | 'approved', seconds: number) =>
+      ({ status, number: null, decisionDate: null, lastCheckedAt: at(seconds) }) as const;
+    await setAuthorization(dynamoRequestStore, ref, state('pending', 1), changedByRun(runA!), at(1));
+    await setAuthorization(dynamoRequestStore, ref, state('denied', 2), changedByRun(runB!), at(2));
+    // An entry written before runs carried their organization: only unrestricted keys see its run.
+    await setAuthorization(dynamoRequestStore, ref, state('approved', 3), { kind: 'run', runId: runA!.runId }, at(3));
+    const historyOf = async (apiKey: string) => {
+      const res = await call('GET', `/api/external/v1.1/Requests/${externalId}/authorization/history`, { apiKey });
+      expect(res.status, res.text).toBe(200);
+      expect(res.text).not.toContain('organizationId');
+      return res.body.items.map((entry: { changedBy: { kind: string; runId: string | null } }) => entry.changedBy);
+    };
+    const run = (runId: string | null) => ({ kind: 'run', runId });
+    expect(await historyOf(a.apiKey)).toEqual([run(null), run(null), run(runA!.runId)]);
+    expect(await historyOf(b.apiKey)).toEqual([run(null), run(runB!.runId), run(null)]);
+    expect(await historyOf(t.apiKey)).toEqual([run(runA!.runId), run(runB!.runId), run(runA!.runId)]);
   });
 
   it('reads its own organization’s runs, and gets 404 for another’s', async () => {

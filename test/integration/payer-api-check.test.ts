@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
@@ -8,18 +8,22 @@ import { dynamoRecheckStore } from '#lib/rechecks/dynamo-recheck-store';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
 import { startRecheckTimer } from '#local/rechecks';
 import { SANDBOX_MEMBERS, SANDBOX_PAYER_ID, SANDBOX_USERS } from '#local/sandbox-portal/seed';
+import { call } from '#test/support/api';
 import {
   claimsOf,
+  createConnection,
   createPasRequest,
   decideAtPayer,
   historyOf,
   type PayerApiTenant,
   payerApiTenant,
+  registerAtPayer,
   setPayerEndpoint,
   stackPayer,
   submit,
   subscribeToChanges,
 } from '#test/support/payer-api';
+import { PAYER_CONNECTIONS } from '#test/support/payer-connections';
 import {
   createPortalAccount,
   createRequest,
@@ -230,8 +234,10 @@ describe('status checks through the payer’s API', () => {
     const schedule = (await scheduleOf(tenant.clientId, externalId))!;
     expect(schedule).toMatchObject({
       clientUserId: tenant.clientUserId,
-      portalAccountId: tenant.connection.externalId,
+      channel: 'pas',
+      payerConnectionId: tenant.connection.externalId,
     });
+    expect(schedule.portalAccountId).toBeUndefined();
     const number = `PTEST-RECHECK-${Date.now()}`;
     await decide(bundleIdentifier, 'approved', number);
 
@@ -249,5 +255,60 @@ describe('status checks through the payer’s API', () => {
     const run = await recordOf(tenant, externalId, entry!.changedBy.runId);
     expect(run).toMatchObject({ kind: 'check-auth-status', channel: 'pas', outcome: 'status_read', screenshots: [] });
     expect(await scheduleOf(tenant.clientId, externalId)).toBeUndefined();
+  });
+
+  it('keep the connection that read a pended claim over the oldest, also on a schedule written the old way, until it is disabled', async () => {
+    const tenant = await payerApiTenant('pas-check-recheck-kept', { payer, payerId: PAYER_ID });
+    // The organization registered twice at the payer: the rules take the oldest connection, the client named the newer.
+    const jwksUri = tenant.connection.jwksUri as string;
+    const named = (await createConnection(tenant, PAYER_ID, await registerAtPayer(payer, jwksUri)))
+      .externalId as string;
+    const oldest = tenant.connection.externalId as string;
+    const externalId = await createPasRequest(tenant, 'SBX-10003');
+    const res = await submit(tenant, externalId, { payerConnectionExternalId: named });
+    expect(res.status, res.text).toBe(202);
+    expect((await settledRun(tenant, locationOf(res))).authorization.status).toBe('pended');
+    const schedule = (await scheduleOf(tenant.clientId, externalId))!;
+    expect(schedule).toMatchObject({ channel: 'pas', payerConnectionId: named });
+
+    /** Runs the due re-check; the check-auth-status run it started, once ended. */
+    const rechecked = async () => {
+      const [previous] = await dynamoRunStore.latestRuns(tenant.clientId, externalId, 1);
+      await rechecks.runOnce();
+      const [run] = await dynamoRunStore.latestRuns(tenant.clientId, externalId, 1);
+      expect(run!.runId, 'a re-check run was started').not.toBe(previous!.runId);
+      return pollUntil(
+        () => recordOf(tenant, externalId, run!.runId),
+        (current) => current.status === 'succeeded' || current.status === 'failed',
+        { timeoutMs: 60_000, intervalMs: 250 },
+      );
+    };
+    const past = () => new Date(Date.now() - 60_000).toISOString();
+    expect(await dynamoRecheckStore.reschedule(schedule, { checksDone: 0, dueAt: past(), now: past() })).toBe(true);
+    expect(await rechecked()).toMatchObject({ kind: 'check-auth-status', channel: 'pas', payerConnectionId: named });
+
+    // The same schedule as items were written before the channel was kept: the connection's id as portalAccountId.
+    const current = (await scheduleOf(tenant.clientId, externalId))!;
+    const { channel: _channel, payerConnectionId: _id, ...item } = recheckEntity.toItem({ ...current, dueAt: past() });
+    await dynamo.send(new PutCommand({ TableName: tableName(), Item: { ...item, portalAccountId: named } }));
+    expect(await rechecked()).toMatchObject({ channel: 'pas', payerConnectionId: named, outcome: 'status_read' });
+    expect((await getRequest(tenant, externalId)).authorization).toMatchObject({ status: 'pending', channel: 'pas' });
+
+    // Disabled: the rules choose again, the oldest active connection.
+    const disabled = await call('PUT', `${PAYER_CONNECTIONS}/${named}`, {
+      apiKey: tenant.apiKey,
+      body: {
+        clientUserId: tenant.clientUserId,
+        payerId: PAYER_ID,
+        clientId: tenant.payerClientId,
+        status: 'disabled',
+      },
+    });
+    expect(disabled.status, disabled.text).toBe(200);
+    const again = (await scheduleOf(tenant.clientId, externalId))!;
+    expect(
+      await dynamoRecheckStore.reschedule(again, { checksDone: again.checksDone, dueAt: past(), now: past() }),
+    ).toBe(true);
+    expect(await rechecked()).toMatchObject({ channel: 'pas', payerConnectionId: oldest });
   });
 });

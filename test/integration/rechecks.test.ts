@@ -3,20 +3,30 @@ import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
 import { tableName } from '#lib/config/resources';
-import type { ScheduledRecheck } from '#lib/entities/recheck';
+import type { RecheckThrough, ScheduledRecheck } from '#lib/entities/recheck';
 import { recheckEntity } from '#lib/entities/recheck';
+import { uuidv7 } from '#lib/ids';
+import { dynamoPortalAccountStore } from '#lib/portal-accounts/dynamo-portal-account-store';
 import { dynamoRecheckStore } from '#lib/rechecks/dynamo-recheck-store';
 import { MAX_RECHECK_INTERVAL_SECONDS, secondsAfter } from '#lib/rechecks/recheck-policy';
+import { recheckSettingsOf } from '#lib/rechecks/recheck-settings';
+import { setAuthorization } from '#lib/requests/authorization-changes';
+import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
+import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
+import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import { startRecheckTimer } from '#local/rechecks';
 import {
   SANDBOX_DEMO_MEMBERS,
   SANDBOX_MEMBERS,
   SANDBOX_PAYER_ID,
   SANDBOX_SERVICE_FROM_DATE,
+  SANDBOX_USERS,
 } from '#local/sandbox-portal/seed';
 import { call, uniqueId } from '#test/support/api';
+import { captureProcessOutput } from '#test/support/output-capture';
 import {
   automationTenant,
+  createPortalAccount,
   createRequest,
   getRequest,
   locationOf,
@@ -26,6 +36,7 @@ import {
   startBatch,
   type Tenant,
 } from './rpa-end-to-end-support.ts';
+import { batchPath } from './rpa-support.ts';
 import { startReceiver } from './webhook-receiver-support.ts';
 
 /*
@@ -90,8 +101,10 @@ describe('scheduled re-checks', () => {
         checksDone: 0,
         clientUserId: tenant.clientUserId,
         organizationId: tenant.organizationId,
+        channel: 'portal',
         portalAccountId: 'sandbox-front-desk',
       });
+      expect(schedule!.payerConnectionId).toBeUndefined();
       // The stack's RECHECK_EVERY_SECONDS is the default: the first re-check an hour after the read.
       expect(secondsBetween(schedule!.since, schedule!.dueAt)).toBe(HOUR);
     }
@@ -222,5 +235,155 @@ describe('scheduled re-checks', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+/** Another account of the tenant's organization on the sandbox portal, for these payers (the TOTP user's). */
+const anotherAccount = (tenant: Tenant, externalId: string, payerIds: string[]) =>
+  createPortalAccount(tenant, {
+    externalId,
+    payerIds,
+    username: SANDBOX_USERS[1]!.username,
+    password: SANDBOX_USERS[1]!.password,
+    totpSecret: SANDBOX_USERS[1]!.totpSecret,
+  });
+
+const recheckSettings = recheckSettingsOf(dynamoTenantStore);
+
+/**
+ * The request's authorization read undecided by a run through `through`, written as the worker writes a
+ * read (setAuthorization, with the run's re-check context): its re-check is scheduled in that transaction.
+ */
+const readUndecided = async (tenant: Tenant, externalId: string, through: RecheckThrough) => {
+  const at = new Date().toISOString();
+  const status = externalId === 'DEMO-UNKNOWN' ? 'not_found' : 'pending';
+  const next = { status, number: null, decisionDate: null, lastCheckedAt: at, channel: through.channel } as const;
+  const onBehalfOf = { clientUserId: tenant.clientUserId, organizationId: tenant.organizationId, ...through };
+  const ref = { clientId: tenant.clientId, externalId };
+  const changedBy = { kind: 'run' as const, runId: uuidv7() };
+  expect(
+    await setAuthorization(dynamoRequestStore, ref, next, changedBy, at, { settingsOf: recheckSettings, onBehalfOf }),
+  ).toBe(true);
+  return (await scheduleOf(tenant, externalId))!;
+};
+
+/** The request's runs, newest first. */
+const runsOf = (tenant: Tenant, externalId: string) => dynamoRunStore.latestRuns(tenant.clientId, externalId, 10);
+
+const setAccountStatus = async (tenant: Tenant, externalId: string, status: 'active' | 'disabled') => {
+  const account = (await dynamoPortalAccountStore.get(tenant.clientId, externalId))!;
+  await dynamoPortalAccountStore.update({ ...account, status, version: account.version + 1 }, account.version);
+};
+
+describe('a re-check keeps the portal account that read the status', () => {
+  it('runs through the account the client named, for a request without a payer in an organization of several', async () => {
+    const tenant = await automationTenant('rechecks-named');
+    await anotherAccount(tenant, 'sandbox-totp-desk', ['ANOTHER-PAYER']);
+    // No patient.PayerId, several active accounts: only a named account can check it.
+    await createRequest(tenant, 'DEMO-PENDED', memberOf(SANDBOX_DEMO_MEMBERS['DEMO-PENDED']), null);
+    const started = await call('POST', batchPath, {
+      apiKey: tenant.apiKey,
+      body: {
+        clientUserId: tenant.clientUserId,
+        portalAccountExternalId: 'sandbox-totp-desk',
+        requestExternalIds: ['DEMO-PENDED'],
+      },
+    });
+    expect(started.status, started.text).toBe(202);
+    await settledBatch(tenant, locationOf(started));
+    const before = await getRequest(tenant, 'DEMO-PENDED');
+    expect(before.authorization.status).toBe('pending');
+    const schedule = (await scheduleOf(tenant, 'DEMO-PENDED'))!;
+    expect(schedule).toMatchObject({ channel: 'portal', portalAccountId: 'sandbox-totp-desk' });
+
+    await makeDue(schedule);
+    await rechecks.runOnce();
+
+    const [recheck, first] = await runsOf(tenant, 'DEMO-PENDED');
+    expect(first, 'the client’s own run, then the re-check’s').toBeDefined();
+    expect(recheck).toMatchObject({
+      kind: 'check-auth-status',
+      channel: 'portal',
+      portalAccountId: 'sandbox-totp-desk',
+    });
+    expect(recheck!.batchId).not.toBe(first!.batchId);
+    // The re-check reads the portal again in real Chromium, through that account.
+    const after = await pollUntil(
+      () => getRequest(tenant, 'DEMO-PENDED'),
+      (request) => request.authorization.lastCheckedAt > before.authorization.lastCheckedAt,
+      { timeoutMs: 90_000, intervalMs: 500 },
+    );
+    expect(after.authorization.status).toBe('pending');
+    expect(
+      await dynamoRunStore.getRun({ clientId: tenant.clientId, externalId: 'DEMO-PENDED', runId: recheck!.runId }),
+    ).toMatchObject({ status: 'succeeded', outcome: 'status_read' });
+  });
+
+  it('keeps it over the account the rules would choose, and chooses by the rules once it is deleted', async () => {
+    const tenant = await automationTenant('rechecks-deleted');
+    // Both serve the payer; the rules would take the oldest, sandbox-front-desk.
+    await anotherAccount(tenant, 'sandbox-second', [SANDBOX_PAYER_ID]);
+    await createRequest(tenant, 'DEMO-PENDED', memberOf(SANDBOX_DEMO_MEMBERS['DEMO-PENDED']), SANDBOX_PAYER_ID);
+    const schedule = await readUndecided(tenant, 'DEMO-PENDED', {
+      channel: 'portal',
+      portalAccountId: 'sandbox-second',
+    });
+
+    await makeDue(schedule);
+    await rechecks.runOnce();
+    const [kept] = await runsOf(tenant, 'DEMO-PENDED');
+    expect(kept).toMatchObject({ kind: 'check-auth-status', portalAccountId: 'sandbox-second' });
+
+    const deleted = await call('DELETE', '/api/external/v1.1/Portals/accounts/sandbox-second', {
+      apiKey: tenant.apiKey,
+    });
+    expect(deleted.status, deleted.text).toBe(204);
+    await makeDue((await scheduleOf(tenant, 'DEMO-PENDED'))!);
+    await rechecks.runOnce();
+    const [chosen] = await runsOf(tenant, 'DEMO-PENDED');
+    expect(chosen!.runId).not.toBe(kept!.runId);
+    expect(chosen).toMatchObject({ kind: 'check-auth-status', portalAccountId: 'sandbox-front-desk' });
+  });
+
+  it('starts the rest of a group when one request cannot be started, and logs that one with its reason', async () => {
+    const tenant = await automationTenant('rechecks-partial');
+    await anotherAccount(tenant, 'sandbox-second', [SANDBOX_PAYER_ID]);
+    await anotherAccount(tenant, 'sandbox-third', ['ANOTHER-PAYER']);
+    await createRequest(tenant, 'DEMO-PENDED', memberOf(SANDBOX_DEMO_MEMBERS['DEMO-PENDED']), SANDBOX_PAYER_ID);
+    await createRequest(tenant, 'DEMO-UNKNOWN', memberOf(SANDBOX_DEMO_MEMBERS['DEMO-UNKNOWN']), null);
+    // Both read through sandbox-second: one group.
+    const through = { channel: 'portal', portalAccountId: 'sandbox-second' } as const;
+    const pended = await makeDue(await readUndecided(tenant, 'DEMO-PENDED', through));
+    const unknown = await makeDue(await readUndecided(tenant, 'DEMO-UNKNOWN', through));
+    // Disabled: the rules choose again. The pended request's payer is served by sandbox-front-desk; the
+    // other names no payer, and two accounts are active: none can be chosen for it.
+    await setAccountStatus(tenant, 'sandbox-second', 'disabled');
+
+    const output = captureProcessOutput();
+    try {
+      await rechecks.runOnce();
+    } finally {
+      output.restore();
+    }
+
+    const [started] = await runsOf(tenant, 'DEMO-PENDED');
+    expect(started).toMatchObject({ kind: 'check-auth-status', portalAccountId: 'sandbox-front-desk' });
+    expect(await runsOf(tenant, 'DEMO-UNKNOWN')).toEqual([]);
+    const refusals = output
+      .text()
+      .split('\n')
+      .filter((line) => line.includes('"Re-check refused"') && line.includes(tenant.clientId))
+      .map((line) => JSON.parse(line));
+    expect(refusals).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        clientId: tenant.clientId,
+        requestExternalId: 'DEMO-UNKNOWN',
+        reason: 'no_payer_and_several_accounts',
+      }),
+    ]);
+    // Both schedules moved on a step, the refused one as the started one.
+    expect(await scheduleOf(tenant, 'DEMO-PENDED')).toMatchObject({ checksDone: pended.checksDone + 1 });
+    expect(await scheduleOf(tenant, 'DEMO-UNKNOWN')).toMatchObject({ checksDone: unknown.checksDone + 1 });
   });
 });

@@ -1,6 +1,10 @@
+import { setTimeout } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newTenant, uniqueId } from '#test/support/api';
+import { call, expectConforming, newTenant, uniqueId } from '#test/support/api';
+import { startCpuBurner } from '#test/support/cpu-burner';
+import { recordDynamoCalls } from '#test/support/dynamo-recorder';
 import { minimalRequest, validRequest } from '#test/support/fixtures';
+import { startInProcessGateway } from '#test/support/in-process-gateway';
 
 const v1 = '/api/external/v1/Requests';
 const v11 = '/api/external/v1.1/Requests';
@@ -193,6 +197,20 @@ describe('PATCH /v1/Requests/{appointmentId} (merge patch)', () => {
       body,
       headers: { 'content-type': 'application/merge-patch+json', ...headers },
     });
+  /** The same through another gateway (`call` answers through the shared stack's). */
+  const patchAt = async (gatewayUrl: string, id: string, body: unknown) => {
+    const path = `${v1}/${id}`;
+    const response = await fetch(`${gatewayUrl}${path}`, {
+      method: 'PATCH',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    await expectConforming('PATCH', path, response, text);
+    return { status: response.status, headers: response.headers, body: JSON.parse(text) };
+  };
+  /** Bounds the 50 concurrent patches' test: a writer that has not landed by then fails it. */
+  const TRIES_PER_WRITER = 10;
 
   it('merges objects, replaces arrays and deletes with null (RFC 7396)', async () => {
     const id = uniqueId('appt');
@@ -254,32 +272,51 @@ describe('PATCH /v1/Requests/{appointmentId} (merge patch)', () => {
     expect((await patch(id, { quantity: 1 }, { 'if-match': '"1"' })).status).toBe(200);
   });
 
-  it('lets 50 concurrent patches of different members all land: nothing lost, one version per write', async () => {
+  it('lets 50 concurrent patches of different members all land, a 409 sent again after its Retry-After: nothing lost, one version per write', async () => {
     const id = uniqueId('appt');
     // procedures are stored as sent (not validated), so an object of 50 members is a valid request.
     expect((await post({ ...minimalRequest(id), procedures: {} })).status).toBe(201);
+    // The handlers in this process, to count their refused writes (the shared stack's run in another).
+    const gateway = await startInProcessGateway();
+    const recorder = recordDynamoCalls();
     const writers = 50;
-    const results = await Promise.all(
-      Array.from({ length: writers }, (_, i) => patch(id, { procedures: { [`member${i}`]: i } })),
-    );
-    const acknowledged = results.flatMap((res, i) => (res.status === 200 ? [i] : []));
-    // Server-side retries outlast this contention (docs/data-model.md, "Concurrent writes"); a 409 stays
-    // possible only when a write keeps losing for the whole retry budget, so a stray one is tolerated.
-    expect(acknowledged.length, results.map((res) => res.status).join(' ')).toBeGreaterThanOrEqual(writers - 2);
-    for (const res of results) {
-      if (res.status !== 200) {
-        expect(res.status).toBe(409);
-        expect(res.body.detail).toBe('The request is being changed concurrently; retry.');
-      }
+    const tries: number[] = Array(writers).fill(0);
+    const conflicts: number[] = [];
+    const landed: number[] = [];
+    // A client as docs/data-model.md asks: a 409 is sent again after its Retry-After.
+    const write = async (writer: number): Promise<void> => {
+      tries[writer]!++;
+      const res = await patchAt(gateway.baseUrl, id, { procedures: { [`member${writer}`]: writer } });
+      if (res.status === 200) return void landed.push(res.body.version);
+      expect(res.status).toBe(409);
+      expect(res.body.detail).toBe('The request is being changed concurrently; retry.');
+      expect(res.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      conflicts.push(writer);
+      if (tries[writer]! === TRIES_PER_WRITER) return;
+      await setTimeout(Number(res.headers.get('retry-after')) * 1000);
+      return write(writer);
+    };
+    // Every core busy meanwhile, as on a shared CI runner: the back-off must serve a slow store too.
+    const burner = startCpuBurner();
+    try {
+      await Promise.all(Array.from({ length: writers }, (_, writer) => write(writer)));
+    } finally {
+      await burner.stop();
+      recorder.stop();
+      await gateway.close();
     }
-    const versions = acknowledged.map((i) => results[i]!.body.version).sort((a, b) => a - b);
-    expect(versions).toEqual(acknowledged.map((_, k) => k + 2));
 
+    expect(landed.length, `tries per writer: ${tries.join(' ')}`).toBe(writers);
+    expect(landed.sort((a, b) => a - b)).toEqual(landed.map((_, k) => k + 2));
     const final = await get(id);
-    expect(final.body.version).toBe(1 + acknowledged.length);
-    expect(final.headers.get('etag')).toBe(`"${1 + acknowledged.length}"`);
-    expect(final.body.procedures).toEqual(Object.fromEntries(acknowledged.map((i) => [`member${i}`, i])));
-  });
+    expect(final.body.version).toBe(1 + writers);
+    expect(final.headers.get('etag')).toBe(`"${1 + writers}"`);
+    expect(final.body.procedures).toEqual(Object.fromEntries(tries.map((_, writer) => [`member${writer}`, writer])));
+    // The server read again and retried most lost races itself (docs/data-model.md, "Concurrent writes"):
+    // more writes were refused than patches were answered 409, however slow the machine.
+    const refused = recorder.calls.filter(({ error }) => error === 'ConditionalCheckFailedException').length;
+    expect(refused, `${conflicts.length} answers 409`).toBeGreaterThan(conflicts.length);
+  }, 120_000);
 });
 
 describe('Spec rules 1 and 2 on all four request endpoints', () => {

@@ -101,9 +101,9 @@ export interface Member {
 /**
  * A complete request for `member` at `payerId`, as a vendor would send it: two rendering providers, two
  * diagnoses and two procedures, so the portal's form has rows to add. Its first date of service is the
- * sandbox's (a status lookup names it).
+ * sandbox's (a status lookup names it). A null `payerId`: no `patient.PayerId`, as the spec allows.
  */
-const automatedRequestBody = (externalId: string, member: Member, payerId: string) => ({
+const automatedRequestBody = (externalId: string, member: Member, payerId: string | null) => ({
   externalId,
   requestTypeCode: 'HS',
   certificationTypeCode: 'I',
@@ -112,7 +112,12 @@ const automatedRequestBody = (externalId: string, member: Member, payerId: strin
   admissionTypeCode: '2',
   fromDate: SANDBOX_SERVICE_FROM_DATE,
   toDate: '2026-03-06',
-  patient: { ...member, genderCode: 'U', Payer: 'Sandbox Health Plan', PayerId: payerId },
+  patient: {
+    ...member,
+    genderCode: 'U',
+    Payer: 'Sandbox Health Plan',
+    ...(payerId === null ? {} : { PayerId: payerId }),
+  },
   requestingProvider: { roleCode: '1P', npi: '1234567893', firstName: 'Jane', lastName: 'Doe' },
   renderingProviders: [
     { roleCode: 'SJ', npi: '1245319599', firstName: 'Sam', lastName: 'Rivera' },
@@ -128,7 +133,7 @@ const automatedRequestBody = (externalId: string, member: Member, payerId: strin
   ],
 });
 
-export const createRequest = async (tenant: Tenant, externalId: string, member: Member, payerId: string) => {
+export const createRequest = async (tenant: Tenant, externalId: string, member: Member, payerId: string | null) => {
   const res = await call('POST', '/api/external/v1.1/Requests', {
     apiKey: tenant.apiKey,
     body: automatedRequestBody(externalId, member, payerId),

@@ -237,7 +237,7 @@ describe('check-auth-status batches', () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     const ids = [await newRequest(tenant.apiKey), await newRequest(tenant.apiKey), await newRequest(tenant.apiKey)];
-    const batch = await rpa.startCheckAuthStatus(
+    const { batch } = await rpa.startCheckAuthStatus(
       { clientId: tenant.clientId },
       { clientUserId: tenant.clientUserId, requestExternalIds: ids },
     );
@@ -282,7 +282,7 @@ describe('check-auth-status batches', () => {
     const starter = new RecordingStarter();
     const rpa = serviceWith(starter);
     const ids = [await newRequest(tenant.apiKey), await newRequest(tenant.apiKey)];
-    const batch = await rpa.startCheckAuthStatus(
+    const { batch } = await rpa.startCheckAuthStatus(
       { clientId: tenant.clientId },
       { clientUserId: tenant.clientUserId, requestExternalIds: ids },
     );
@@ -472,7 +472,7 @@ describe('choosing the portal account at the start', () => {
       await newRequest(t.apiKey, { PayerId: 'PAYER-B' }),
     ];
     const starter = new RecordingStarter();
-    const batch = await serviceWith(starter).startCheckAuthStatus(scopeOf(t), {
+    const { batch } = await serviceWith(starter).startCheckAuthStatus(scopeOf(t), {
       clientUserId: t.clientUserId,
       requestExternalIds: ids,
     });
@@ -523,7 +523,7 @@ describe('automation quotas at the start', () => {
     const body = { clientUserId: t.clientUserId };
     await expect(notStarting.startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body)).rejects.toThrow();
     await rpa.startViewOnPage(scopeOf(t), await newRequest(t.apiKey), body);
-    const batch = await rpa.startCheckAuthStatus(scopeOf(t), {
+    const { batch } = await rpa.startCheckAuthStatus(scopeOf(t), {
       ...body,
       requestExternalIds: [await newRequest(t.apiKey), await newRequest(t.apiKey)],
     });

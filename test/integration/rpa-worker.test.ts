@@ -119,7 +119,7 @@ const issueCredentials = async (request: RunCredentialsRequest): Promise<PortalC
 interface Script {
   logIn?: () => Promise<void>;
   fill?: (form: PriorAuthorizationForm) => Promise<FilledForm>;
-  read?: () => Promise<PortalAuthorization>;
+  read?: (n: number) => Promise<PortalAuthorization>;
 }
 interface Seen {
   credentials: PortalCredentials[];
@@ -127,6 +127,8 @@ interface Seen {
   timeoutsMs: number[];
   forms: PriorAuthorizationForm[];
   statusQueries: unknown[];
+  /** Each status lookup's own bound, as the worker gave it. */
+  lookupTimeoutsMs: Array<number | undefined>;
   screenshots: string[];
   sessionsClosed: number;
   browsersReleased: number;
@@ -143,6 +145,7 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
     timeoutsMs: [],
     forms: [],
     statusQueries: [],
+    lookupTimeoutsMs: [],
     screenshots: [],
     sessionsClosed: 0,
     browsersReleased: 0,
@@ -160,9 +163,10 @@ const testWorker = (script: Script, overrides: Partial<WorkerDependencies> = {})
           seen.forms.push(form);
           return script.fill ? script.fill(form) : { typed: {}, held: {} };
         },
-        readAuthorizationStatus: async (query) => {
+        readAuthorizationStatus: async (query, options) => {
           seen.statusQueries.push(query);
-          return script.read ? script.read() : { status: 'not_found' };
+          seen.lookupTimeoutsMs.push(options?.timeoutMs);
+          return script.read ? script.read(seen.statusQueries.length) : { status: 'not_found' };
         },
         screenshot: async (label) => {
           seen.screenshots.push(label);
@@ -258,6 +262,15 @@ const groupOf = (inputs: Array<{ requestExternalId: string; runId: string }>, ac
   items: inputs.map(({ requestExternalId, runId }) => ({ requestExternalId, runId })),
 });
 const ALL_DONE = { remaining: [], more: false };
+
+/** Deadlines as a call received them: what was given, less the few ms spent before the call. */
+const expectAbout = (received: Array<number | undefined>, given: number[]) => {
+  expect(received).toHaveLength(given.length);
+  received.forEach((ms, i) => {
+    expect(ms, String(i)).toBeLessThanOrEqual(given[i]!);
+    expect(ms, String(i)).toBeGreaterThan(given[i]! - 500);
+  });
+};
 
 const runOf = async (input: { clientId: string; requestExternalId: string; runId: string }) =>
   (await dynamoRunStore.getRun({ clientId: input.clientId, externalId: input.requestExternalId, runId: input.runId }))!;
@@ -706,6 +719,55 @@ describe('one session per portal account (no lockouts)', () => {
     // Delivered again: every run has ended, nothing is looked up and nobody logs in.
     expect(await worker.checkPortalStatus(group)).toEqual(ALL_DONE);
     expect(seen.credentials).toHaveLength(2);
+  });
+
+  it("gives each lookup its own deadline within the task's time; one that hangs ends its run alone, the next goes on", async () => {
+    const account = await createAccount();
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await queuedRun('check-auth-status', { account }));
+    const group = groupOf(
+      runs.map((run) => run.input),
+      account,
+    );
+    const hangsSecond = async (n: number): Promise<PortalAuthorization> => {
+      if (n === 2) throw new PortalFailure('portal_timeout', 'test: no answer', true);
+      return { status: 'pended' };
+    };
+    const { worker, seen } = testWorker({ read: hangsSecond });
+    // 40 s left: less 5 s to close, 35 s for three lookups; a third each, then half, then what is left (30 s at
+    // most); of each, the portal's call has all but the 3 s kept for the answer's screenshot.
+    expect(await worker.checkPortalStatus(group, { getRemainingTimeInMillis: () => 40_000 })).toEqual(ALL_DONE);
+    expectAbout(seen.lookupTimeoutsMs, [11_666 - 3_000, 17_500 - 3_000, 30_000 - 3_000]);
+    const [first, hung, after] = await Promise.all(runs.map(({ input }) => runOf(input)));
+    expect(first).toMatchObject({ status: 'succeeded', outcome: 'status_read' });
+    expect(hung).toMatchObject({ status: 'failed', outcome: 'portal_timeout' });
+    // The page it hung on is gone: no screenshot of it; tried once, not retried with the group.
+    expect(hung!.screenshots).toEqual([]);
+    expect(hung!.steps.filter((step) => step.step === 'started')).toHaveLength(1);
+    expect(after).toMatchObject({ status: 'succeeded', outcome: 'status_read' });
+    expect(seen.credentials).toHaveLength(1);
+
+    // 14 s left: the first lookup gets the 9 s usable (6 s for the portal's call); no second one starts (it
+    // would not get 10 s).
+    const more = [];
+    for (let i = 0; i < 2; i++) more.push(await queuedRun('check-auth-status', { account }));
+    const short = testWorker({});
+    const next = groupOf(
+      more.map((run) => run.input),
+      account,
+    );
+    expect(await short.worker.checkPortalStatus(next, { getRemainingTimeInMillis: () => 14_000 })).toEqual({
+      remaining: next.items.slice(1),
+      more: true,
+    });
+    expectAbout(short.seen.lookupTimeoutsMs, [9_000 - 3_000]);
+
+    // A portal that cannot be reached at all (no hang): the group's attempt is retried, as a login's is.
+    const unreachable = await queuedRun('check-auth-status', { account });
+    const { worker: down } = testWorker({ read: failure('portal_timeout') });
+    await expect(down.checkPortalStatus(groupOf([unreachable.input], account))).rejects.toBeInstanceOf(
+      PortalUnavailable,
+    );
   });
 
   it("a group's refused login ends every run of the group with it; its Catch fails the runs still going", async () => {

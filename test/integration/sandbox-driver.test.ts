@@ -219,6 +219,43 @@ describe('sandbox portal driver', () => {
     expect(await outcomeOf(logIn({ ...plainUser }, { baseUrl: `http://127.0.0.1:${port}` }))).toBe('portal_timeout');
   });
 
+  it('ends a call that hangs at its own deadline, abandons that page, and the next call reads on a fresh one, still signed in', async () => {
+    const session = await logIn({ ...plainUser });
+    try {
+      // The session's one page (any earlier session's pages are closed).
+      const [page, ...others] = browser.contexts().flatMap((context) => context.pages());
+      expect(others).toEqual([]);
+      const started = Date.now();
+      const hung = await session
+        .readAuthorizationStatus({ memberId: SANDBOX_HANG_MEMBER_ID, requestExternalId: 'ANY' }, { timeoutMs: 1_500 })
+        .catch((error: unknown) => error);
+      expect(hung).toMatchObject({ outcome: 'portal_timeout', hung: true });
+      // The call's own 1.5 s, not the session's 10; the page it hung on is closed, and what waited on it with it.
+      expect(Date.now() - started).toBeLessThan(1_500 + 5_000);
+      expect(page!.isClosed()).toBe(true);
+      // The same session, no new login: the portal answers the next lookup.
+      expect(
+        await session.readAuthorizationStatus({
+          memberId: SANDBOX_DEMO_MEMBERS['DEMO-APPROVED'],
+          requestExternalId: 'DEMO-APPROVED',
+          fromDate: SANDBOX_SERVICE_FROM_DATE,
+        }),
+      ).toMatchObject({ status: 'approved' });
+      expect((await session.screenshot('after', { timeoutMs: 5_000 })).subarray(0, 8)).toEqual(PNG_SIGNATURE);
+    } finally {
+      await session.close();
+    }
+    // A portal that cannot be reached is a timeout too, but not a hang: nothing was left waiting.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const unreachable = await logIn({ ...plainUser }, { baseUrl: `http://127.0.0.1:${port}` }).catch(
+      (error: unknown) => error,
+    );
+    expect(unreachable).toMatchObject({ outcome: 'portal_timeout', hung: false });
+  });
+
   it('starts browsers that race for the first extraction of the shipped Chromium (no half-written binary)', async () => {
     const previous = process.env.TMPDIR;
     const fresh = mkdtempSync(join(tmpdir(), 'chromium-race-'));

@@ -103,7 +103,15 @@ describe('schema endpoints', () => {
     expect((await call('POST', path, { apiKey, body: body(['A-1', 'A-1']) })).body.errors).toEqual([
       '/requestExternalIds: UniqueItems error. must NOT have duplicate items (items ## 1 and 0 are identical).',
     ]);
+    // partial: a boolean, nothing else.
+    const partial = (value: unknown) => ({ ...body(['A-1']), partial: value });
+    expect((await call('POST', path, { apiKey, body: partial(true) })).body.succeeded).toBe(true);
+    expect((await call('POST', path, { apiKey, body: partial(false) })).body.succeeded).toBe(true);
+    expect((await call('POST', path, { apiKey, body: partial('yes') })).body.errors).toEqual([
+      '/partial: Type error for value "yes". Message: must be boolean.',
+    ]);
     const served = (await call('GET', '/api/external/v1.1/Schemas/CheckAuthStatusBatch', { apiKey })).body;
     expect(served.properties.requestExternalIds).toMatchObject({ minItems: 1, maxItems: 25, uniqueItems: true });
+    expect(served.properties.partial).toMatchObject({ type: 'boolean' });
   });
 });

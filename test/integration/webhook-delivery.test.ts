@@ -316,6 +316,34 @@ describe('fan-out: deliverEvent, the seam the event relay calls', () => {
   });
 });
 
+describe('a status change read by a run', () => {
+  it('reaches every subscription, with the run id only where the subscription may reach the run’s organization', async () => {
+    const tenant = await newTenant('webhook-run-org');
+    const { organizationId: orgB } = await tenant.admin.createOrganization(tenant.clientId, 'Org B');
+    const { apiKey: keyA } = await tenant.admin.createApiKey(tenant.clientId, undefined, {
+      organizationId: tenant.organizationId,
+    });
+    const { apiKey: keyB } = await tenant.admin.createApiKey(tenant.clientId, undefined, { organizationId: orgB });
+    const inbox = await receiver();
+    await subscribe(`${inbox.url}?all`, ['authorization.status_changed'], tenant.apiKey);
+    await subscribe(`${inbox.url}?org-a`, ['authorization.status_changed'], keyA);
+    await subscribe(`${inbox.url}?org-b`, ['authorization.status_changed'], keyB);
+    const runId = uuidv7();
+    const readByRunOfA = {
+      ...statusChanged(tenant.clientId),
+      runOrganizationId: tenant.organizationId,
+      data: { ...statusChanged(tenant.clientId).data, runId },
+    };
+    expect(await inProcess().deliverEvent(readByRunOfA)).toHaveLength(3);
+    const received = await inbox.waitFor(3);
+    const runIds = Object.fromEntries(
+      received.map((r) => [r.path, (JSON.parse(r.body) as { data: { runId: string | null } }).data.runId]),
+    );
+    expect(runIds).toEqual({ '/hook?all': runId, '/hook?org-a': runId, '/hook?org-b': null });
+    expect(received.every((r) => !r.body.includes('rganizationId'))).toBe(true);
+  });
+});
+
 describe('what an event costs', () => {
   it('one Query of the subscriptions, then three writes per delivery: record, hold, result', async () => {
     const inbox = await receiver();

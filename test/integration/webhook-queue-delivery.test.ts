@@ -1,13 +1,19 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { handler as deliverDueWebhooks } from '#functions/webhooks/deliver-due-webhooks';
 import { handler as deliverWebhookEvents } from '#functions/webhooks/deliver-webhook-events';
+import { dynamo } from '#lib/aws/dynamodb';
+import { tableName } from '#lib/config/resources';
 import { outboxEntity } from '#lib/entities/outbox';
 import { payloadOf, type ServiceEvent } from '#lib/entities/service-event';
+import { type DeliveryRef, webhookDeliveryEntity } from '#lib/entities/webhook';
 import { EVENT_SOURCE, pipeTarget } from '#lib/events/bus-event';
 import { newEvent } from '#lib/events/events';
 import { outboxItemOf } from '#lib/events/outbox';
+import { shardOf } from '#lib/table-shards';
+import { newDelivery } from '#lib/webhooks/delivery-records';
 import { dynamoWebhookStore } from '#lib/webhooks/dynamo-webhook-store';
 import { webhooksWithSecrets } from '#lib/webhooks/service-with-secrets';
 import { dropTable, ensureTable } from '#local/table';
@@ -158,5 +164,53 @@ describe('DeliverDueWebhooks (the scheduled sweep)', () => {
     expect(matchingSignatures(secret, delivery!)).toHaveLength(1);
     expect(await deliverDueWebhooks({}, lambdaContext(300_000))).toEqual({ sent: 0 });
     expect(inbox.received).toHaveLength(1);
+  });
+
+  it('sends the due deliveries of every shard, soonest first, and those recorded before the shards', async () => {
+    const inbox = await receiver();
+    const clientId = `client-${crypto.randomUUID()}`;
+    const { webhook } = await subscribe(clientId, inbox.url);
+    const hourAgo = Date.now() - 3_600_000;
+    // 40 deliveries due a second apart over the last hour; the oldest as the store wrote it before the shards.
+    const deliveries = Array.from({ length: 40 }, (_, i) =>
+      newDelivery(batchFinished(clientId), webhook, 'event', new Date(hourAgo + i * 1000)),
+    );
+    const [legacy, ...sharded] = deliveries;
+    const { shard: _, ...legacyItem } = {
+      ...webhookDeliveryEntity.toItem(legacy!),
+      gsi1pk: 'WEBHOOKDELIVERIES#pending',
+    };
+    await dynamo.send(new PutCommand({ TableName: tableName(), Item: legacyItem }));
+    for (const delivery of sharded) expect(await dynamoWebhookStore.createDelivery(delivery)).toBe(true);
+    const keyOf = async ({ clientId, webhookId, deliveryId }: DeliveryRef) =>
+      (
+        await dynamo.send(
+          new GetCommand({
+            TableName: tableName(),
+            Key: webhookDeliveryEntity.key({ clientId, webhookId, deliveryId }),
+            ConsistentRead: true,
+          }),
+        )
+      ).Item?.gsi1pk;
+    const shards = await Promise.all(sharded.map(keyOf));
+    expect(shards).toEqual(
+      sharded.map((d) => `WEBHOOKDELIVERIES#pending#${shardOf(clientId, webhook.webhookId, d.deliveryId)}`),
+    );
+    // 39 deliveries over 8 shards reach fewer than 5 of them about 3 times in a billion.
+    expect(new Set(shards).size).toBeGreaterThanOrEqual(5);
+
+    // Soonest first across the shards (other tests' deliveries aside), the old partition's among them.
+    const due = await dynamoWebhookStore.dueDeliveries(new Date().toISOString(), 100);
+    expect(due.filter((ref) => ref.clientId === clientId).map((ref) => ref.deliveryId)).toEqual(
+      deliveries.map((d) => d.deliveryId),
+    );
+
+    await deliverDueWebhooks({}, lambdaContext(300_000));
+    const received = await inbox.waitFor(40);
+    expect(new Set(received.map((r) => r.headers['webhook-id']))).toEqual(new Set(deliveries.map((d) => d.eventId)));
+    // Written again by its attempt, the one from before the shards is in its shard now.
+    expect(await keyOf(legacy!)).toBe(
+      `WEBHOOKDELIVERIES#delivered#${shardOf(clientId, webhook.webhookId, legacy!.deliveryId)}`,
+    );
   });
 });

@@ -88,7 +88,7 @@ export const storedDelivery = async (clientId: string, webhookId: string) => {
     data: { webhookId },
   };
   const delivery = afterAttempt(
-    newDelivery(event, { clientId, webhookId }, 'test', now),
+    newDelivery(event, { clientId, webhookId, organizationId: null }, 'test', now),
     { at: now.toISOString(), durationMs: 3, responseStatus: 200, error: null },
     now,
   );

@@ -8,6 +8,8 @@ export interface DynamoCall {
   projection?: string;
   scanned: number;
   capacityUnits: number;
+  /** The error's name when DynamoDB refused the call (`ConditionalCheckFailedException`: a condition did not hold). */
+  error?: string;
 }
 
 /**
@@ -33,7 +35,7 @@ export const recordDynamoCalls = () => {
         result = await next(args);
       } catch (error) {
         // A refused conditional write is a round trip too.
-        calls.push({ command, ...index, scanned: 0, capacityUnits: 0 });
+        calls.push({ command, ...index, scanned: 0, capacityUnits: 0, error: (error as Error).name });
         throw error;
       }
       const output = result.output as {

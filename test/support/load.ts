@@ -19,6 +19,8 @@ export interface LoadOptions {
   callersPerClient?: number;
   /** Cross-client probes of the final check, per pair of clients. */
   finalProbesPerPair?: number;
+  /** Ends the timed load early once this many calls were made (benchmarks that compare by call count). */
+  maxRequests?: number;
 }
 
 export type Operation = 'create' | 'patch' | 'replace' | 'upload' | 'read' | 'listAttachments' | 'probe';
@@ -344,8 +346,9 @@ export const runLoad = async (options: LoadOptions): Promise<LoadRun> => {
   };
 
   const deadline = Date.now() + options.durationMs;
+  const maxRequests = options.maxRequests ?? Number.POSITIVE_INFINITY;
   const caller = async (client: Client, name: string) => {
-    for (let sequence = 0; Date.now() < deadline; sequence++) {
+    for (let sequence = 0; Date.now() < deadline && result.requests < maxRequests; sequence++) {
       // Every caller starts its client with a request to work on.
       const operation = client.requests.length === 0 ? 'create' : chooseOperation();
       await operations[operation](client, name, sequence);

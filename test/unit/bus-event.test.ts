@@ -2,7 +2,15 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { outboxEntity } from '#lib/entities/outbox';
 import type { ServiceEvent } from '#lib/entities/service-event';
-import { EVENT_SOURCE, MalformedBusEvent, outboxStreamFilter, pipeTarget, serviceEventOf } from '#lib/events/bus-event';
+import {
+  busEntryOf,
+  EVENT_BUS_NAME,
+  EVENT_SOURCE,
+  MalformedBusEvent,
+  outboxStreamFilter,
+  pipeTarget,
+  serviceEventOf,
+} from '#lib/events/bus-event';
 import { newEvent } from '#lib/events/events';
 import { outboxItemOf } from '#lib/events/outbox';
 import { deliverAllDue } from '#lib/webhooks/sweep';
@@ -91,6 +99,22 @@ describe('the outbox on the event bus', () => {
     const body = busMessageOf(record);
     expect(JSON.parse(body)).toMatchObject({ 'detail-type': event.type, time: event.occurredAt });
     expect(serviceEventOf(body)).toEqual(event);
+  });
+
+  it.each(events)('puts a replayed $type on the bus exactly as the pipe puts the outbox item', (event) => {
+    const piped = JSON.parse(busMessageOf(streamRecord('INSERT', outboxEntity.toItem(outboxItemOf(event)))));
+    const entry = busEntryOf(event);
+    expect(entry).toMatchObject({ EventBusName: EVENT_BUS_NAME, Source: EVENT_SOURCE });
+    // What EventBridge makes of a PutEvents entry, as the rule's SQS target holds it.
+    const replayed = {
+      ...piped,
+      'detail-type': entry.DetailType,
+      source: entry.Source,
+      time: entry.Time.toISOString(),
+      detail: JSON.parse(entry.Detail),
+    };
+    expect(replayed).toEqual(piped);
+    expect(serviceEventOf(JSON.stringify(replayed))).toEqual(event);
   });
 
   it('filters out everything but inserts of outbox items: updates, TTL deletions, other items', () => {

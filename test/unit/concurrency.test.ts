@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  backoffDelay,
+  backoffWindow,
   changedByAnotherWrite,
   changedConcurrently,
   checkIfMatch,
@@ -79,69 +79,136 @@ describe('the failures of a conditional write', () => {
       'The portal account is being changed concurrently; retry.',
     );
   });
+
+  it('say when to retry a write that concurrent writers kept beating: whole seconds, at least one', () => {
+    expect(changedConcurrently('request').retryAfterSeconds).toBe(1);
+    expect(changedConcurrently('request', 0).retryAfterSeconds).toBe(1);
+    expect(changedConcurrently('request', 999).retryAfterSeconds).toBe(1);
+    expect(changedConcurrently('request', 1001).retryAfterSeconds).toBe(2);
+    expect(changedConcurrently('request', 4_200).retryAfterSeconds).toBe(5);
+    expect(new Conflict('A status that refuses it').retryAfterSeconds).toBeUndefined();
+  });
 });
 
-describe('backoffDelay', () => {
-  it('is jittered within [0, attempt × backoff)', () => {
-    expect(backoffDelay(1, 5, () => 0)).toBe(0);
-    expect(backoffDelay(3, 5, () => 0.5)).toBe(7.5);
-    for (let attempt = 1; attempt <= 5; attempt++) {
-      for (let i = 0; i < 50; i++) {
-        const delay = backoffDelay(attempt, 5);
-        expect(delay).toBeGreaterThanOrEqual(0);
-        expect(delay).toBeLessThan(5 * attempt);
-      }
-    }
+describe('backoffWindow', () => {
+  it('doubles with each conflict, in slots of the losing attempt’s duration', () => {
+    expect([1, 2, 3, 4].map((conflicts) => backoffWindow(conflicts, 20, 5, 10_000))).toEqual([40, 80, 160, 320]);
+    expect(backoffWindow(3, 500, 5, 10_000)).toBe(4_000);
+  });
+
+  it('uses a slot of at least backoffMs, however quick the attempt', () => {
+    expect(backoffWindow(1, 0, 10, 10_000)).toBe(20);
+    expect(backoffWindow(2, 3, 10, 10_000)).toBe(40);
   });
 
   it('stops growing at maxBackoffMs', () => {
-    expect(backoffDelay(3, 50, () => 0.5, 1000)).toBe(75);
-    expect(backoffDelay(19, 50, () => 0.5, 1000)).toBe(475);
-    expect(backoffDelay(20, 50, () => 0.5, 1000)).toBe(500);
-    expect(backoffDelay(40, 50, () => 0.5, 1000)).toBe(500);
+    expect(backoffWindow(6, 20, 5, 1_000)).toBe(1_000);
+    expect(backoffWindow(40, 20, 5, 1_000)).toBe(1_000);
+    expect(backoffWindow(1, 5_000, 5, 1_000)).toBe(1_000);
+  });
+
+  it('defaults to slots of 5 ms and windows of at most 1 s', () => {
+    expect(backoffWindow(1, 0)).toBe(10);
+    expect(backoffWindow(20, 0)).toBe(1_000);
   });
 });
 
-describe('retryOnConflict', () => {
-  const recordingSleep = () => {
-    const pauses: number[] = [];
-    return { pauses, sleep: async (ms: number) => void pauses.push(ms) };
+/** A clock that only the attempts and the pauses move: `attemptMs` per attempt. */
+const simulatedTime = (attemptMs: number) => {
+  let time = 5_000; // performance.now() counts from the process's start: only differences count
+  const pauses: number[] = [];
+  return {
+    pauses,
+    clock: () => time,
+    sleep: async (ms: number) => {
+      pauses.push(ms);
+      time += ms;
+    },
+    spend: () => {
+      time += attemptMs;
+    },
+    elapsedSince: (start: number) => time - start,
   };
+};
 
-  it('returns the first attempt that does not conflict, pausing with bounded jitter in between', async () => {
-    const { pauses, sleep } = recordingSleep();
+describe('retryOnConflict', () => {
+  it('returns the first attempt that does not conflict, pausing within windows that double', async () => {
+    const time = simulatedTime(20);
     const seen: number[] = [];
     const result = await retryOnConflict(
       async (n) => {
         seen.push(n);
-        if (n < 3) throw new VersionConflict();
+        time.spend();
+        if (n < 4) throw new VersionConflict();
         return 'written';
       },
-      { attempts: 5, sleep, random: () => 0.999 },
+      { attempts: 5, backoffMs: 5, sleep: time.sleep, clock: time.clock, random: () => 0.5 },
     );
     expect(result).toBe('written');
-    expect(seen).toEqual([1, 2, 3]);
-    expect(pauses).toHaveLength(2);
-    expect(pauses[0]).toBeLessThan(5);
-    expect(pauses[1]).toBeLessThan(10);
-    expect(pauses[1]).toBeGreaterThan(pauses[0]!);
+    expect(seen).toEqual([1, 2, 3, 4]);
+    // Half of 2, 4 and 8 slots of 20 ms (the attempts' duration).
+    expect(time.pauses).toEqual([20, 40, 80]);
+  });
+
+  it('draws each pause at random within its window', async () => {
+    const draws = [0, 0.999, 0.25];
+    const time = simulatedTime(10);
+    await retryOnConflict(
+      async (n) => {
+        time.spend();
+        if (n < 4) throw new VersionConflict();
+      },
+      { attempts: 4, backoffMs: 10, sleep: time.sleep, clock: time.clock, random: () => draws.shift()! },
+    );
+    expect(time.pauses).toEqual([0, 39.96, 20]);
   });
 
   it('gives up after `attempts` conflicts with onExhausted, without a pause after the last', async () => {
-    const { pauses, sleep } = recordingSleep();
+    const time = simulatedTime(10);
     let calls = 0;
     const outcome = retryOnConflict(
       async () => {
         calls++;
+        time.spend();
         throw new VersionConflict();
       },
-      { attempts: 3, onExhausted: () => new Conflict('The request is being changed concurrently; retry.'), sleep },
+      {
+        attempts: 3,
+        onExhausted: (_, retryAfterMs) => changedConcurrently('request', retryAfterMs),
+        sleep: time.sleep,
+        clock: time.clock,
+      },
     );
     const error = await outcome.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Conflict);
     expect((error as Conflict).message).toBe('The request is being changed concurrently; retry.');
     expect(calls).toBe(3);
-    expect(pauses).toHaveLength(2);
+    expect(time.pauses).toHaveLength(2);
+  });
+
+  it('hands onExhausted the pause it would have taken next: when the client may try again', async () => {
+    const time = simulatedTime(1_000);
+    const given: number[] = [];
+    await retryOnConflict(
+      async () => {
+        time.spend();
+        throw new VersionConflict();
+      },
+      {
+        attempts: 2,
+        maxBackoffMs: 10_000,
+        onExhausted: (conflict, retryAfterMs) => {
+          given.push(retryAfterMs);
+          return conflict;
+        },
+        sleep: time.sleep,
+        clock: time.clock,
+        random: () => 0.75,
+      },
+    ).catch(() => undefined);
+    // Paused 0.75 × 2 s after the first; the second conflict's window is 4 s.
+    expect(time.pauses).toEqual([1_500]);
+    expect(given).toEqual([3_000]);
   });
 
   it('rethrows the last conflict itself without onExhausted; one attempt means no retry', async () => {
@@ -174,61 +241,83 @@ describe('retryOnConflict', () => {
     expect(calls).toBe(1);
   });
 
-  it('retries no more once its time budget would be exceeded, whatever attempts remain', async () => {
-    // The clock reads any time at all (performance.now() counts from the process's start): only differences count.
-    let time = 5_000;
-    const pauses: number[] = [];
-    const sleep = async (ms: number) => {
-      pauses.push(ms);
-      time += ms;
-    };
+  it('makes no retry that would end after its budget, whatever attempts remain', async () => {
+    const time = simulatedTime(30);
+    const start = time.clock();
     let calls = 0;
     const error = await retryOnConflict(
       async () => {
         calls++;
-        time += 30; // each attempt takes 30 ms
+        time.spend();
         throw new VersionConflict();
       },
       {
         attempts: 100,
-        backoffMs: 100,
+        backoffMs: 30,
         maxBackoffMs: 200,
-        budgetMs: 1000,
+        budgetMs: 1_000,
         onExhausted: () => new Conflict('gave up'),
-        sleep,
+        sleep: time.sleep,
+        clock: time.clock,
         random: () => 0.5,
-        clock: () => time,
       },
     ).catch((e: unknown) => e);
     expect(error).toEqual(new Conflict('gave up'));
-    // Pauses 50, then 100 (capped); attempts start at 0, 80, 210, …, 990: one more would start at 1120.
-    expect(pauses).toEqual([50, 100, 100, 100, 100, 100, 100, 100]);
+    // Pauses of half of 60, 120, then 200 (capped): attempts end at 30, 90, 180, 310, …, 960; after it a
+    // 100 ms pause and a 30 ms attempt would end at 1090.
+    expect(time.pauses).toEqual([30, 60, 100, 100, 100, 100, 100, 100]);
     expect(calls).toBe(9);
-    expect(time).toBe(6_020);
+    expect(time.elapsedSince(start)).toBe(960);
   });
 
-  it('still retries when the retry would start exactly at the end of its budget', async () => {
-    let time = 700;
+  it('still retries when the retry would end exactly at the end of its budget', async () => {
+    const time = simulatedTime(30);
     let calls = 0;
     const result = await retryOnConflict(
       async () => {
-        time += 30;
+        time.spend();
         if (++calls === 1) throw new VersionConflict();
         return 'written';
       },
       {
         attempts: 2,
-        backoffMs: 100,
-        budgetMs: 80, // 30 ms for the attempt and a 50 ms pause: the retry starts at 80 ms
-        sleep: async (ms) => {
-          time += ms;
-        },
-        random: () => 0.5,
-        clock: () => time,
+        backoffMs: 30,
+        budgetMs: 120, // 30 ms for each attempt and a 60 ms pause (0.999 of 60, rounded up by the clock)
+        sleep: async (ms) => time.sleep(Math.ceil(ms)),
+        clock: time.clock,
+        random: () => 0.999,
       },
     );
     expect(result).toBe('written');
     expect(calls).toBe(2);
+  });
+
+  it('gives up at once when its expected wait to win exceeds what is left, however short the pause drawn', async () => {
+    // A 3 s attempt on a saturated store, 10 s of budget: the window is 6 s, so the expected wait to win
+    // (3 s of pause, then a 3 s attempt) fits; after the second conflict (a 12 s window) it no longer does.
+    const time = simulatedTime(3_000);
+    const start = time.clock();
+    let calls = 0;
+    const error = await retryOnConflict(
+      async () => {
+        calls++;
+        time.spend();
+        throw new VersionConflict();
+      },
+      {
+        attempts: 20,
+        maxBackoffMs: 60_000,
+        budgetMs: 10_000,
+        onExhausted: () => new Conflict('gave up'),
+        sleep: time.sleep,
+        clock: time.clock,
+        random: () => 0,
+      },
+    ).catch((e: unknown) => e);
+    expect(error).toEqual(new Conflict('gave up'));
+    expect(calls).toBe(2);
+    expect(time.pauses).toEqual([0]);
+    expect(time.elapsedSince(start)).toBe(6_000);
   });
 
   it('keeps to its budget on the real clock by default', async () => {
@@ -242,8 +331,8 @@ describe('retryOnConflict', () => {
       { attempts: 50, budgetMs: 50, sleep: async () => undefined, onExhausted: () => new Conflict('gave up') },
     ).catch((e: unknown) => e);
     expect(error).toEqual(new Conflict('gave up'));
-    // Attempts of 20 ms or more each: the third ends past the budget (without one, all 50 would run).
-    expect(calls).toBeLessThanOrEqual(3);
+    // Attempts of 20 ms or more each: a third would end past the budget (without one, all 50 would run).
+    expect(calls).toBeLessThanOrEqual(2);
   });
 
   it('pauses for real by default, for the drawn delay', async () => {
@@ -253,10 +342,10 @@ describe('retryOnConflict', () => {
       async () => {
         if (++calls === 1) throw new VersionConflict();
       },
-      { attempts: 2, backoffMs: 60, random: () => 0.9 },
+      { attempts: 2, backoffMs: 30, random: () => 0.9 },
     );
     expect(calls).toBe(2);
-    // A 54 ms pause: timers may fire a millisecond early, never much later than asked on an idle loop.
+    // A 54 ms pause (0.9 of two 30 ms slots): timers may fire a millisecond early, never much later on an idle loop.
     const elapsed = performance.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(50);
     expect(elapsed).toBeLessThan(1000);

@@ -3,6 +3,7 @@ import type { SealedSecret } from '#lib/crypto/sealed-secret';
 import type { AttachmentRecord } from '#lib/entities/attachment';
 import { attachmentEntity } from '#lib/entities/attachment';
 import { attr, defineEntity } from '#lib/entities/define-entity';
+import { outboxEntity, outboxPendingPartitions } from '#lib/entities/outbox';
 import { payerConnectionEntity, type StoredPayerConnection } from '#lib/entities/payer-connection';
 import { payerEndpointEntity } from '#lib/entities/payer-endpoint';
 import type { StoredPortalAccount } from '#lib/entities/portal-account';
@@ -12,6 +13,11 @@ import { requestEntity } from '#lib/entities/request';
 import type { RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { rpaBatchEntity, rpaRunEntity } from '#lib/entities/rpa';
 import { apiKeyEntity, clientEntity, clientUserEntity, organizationEntity } from '#lib/entities/tenancy';
+import { dueDeliveryPartitions, webhookDeliveryEntity } from '#lib/entities/webhook';
+import { newEvent } from '#lib/events/events';
+import { outboxItemOf } from '#lib/events/outbox';
+import { shardOf } from '#lib/table-shards';
+import { afterAttempt, newDelivery } from '#lib/webhooks/delivery-records';
 
 /*
  * The items the declarations write, attribute for attribute: these shapes are what the table
@@ -378,11 +384,63 @@ describe('RpaBatch', () => {
   });
 });
 
+describe('the queues every client writes to: spread over the shards', () => {
+  const event = newEvent('webhook.test', 'c1', t0, { webhookId: 'w1' });
+
+  it('OutboxEvent: pending in its shard, by client and event', () => {
+    const item = outboxEntity.toItem(outboxItemOf(event));
+    const shard = shardOf('c1', event.id);
+    expect(item).toMatchObject({ gsi1pk: `OUTBOX#PENDING#${shard}`, gsi1sk: `${t0}#${event.id}`, shard });
+    expect(outboxPendingPartitions).toEqual([
+      ...['0', '1', '2', '3', '4', '5', '6', '7'].map((s) => `OUTBOX#PENDING#${s}`),
+      'OUTBOX#PENDING',
+    ]);
+  });
+
+  it('WebhookDelivery: by status and shard, the shard kept when the status changes', () => {
+    const delivery = newDelivery(
+      event,
+      { clientId: 'c1', webhookId: 'w1', organizationId: null },
+      'test',
+      new Date(t0),
+    );
+    const shard = shardOf('c1', 'w1', delivery.deliveryId);
+    expect(webhookDeliveryEntity.toItem(delivery)).toMatchObject({
+      gsi1pk: `WEBHOOKDELIVERIES#pending#${shard}`,
+      shard,
+    });
+    const attempt = { at: t1, durationMs: 5, responseStatus: 204, error: null };
+    const delivered = afterAttempt(delivery, attempt, new Date(t1));
+    expect(webhookDeliveryEntity.toItem(delivered)).toMatchObject({ gsi1pk: `WEBHOOKDELIVERIES#delivered#${shard}` });
+    expect(dueDeliveryPartitions.at(-1)).toBe('WEBHOOKDELIVERIES#pending');
+    expect(dueDeliveryPartitions.slice(0, 8)).toEqual(
+      ['0', '1', '2', '3', '4', '5', '6', '7'].map((s) => `WEBHOOKDELIVERIES#pending#${s}`),
+    );
+  });
+
+  it('WebhookDelivery: one written before the shards (no shard attribute) goes to its shard when written again', () => {
+    const delivery = newDelivery(
+      event,
+      { clientId: 'c1', webhookId: 'w1', organizationId: null },
+      'test',
+      new Date(t0),
+    );
+    const { shard: _, ...legacy } = { ...webhookDeliveryEntity.toItem(delivery), gsi1pk: 'WEBHOOKDELIVERIES#pending' };
+    const read = webhookDeliveryEntity.fromItem(legacy);
+    expect(webhookDeliveryEntity.toItem({ ...read, version: 2 }).gsi1pk).toBe(
+      `WEBHOOKDELIVERIES#pending#${shardOf('c1', 'w1', delivery.deliveryId)}`,
+    );
+  });
+});
+
 describe('tenant entities', () => {
   it('are written whole: version 1, updatedAt = createdAt', () => {
     expect(clientEntity.toItem({ clientId: 'c1', name: 'Acme', createdAt: t0 })).toStrictEqual({
       pk: 'CLIENT#c1',
       sk: 'CLIENT',
+      // In the client directory (the admin CLI's replay-events reads every client's events).
+      gsi1pk: 'CLIENTS',
+      gsi1sk: 'c1',
       entity: 'Client',
       clientId: 'c1',
       name: 'Acme',
@@ -478,6 +536,18 @@ describe('defineEntity', () => {
     expect(row.attributeNames).toStrictEqual(['entity', 'id', 'note', 'status', 'closedAt', 'version']);
   });
 
+  it('fills an index key slot from a derived attribute (a shard), stored as well', () => {
+    const sharded = declare({
+      name: 'Row',
+      keys: { pk: 'ROW#<id>', sk: 'ROW', gsi1pk: 'ROWS#<status>#<bucket>', gsi1sk: '<id>' },
+      attributes,
+      derived: { bucket: (record) => String(record.id.length % 2) },
+    });
+    const item = sharded.toItem({ id: 'r1', status: 'open', closedAt: null, version: 1 });
+    expect(item).toMatchObject({ pk: 'ROW#r1', gsi1pk: 'ROWS#open#0', gsi1sk: 'r1', bucket: '0' });
+    expect(sharded.keys.gsi1pk.render({ status: 'closed', bucket: '1' })).toBe('ROWS#closed#1');
+  });
+
   it('refuses an index with one key of its pair', () => {
     expect(() => declare({ name: 'Row', keys: { pk: 'ROW#<id>', sk: 'ROW', gsi1pk: 'ROWS' }, attributes })).toThrow(
       /gsi1/,
@@ -498,6 +568,8 @@ describe('defineEntity', () => {
       () => declare({ name: 'Row', keys: { pk: 'ROW#<rowId>', sk: 'ROW' }, attributes }),
       // @ts-expect-error a slot must name a string field
       () => declare({ name: 'Row', keys: { pk: 'ROW#<version>', sk: 'ROW' }, attributes }),
+      // @ts-expect-error a derived attribute fills an index key's slot, never the primary key's
+      () => declare({ name: 'Row', keys: { pk: 'ROW#<b>', sk: 'ROW' }, attributes, derived: { b: () => '0' } }),
       // @ts-expect-error every field is declared
       () => declare({ name: 'Row', keys, attributes: withoutVersion }),
       // @ts-expect-error and nothing else

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { VersionConflict } from '#lib/concurrency';
+import { changedConcurrently, VersionConflict } from '#lib/concurrency';
 import {
   AlreadyExists,
   Conflict,
@@ -80,6 +80,18 @@ describe('domain errors at the HTTP edge', () => {
       title: 'Conflict',
       detail: 'Portal account p-1 already exists.',
     });
+  });
+
+  it('say when to retry a conflict that may pass later (Retry-After, whole seconds), and only that one', async () => {
+    const contended = await endpoint(async () => {
+      throw changedConcurrently('request', 2_400);
+    })(event, context);
+    expect(contended.statusCode).toBe(409);
+    expect(contended.headers['Retry-After']).toBe('3');
+    expect(JSON.parse(contended.body).detail).toBe('The request is being changed concurrently; retry.');
+    expect(problemOf(new Conflict('busy', {}, 0.2)).headers).toEqual({ 'Retry-After': '1' });
+    expect(problemOf(new Conflict('A pending delivery cannot be redelivered.')).headers).toEqual({});
+    expect(problemOf(new AlreadyExists('Request A-1')).headers).toEqual({});
   });
 
   it('leave HttpProblems as they are and hide everything else behind a 500', async () => {

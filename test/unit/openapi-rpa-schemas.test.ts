@@ -10,6 +10,7 @@ import { RUN_STEP_TEXTS, rpaSchemas, SCREENSHOT_LABELS } from '#lib/openapi/rpa-
 import { checkPortalAuthorization, enteredValuesOf } from '#lib/portal/portal-answers';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/portal/run-credentials';
 import { OPENAPI_DOCUMENT } from '#lib/routes/route-table';
+import { BATCH_REFUSAL_REASONS } from '#lib/runs/errors';
 import { statusOfOutcome, withStep } from '#lib/runs/run-changes';
 import { SESSION_HISTORY } from '#lib/runs/run-limits';
 import { OUTCOME_STEPS } from '#lib/runs/run-recorder';
@@ -212,6 +213,15 @@ describe('the automation schemas in the document', () => {
     }
   });
 
+  it('pass a batch started as the handler answers it, with and without `partial`, every refusal reason included', () => {
+    const started = { batchId: crypto.randomUUID(), executionId: 'arn', total: 2 };
+    expect(errorsOf('BatchStarted', started)).toEqual([]);
+    expect(errorsOf('BatchStarted', { ...started, requests: [] })).toEqual([]);
+    for (const reason of BATCH_REFUSAL_REASONS) {
+      expect(errorsOf('BatchStarted', { ...started, requests: [{ requestExternalId: 'REQ-1', reason }] })).toEqual([]);
+    }
+  });
+
   it('refuse a drift: a member added or missing, a value outside the enums', () => {
     const view = runViewOf(ended('form_filled', { screenshots: [screenshot] }));
     const { outcome: _outcome, ...withoutOutcome } = view;
@@ -229,6 +239,15 @@ describe('the automation schemas in the document', () => {
       ['RpaAccessToken', { accessToken: 'a.b.c', scraperUri: 'http://x/session', expiresAt: at }],
       ['RunStarted', { runId: view.runId, executionId: null, status: 'queued' }],
       ['BatchStarted', { batchId: crypto.randomUUID(), executionId: 'arn', total: 26 }],
+      ...[
+        [{ requestExternalId: 'REQ-1', reason: 'no_account' }],
+        [{ requestExternalId: 'REQ-1' }],
+        [{ requestExternalId: 'REQ-1', reason: 'request_not_found', detail: 'gone' }],
+        Array.from({ length: 25 }, (_, i) => ({ requestExternalId: `REQ-${i}`, reason: 'request_not_found' })),
+      ].map((requests): [string, unknown] => [
+        'BatchStarted',
+        { batchId: crypto.randomUUID(), executionId: 'arn', total: 1, requests },
+      ]),
     ];
     for (const [name, body] of refused) expect(errorsOf(name, body), JSON.stringify(body)).not.toEqual([]);
   });

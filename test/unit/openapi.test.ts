@@ -90,6 +90,8 @@ describe('the OpenAPI document', () => {
         if (Number(status) < 300) expect(response.headers.Deprecation.required).toBe(true);
       }
     }
+    // Every 409 may say when to retry (concurrent writes kept winning, an Idempotency-Key still in flight).
+    if (operation.responses['409']) expect(operation.responses['409'].headers['Retry-After']).toBeDefined();
     // Idempotent POSTs: a key reused with another body is a 422, one still in flight a 409 with Retry-After,
     // and a replay says so in Idempotent-Replayed.
     if (operations[route.handler]?.idempotent) {

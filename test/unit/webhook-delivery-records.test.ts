@@ -12,6 +12,7 @@ import {
   RETRY_DELAYS_SECONDS,
   redelivered,
   retryDelayMs,
+  webhookPayloadOf,
 } from '#lib/webhooks/delivery-records';
 
 /** The retry schedule and a subscription's health (lib/webhooks/delivery-records.ts), as docs/webhooks.md states them. */
@@ -23,7 +24,7 @@ const event: ServiceEvent<'webhook.test'> = {
   occurredAt: '2026-05-01T00:00:00.000Z',
   data: { webhookId: 'w1' },
 };
-const webhook = { clientId: 'c1', webhookId: 'w1' };
+const webhook = { clientId: 'c1', webhookId: 'w1', organizationId: null };
 const at = new Date('2026-05-01T00:00:00.000Z');
 const failure = (when: Date) => ({
   at: when.toISOString(),
@@ -121,5 +122,47 @@ describe("a subscription's health", () => {
     expect(disabled).toMatchObject({ status: 'disabled', failingSince: at.toISOString() });
     expect(healthAfter(disabled, 'delivered', later)).toMatchObject({ status: 'active', failingSince: null });
     expect(healthAfter(stored({}), 'delivered', at)).toBeUndefined();
+  });
+});
+
+describe('what a subscription receives of a status change', () => {
+  const statusChanged = (
+    runId: string | null,
+    runOrganizationId?: string,
+  ): ServiceEvent<'authorization.status_changed'> => ({
+    id: 'evt_0190f0f0-1111-7222-8333-444455556667',
+    type: 'authorization.status_changed',
+    clientId: 'c1',
+    ...(runOrganizationId ? { runOrganizationId } : {}),
+    occurredAt: '2026-05-01T00:00:00.000Z',
+    data: {
+      requestExternalId: 'REQ-1',
+      previous: { status: 'pending', number: null, decisionDate: null },
+      current: { status: 'approved', number: 'A1', decisionDate: '2026-05-01' },
+      runId,
+    },
+  });
+  const runIdFor = (event: ServiceEvent, organizationId: string | null) =>
+    (
+      JSON.parse(newDelivery(event, { ...webhook, organizationId }, 'event', at).payload) as {
+        data: { runId: unknown };
+      }
+    ).data.runId;
+  const runId = '0190f0f0-1111-7222-8333-444455556668';
+
+  it("shows the run's id to an unrestricted subscription and to one of the run's organization, null to another", () => {
+    const event = statusChanged(runId, 'org-a');
+    expect(runIdFor(event, null)).toBe(runId);
+    expect(runIdFor(event, 'org-a')).toBe(runId);
+    expect(runIdFor(event, 'org-b')).toBeNull();
+  });
+
+  it("never carries the routing fields, and an event that does not say its run's organization shows the run to unrestricted subscriptions only", () => {
+    const event = statusChanged(runId);
+    expect(runIdFor(event, null)).toBe(runId);
+    expect(runIdFor(event, 'org-a')).toBeNull();
+    const payload = webhookPayloadOf(statusChanged(runId, 'org-a'), { organizationId: 'org-a' });
+    expect(Object.keys(payload).sort()).toEqual(['data', 'id', 'occurredAt', 'type']);
+    expect(runIdFor(statusChanged(null), 'org-a')).toBeNull();
   });
 });

@@ -32,6 +32,12 @@ export class PortalFailure extends Error {
   constructor(
     readonly outcome: PortalFailureOutcome,
     message: string,
+    /**
+     * A `portal_timeout` whose call ran out of time: the portal took the request and never answered
+     * (the page hung), as against a portal that could not be reached at all. The driver has abandoned
+     * the page it hung on: the session's next call starts on a fresh one.
+     */
+    readonly hung = false,
   ) {
     super(message);
     this.name = 'PortalFailure';
@@ -69,13 +75,21 @@ export interface PortalAuthorization {
   decisionDate?: string;
 }
 
-/** One logged-in browser context. Every call ends within the driver's timeout. */
+/** One call's own bound, when it must end sooner than the session's timeout (a lookup's deadline). */
+export interface CallOptions {
+  timeoutMs?: number;
+}
+
+/**
+ * One logged-in browser context. Every call ends within the driver's timeout, or its own when shorter;
+ * a call that runs out of time throws a `hung` PortalFailure and leaves the session usable.
+ */
 export interface PortalSession {
   /** Fills the portal's prior-authorization form and reads it back; stops before submitting. */
-  fillPriorAuthorization(form: PriorAuthorizationForm): Promise<FilledForm>;
-  readAuthorizationStatus(query: StatusQuery): Promise<PortalAuthorization>;
+  fillPriorAuthorization(form: PriorAuthorizationForm, options?: CallOptions): Promise<FilledForm>;
+  readAuthorizationStatus(query: StatusQuery, options?: CallOptions): Promise<PortalAuthorization>;
   /** A PNG of the current page; password fields are blanked and masked before the capture. */
-  screenshot(label: string): Promise<Buffer>;
+  screenshot(label: string, options?: CallOptions): Promise<Buffer>;
   /** Ends the session (its pages and cookies); never throws, never hangs. */
   close(): Promise<void>;
 }

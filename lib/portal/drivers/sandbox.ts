@@ -2,6 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import { type Browser, errors, type Page } from 'playwright-core';
 import type { PriorAuthorizationForm } from '#lib/portal/prior-authorization-form';
 import {
+  type CallOptions,
   type FilledForm,
   type LogInOptions,
   type PortalAuthorization,
@@ -30,7 +31,7 @@ const failureOf = (error: unknown, step: string, portal?: PortalContext): Portal
   if (portal?.strayed) return unexpectedOrigin();
   if (error instanceof PortalFailure) return error;
   if (error instanceof errors.TimeoutError) {
-    return new PortalFailure('portal_timeout', `The portal did not answer in time (${step}).`);
+    return new PortalFailure('portal_timeout', `The portal did not answer in time (${step}).`, true);
   }
   const message = error instanceof Error ? error.message : '';
   const network = /net::ERR_[A-Z_]+/.exec(message)?.[0];
@@ -55,7 +56,7 @@ const within = async <T>(
   running.catch(() => undefined);
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new PortalFailure('portal_timeout', `The portal did not answer in time (${step}).`)),
+      () => reject(new PortalFailure('portal_timeout', `The portal did not answer in time (${step}).`, true)),
       timeoutMs,
     );
   });
@@ -241,59 +242,105 @@ const optionalText = async (page: Page, selector: string) => {
   return (await element.first().textContent())?.trim() || undefined;
 };
 
-const session = (portal: PortalContext, page: Page, baseUrl: string, timeoutMs: number): PortalSession => {
-  const fromHome = async (link: string, expected: string, step: string) => {
+/** A page of the session's context, each of its waits bounded by the session's timeout. */
+const openPage = async (portal: PortalContext, timeoutMs: number): Promise<Page> => {
+  const page = await portal.context.newPage();
+  page.setDefaultTimeout(timeoutMs);
+  page.setDefaultNavigationTimeout(timeoutMs);
+  return page;
+};
+
+/** Long enough for Chromium to close a page; a page that takes longer is left to the context's close. */
+const PAGE_CLOSE_MS = 5_000;
+
+/**
+ * The session's page. A call that ran out of time leaves its page mid-navigation, waiting on a portal
+ * that may never answer: that page is closed (its navigation and requests stop with it) and the next
+ * call opens a fresh one in the same context, still signed in (the cookies are the context's). So a
+ * hung page costs its own call, never the session's next ones.
+ */
+const sessionPages = (portal: PortalContext, first: Page, timeoutMs: number) => {
+  let current: Page | undefined = first;
+  return {
+    page: async (limitMs: number): Promise<Page> => {
+      current ??= await within(limitMs, 'opening a page', () => openPage(portal, timeoutMs), portal);
+      return current;
+    },
+    abandon: async () => {
+      const hung = current;
+      current = undefined;
+      if (!hung) return;
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise((resolve) => {
+        timer = setTimeout(resolve, PAGE_CLOSE_MS);
+      });
+      await Promise.race([hung.close({ runBeforeUnload: false }).catch(() => undefined), waited]);
+      clearTimeout(timer);
+    },
+  };
+};
+
+const session = (portal: PortalContext, first: Page, baseUrl: string, timeoutMs: number): PortalSession => {
+  const pages = sessionPages(portal, first, timeoutMs);
+  /** One call on the session's page, within its own limit or the session's; a call that hangs abandons the page. */
+  const onPage = async <T>(step: string, options: CallOptions | undefined, work: (page: Page) => Promise<T>) => {
+    const deadline = Date.now() + Math.min(timeoutMs, options?.timeoutMs ?? timeoutMs);
+    const left = () => Math.max(1, deadline - Date.now());
+    const page = await pages.page(left());
+    try {
+      return await within(left(), step, () => work(page), portal);
+    } catch (error) {
+      if (error instanceof PortalFailure && error.hung) await pages.abandon();
+      throw error;
+    }
+  };
+  const fromHome = async (page: Page, link: string, expected: string, step: string) => {
     expectPage(await open(portal, page, new URL('/home', baseUrl).href), 'home', step);
     expectPage(await follow(portal, page, link), expected, step);
   };
 
   return {
-    fillPriorAuthorization: (form) =>
-      within(
-        timeoutMs,
-        'filling the prior-authorization form',
-        async (): Promise<FilledForm> => {
-          await fromHome('#prior-authorization-link', 'prior-authorization', 'opening the prior-authorization form');
-          await ensureRows(page, 'renderingProviders', form.renderingProviders.length);
-          await ensureRows(page, 'diagnoses', form.diagnoses.length);
-          await ensureRows(page, 'procedures', form.procedures.length);
-          const fields = await describeFields(page);
-          const typed = fieldsOf(form);
-          for (const [name, value] of typed) await setField(page, fields, name, value);
-          return { typed: Object.fromEntries(typed), held: await readForm(page) };
-        },
-        portal,
-      ),
+    fillPriorAuthorization: (form, options) =>
+      onPage('filling the prior-authorization form', options, async (page): Promise<FilledForm> => {
+        await fromHome(
+          page,
+          '#prior-authorization-link',
+          'prior-authorization',
+          'opening the prior-authorization form',
+        );
+        await ensureRows(page, 'renderingProviders', form.renderingProviders.length);
+        await ensureRows(page, 'diagnoses', form.diagnoses.length);
+        await ensureRows(page, 'procedures', form.procedures.length);
+        const fields = await describeFields(page);
+        const typed = fieldsOf(form);
+        for (const [name, value] of typed) await setField(page, fields, name, value);
+        return { typed: Object.fromEntries(typed), held: await readForm(page) };
+      }),
 
-    readAuthorizationStatus: (query: StatusQuery) =>
-      within(
-        timeoutMs,
-        'reading the authorization status',
-        async (): Promise<PortalAuthorization> => {
-          await fromHome('#status-lookup-link', 'status-lookup', 'opening the status lookup');
-          await page.locator('#status-member-id').fill(query.memberId);
-          await page.locator('#status-reference').fill(query.requestExternalId);
-          if (query.fromDate) await page.locator('#status-from-date').fill(query.fromDate);
-          expectPage(await follow(portal, page, '#look-up'), 'status-lookup', 'looking the status up');
-          const result = page.locator('#status-result');
-          const status = (await result.count()) === 1 ? await result.getAttribute('data-status') : null;
-          if (!status || !STATUSES.has(status)) {
-            throw new PortalFailure('portal_error', 'The portal showed no status the driver knows.');
-          }
-          if (status === 'not_found') return { status };
-          const number = await optionalText(page, '#authorization-number');
-          const decisionDate = await optionalText(page, '#decision-date');
-          return {
-            status: status as PortalAuthorization['status'],
-            ...(number ? { number } : {}),
-            ...(decisionDate ? { decisionDate } : {}),
-          };
-        },
-        portal,
-      ),
+    readAuthorizationStatus: (query: StatusQuery, options) =>
+      onPage('reading the authorization status', options, async (page): Promise<PortalAuthorization> => {
+        await fromHome(page, '#status-lookup-link', 'status-lookup', 'opening the status lookup');
+        await page.locator('#status-member-id').fill(query.memberId);
+        await page.locator('#status-reference').fill(query.requestExternalId);
+        if (query.fromDate) await page.locator('#status-from-date').fill(query.fromDate);
+        expectPage(await follow(portal, page, '#look-up'), 'status-lookup', 'looking the status up');
+        const result = page.locator('#status-result');
+        const status = (await result.count()) === 1 ? await result.getAttribute('data-status') : null;
+        if (!status || !STATUSES.has(status)) {
+          throw new PortalFailure('portal_error', 'The portal showed no status the driver knows.');
+        }
+        if (status === 'not_found') return { status };
+        const number = await optionalText(page, '#authorization-number');
+        const decisionDate = await optionalText(page, '#decision-date');
+        return {
+          status: status as PortalAuthorization['status'],
+          ...(number ? { number } : {}),
+          ...(decisionDate ? { decisionDate } : {}),
+        };
+      }),
 
     // The label names the capture for the run's record; the image is the same whatever it says.
-    screenshot: (_label: string) => within(timeoutMs, 'taking a screenshot', () => maskedScreenshot(page), portal),
+    screenshot: (_label: string, options) => onPage('taking a screenshot', options, (page) => maskedScreenshot(page)),
 
     close: () => portal.close(),
   };
@@ -317,9 +364,7 @@ export const sandboxDriver: PortalDriver = {
         timeoutMs,
         'signing in',
         async () => {
-          const page = await portal.context.newPage();
-          page.setDefaultTimeout(timeoutMs);
-          page.setDefaultNavigationTimeout(timeoutMs);
+          const page = await openPage(portal, timeoutMs);
           await signIn(portal, page, credentials, baseUrl);
           return page;
         },

@@ -45,5 +45,10 @@ export const checkAuthStatusBatchSchema = {
       uniqueItems: true,
       items: identifier("A request's externalId"),
     },
+    partial: {
+      type: 'boolean',
+      description:
+        'true: start the requests that can be started and answer the others in `requests` with their reason (202); if none can, the batch is refused as without it. Absent or false: any request that cannot be started refuses the batch (404 or 422) and nothing starts',
+    },
   },
 } as const;
