@@ -59,6 +59,9 @@ export const setup = async (project: TestProject) => {
   // The tests revoke keys, expire them and change their scope, and expect the next request to see it:
   // the shared stack's gateway asks the authorizer every time (authorizer-cache.test.ts covers the cache).
   process.env.LOCAL_AUTHORIZER_CACHE_TTL = '0';
+  // The functions held to table partitions on AWS are held to them here too (local/table-grants.ts): a store call
+  // their grants miss fails a test rather than a deployment. LOCAL_TABLE_GRANTS=off runs the suite without.
+  process.env.LOCAL_TABLE_GRANTS ??= 'enforce';
   if (dynamoEndpoint) ownTable = { endpoint: dynamoEndpoint, tableName: `service-review-test-${Date.now()}` };
   stack = await startLocalStack({
     port: 0,
