@@ -208,6 +208,8 @@ module.exports = {
         pathNot: [
           '^lib/routes/',
           '^lib/table\\.ts$',
+          // The client item's attribute names: the settings a worker role may read from the client's own partition.
+          '^lib/entities/tenancy\\.ts$',
           '^lib/config/defaults\\.ts$',
           '^lib/object-keys\\.ts$',
           '^lib/http/(gateway-responses|response)\\.ts$',
