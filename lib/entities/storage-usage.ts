@@ -128,11 +128,11 @@ export const automationRunsUsageEntity = defineEntity<AutomationRunsUsage>()({
 });
 
 /*
- * A client's automation in flight, in a partition of its own (`CLIENT#<clientId>#AUTOMATION`): its
+ * A client's automation in flight, in a partition of its own (`CLIENT#<clientId>#AUTOMATION#INFLIGHT`): its
  * starts and landings never share the client's partition (its Client item, users, webhooks, counters),
  * and the workers' access to it is one leading key.
  */
-const automationPartition = 'CLIENT#<clientId>#AUTOMATION';
+const automationPartition = 'CLIENT#<clientId>#AUTOMATION#INFLIGHT';
 
 /** The runs of a client's executions in flight: the in-flight quota's counter, written with each flight. */
 export const automationRunsInFlightEntity = defineEntity<AutomationRunsInFlight>()({

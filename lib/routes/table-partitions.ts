@@ -20,11 +20,10 @@ export const PARTITION = {
   /** A webhook subscription's deliveries. */
   webhookDeliveries: 'CLIENT#*#WEBHOOK#*',
   /**
-   * The client's automation in flight: its executions and their count. It ends in a literal, so it also
-   * matches a partition whose last id a client chose as `AUTOMATION` (a request, portal account or payer
-   * connection of that name).
+   * The client's automation in flight: its executions and their count. Two literals at the end: an id
+   * cannot hold the `#` between them, so no request, portal account or payer connection matches it.
    */
-  automation: 'CLIENT#*#AUTOMATION',
+  automation: 'CLIENT#*#AUTOMATION#INFLIGHT',
   /** A payer's endpoint in the operators' directory. */
   payerEndpoint: 'PAYER#*',
   apiKey: 'APIKEY#*',

@@ -202,7 +202,7 @@ describe('least privilege', () => {
       'CLIENT#*#PACC#*',
       'CLIENT#*#PCONN#*',
       'CLIENT#*#EVENT#*',
-      'CLIENT#*#AUTOMATION',
+      'CLIENT#*#AUTOMATION#INFLIGHT',
       'PAYER#*',
     ];
     const expected: Record<string, string[]> = {

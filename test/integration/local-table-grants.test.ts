@@ -105,7 +105,7 @@ describe('local table grants', () => {
 });
 
 /** Until the automation's flights have their own partition, a re-check batch's admission writes outside its grants. */
-const flightsInOwnPartition = automationFlightEntity.keys.pk.template.endsWith('#AUTOMATION');
+const flightsInOwnPartition = automationFlightEntity.keys.pk.template.endsWith('#AUTOMATION#INFLIGHT');
 
 describe('the re-checks, held to their grants', () => {
   const memberOf = (memberId: string) => SANDBOX_MEMBERS.find((member) => member.memberId === memberId)!;

@@ -120,7 +120,7 @@ describe('the in-flight count heals itself', () => {
     expect(await counted(tenant.clientId)).toBe(1);
 
     // All of it in the client's automation partition, none beside its Client item.
-    const automation = await partition(`CLIENT#${tenant.clientId}#AUTOMATION`);
+    const automation = await partition(`CLIENT#${tenant.clientId}#AUTOMATION#INFLIGHT`);
     expect(automation.map((item) => item.sk).sort()).toEqual(['RPAFLIGHT#died-2', 'RPAFLIGHT#second', 'RPAINFLIGHT']);
     const client = await partition(`CLIENT#${tenant.clientId}`);
     expect(client.filter((item) => /FLIGHT/.test(String(item.sk)))).toEqual([]);

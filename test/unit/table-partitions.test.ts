@@ -5,6 +5,7 @@ import type { KeyTemplate } from '#lib/entities/define-entity';
 import { payerConnectionEntity } from '#lib/entities/payer-connection';
 import { portalAccountEntity } from '#lib/entities/portal-account';
 import { requestEntity } from '#lib/entities/request';
+import { automationFlightEntity } from '#lib/entities/storage-usage';
 import { authorizerAccess, type RouteAccess, routeAccess } from '#lib/routes/access-model';
 import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
 import { automationEventFunctions, eventFunctions, webhookDeliveryFunctions } from '#lib/routes/event-functions';
@@ -71,9 +72,9 @@ describe('the partitions of dynamodb:LeadingKeys', () => {
     // Ids a client may choose (ID_PATTERN: no #), among them every literal of the keys.
     const literals = [...new Set(entities.flatMap(({ pk }) => pk.template.split(/<[^>]+>|#/)))].filter(Boolean);
     for (const [name, pattern] of Object.entries(PARTITION)) {
-      if (name === 'anyClient' || name === 'automation') continue;
+      if (name === 'anyClient') continue;
       expect(ofPattern(pattern), name).not.toEqual([]);
-      for (const id of ['c-1', ...literals.filter((literal) => literal !== 'AUTOMATION')]) {
+      for (const id of ['c-1', ...literals]) {
         expect({ pattern, id, matched: matchedBy(pattern, id) }).toEqual({ pattern, id, matched: ofPattern(pattern) });
       }
     }
@@ -85,14 +86,14 @@ describe('the partitions of dynamodb:LeadingKeys', () => {
     expect(clientKinds).toEqual(expect.arrayContaining(['Request', 'PortalAccount', 'Webhook', 'Client']));
   });
 
-  it('the automation partition ends in a literal: a request, portal account or payer connection named AUTOMATION matches it too', () => {
-    // Its own kinds (the flights and their count) are the entities whose partition it is.
-    expect(matchedBy(PARTITION.automation, 'c-1')).toEqual(ofPattern(PARTITION.automation));
+  it('the automation partition ends in two literals: no request, portal account or payer connection id matches it', () => {
     const named = (pk: string) => stringLike(PARTITION.automation, pk);
-    expect(named(requestEntity.key({ clientId: 'c-1', externalId: 'AUTOMATION' }).pk)).toBe(true);
-    expect(named(portalAccountEntity.key({ clientId: 'c-1', externalId: 'AUTOMATION' }).pk)).toBe(true);
-    expect(named(payerConnectionEntity.key({ clientId: 'c-1', externalId: 'AUTOMATION' }).pk)).toBe(true);
-    expect(named(requestEntity.key({ clientId: 'c-1', externalId: 'AUTOMATION-1' }).pk)).toBe(false);
+    expect(named(automationFlightEntity.key({ clientId: 'c-1', executionName: 'e-1' }).pk)).toBe(true);
+    for (const externalId of ['AUTOMATION', 'INFLIGHT', 'AUTOMATION-INFLIGHT']) {
+      expect(named(requestEntity.key({ clientId: 'c-1', externalId }).pk)).toBe(false);
+      expect(named(portalAccountEntity.key({ clientId: 'c-1', externalId }).pk)).toBe(false);
+      expect(named(payerConnectionEntity.key({ clientId: 'c-1', externalId }).pk)).toBe(false);
+    }
   });
 });
 
