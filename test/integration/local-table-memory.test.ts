@@ -9,6 +9,7 @@ import {
   PutItemCommand,
   QueryCommand,
   ScanCommand,
+  waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { type Emulator, startDynalite } from '#local/emulators';
@@ -52,8 +53,9 @@ const clientOf = (endpoint: string) =>
     },
   });
 
-const createTable = (on: DynamoDBClient) =>
-  on.send(
+/** Creates the table and waits until it is ACTIVE: dynalite answers CreateTable before the table is there. */
+const createTable = async (on: DynamoDBClient) => {
+  await on.send(
     new CreateTableCommand({
       TableName,
       BillingMode: 'PAY_PER_REQUEST',
@@ -75,6 +77,8 @@ const createTable = (on: DynamoDBClient) =>
       ],
     }),
   );
+  await waitUntilTableExists({ client: on, maxWaitTime: 30, minDelay: 0.1, maxDelay: 1 }, { TableName });
+};
 
 beforeAll(async () => {
   db = await startDynalite({});
