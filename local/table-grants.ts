@@ -4,7 +4,7 @@ import { log } from '#lib/observability/logger';
 import { leadingKeysOf, type RouteAccess, routeAccess, type TableAccess } from '#lib/routes/access-model';
 import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
 import { automationEventFunctions, eventFunctions, webhookDeliveryFunctions } from '#lib/routes/event-functions';
-import { PARTITION } from '#lib/routes/table-partitions';
+import { PARTITION, stringLike } from '#lib/routes/table-partitions';
 import { TABLE_KEY } from '#lib/table';
 import { currentHandler } from './invocations.ts';
 
@@ -106,15 +106,6 @@ const touchesOf = (command: string, input: Input): Touch[] => {
       return [{ action: command.replace(/Command$/, ''), partitions: [] }];
   }
 };
-
-/** IAM's StringLike: `*` any run of characters, `?` one. */
-const stringLike = (pattern: string, value: string) =>
-  new RegExp(
-    `^${pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.')}$`,
-  ).test(value);
 
 const KEYS_AND_SETTINGS = new Set<string>([TABLE_KEY.partition, TABLE_KEY.sort, ...clientSettingsAttributes]);
 

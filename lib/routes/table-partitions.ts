@@ -34,3 +34,12 @@ export const PARTITION = {
    */
   anyClient: 'CLIENT#*',
 } as const;
+
+/** IAM's StringLike, as a LeadingKeys condition matches a partition key: `*` any run of characters, `?` one. */
+export const stringLike = (pattern: string, value: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  ).test(value);

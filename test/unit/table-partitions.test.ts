@@ -9,7 +9,7 @@ import { automationFlightEntity } from '#lib/entities/storage-usage';
 import { authorizerAccess, type RouteAccess, routeAccess } from '#lib/routes/access-model';
 import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
 import { automationEventFunctions, eventFunctions, webhookDeliveryFunctions } from '#lib/routes/event-functions';
-import { PARTITION } from '#lib/routes/table-partitions';
+import { PARTITION, stringLike } from '#lib/routes/table-partitions';
 
 /*
  * The `dynamodb:LeadingKeys` patterns against the entities' partition keys: IAM's StringLike (`*` any run of
@@ -27,15 +27,6 @@ const isEntity = (value: any) =>
 const entities: Array<{ name: string; pk: KeyTemplate }> = modules
   .flatMap((module) => Object.values(module).filter(isEntity))
   .map((entity: any) => ({ name: entity.name, pk: entity.keys.pk }));
-
-/** IAM's StringLike. */
-const stringLike = (pattern: string, value: string) =>
-  new RegExp(
-    `^${pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.')}$`,
-  ).test(value);
 
 /** An entity's partition key with every slot holding `id`. */
 const partitionOf = (pk: KeyTemplate, id: string) => pk.render(Object.fromEntries(pk.slots.map((slot) => [slot, id])));
