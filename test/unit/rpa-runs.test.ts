@@ -104,6 +104,8 @@ describe('the scraper session page', () => {
           previous: { status: 'approved', number: 'SBX-1', decisionDate: '2026-11-20' },
           current: { status: 'pending', number: hostile, decisionDate: null },
           changedBy: { kind: 'api', requestId: hostile },
+          items: [],
+          reasons: [],
         },
         {
           changeId: '01900000-0000-7000-8000-000000000001',
@@ -111,6 +113,8 @@ describe('the scraper session page', () => {
           previous: { status: 'not_submitted', number: null, decisionDate: null },
           current: { status: 'approved', number: 'SBX-1', decisionDate: '2026-11-20' },
           changedBy: { kind: 'run', runId: run.runId },
+          items: [],
+          reasons: [],
         },
       ],
       runs: [

@@ -140,6 +140,8 @@ describe('what a subscription receives of a status change', () => {
       previous: { status: 'pending', number: null, decisionDate: null },
       current: { status: 'approved', number: 'A1', decisionDate: '2026-05-01' },
       runId,
+      items: [],
+      reasonCodes: [],
     },
   });
   const runIdFor = (event: ServiceEvent, organizationId: string | null) =>
