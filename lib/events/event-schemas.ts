@@ -61,7 +61,12 @@ const itemReasonCodesSchema = closed('ItemReasonCodes', 'An item of a denial or 
   status: string("The payer's decision on it", {
     enum: ['approved', 'partially_approved', 'denied', 'pending', 'cancelled'],
   }),
-  reasonCodes: { type: 'array', maxItems: DECISION_LIMITS.itemReasons, items: ref('ReasonCode') },
+  reasonCodes: {
+    type: 'array',
+    maxItems: DECISION_LIMITS.eventItemReasonCodes,
+    description: `Its first ${DECISION_LIMITS.eventItemReasonCodes} reason codes (all of them, with the text: GET …/Requests/{externalId})`,
+    items: ref('ReasonCode'),
+  },
 } satisfies Members<ItemReasonCodes>);
 
 const data: { [T in EventType]: Members<EventData[T]> } = {

@@ -38,13 +38,16 @@ export const decisionReasonsOf = (next: Authorization): DecisionReasons => {
 
 const codeOf = ({ system, code }: AuthorizationReason): ReasonCode => ({ system, code });
 
-/** The same, as an event carries it: the codes without the payer's text. */
+/**
+ * The same, as an event carries it: the codes without the payer's text, the first few of each item
+ * (DECISION_LIMITS.eventItemReasonCodes: the worst case then stays under EventBridge's 256 KB).
+ */
 export const reasonCodesOf = ({ items, reasons }: DecisionReasons) => ({
   items: items.map(
     ({ sequence, status, reasons: itemReasons }): ItemReasonCodes => ({
       sequence,
       status,
-      reasonCodes: itemReasons.map(codeOf),
+      reasonCodes: itemReasons.slice(0, DECISION_LIMITS.eventItemReasonCodes).map(codeOf),
     }),
   ),
   reasonCodes: reasons.map(codeOf),
