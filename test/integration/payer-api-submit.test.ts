@@ -3,6 +3,7 @@ import type { RpaRunRecord } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
 import { payerTasks } from '#lib/payer-api/payer-task-service';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
+import { DENIAL_NOTE } from '#local/pas-payer/claim-response';
 import { uniqueId } from '#test/support/api';
 import {
   claimsOf,
@@ -159,9 +160,10 @@ describe('a submission the payer decides at once', () => {
   it('keeps why in the history (codes and text) and tells it in the event (codes only, never the text)', async () => {
     const [denied, partial] = await Promise.all([submitted('SBX-10002'), submitted('SBX-10005')]);
     const outbox = await outboxItemsOf(tenant.clientId);
-    for (const [{ externalId }, statuses] of [
-      [denied, ['denied', 'denied']],
-      [partial, ['approved', 'denied']],
+    const NOTE = { system: null, code: 'note' };
+    for (const [{ externalId }, statuses, whole] of [
+      [denied, ['denied', 'denied'], [NOTE]],
+      [partial, ['approved', 'denied'], []],
     ] as const) {
       const { authorization } = await getRequest(tenant, externalId);
       const reason = authorization.items[1].reasons[0];
@@ -171,6 +173,8 @@ describe('a submission the payer decides at once', () => {
       expect(entry!.items).toEqual(
         authorization.items.map(({ sequence, status, reasons }: any) => ({ sequence, status, reasons })),
       );
+      // A denial in whole is explained for the whole too: the payer's process note, with its text.
+      expect(entry!.reasons).toEqual(whole.map((reason) => ({ ...reason, text: DENIAL_NOTE })));
       expect(entry!.reasons).toEqual(authorization.reasons);
 
       const stored = outbox.filter(
@@ -186,9 +190,10 @@ describe('a submission the payer decides at once', () => {
           reasonCodes: status === 'denied' ? [{ system: reason.system, code: 'SBX-MN' }] : [],
         })),
       );
-      expect(data.reasonCodes).toEqual([]);
+      expect(data.reasonCodes).toEqual(whole);
       // The payer's words stay in the API: no part of the stored event carries them.
       expect(JSON.stringify(stored[0])).not.toContain(reason.text);
+      expect(JSON.stringify(stored[0])).not.toContain(DENIAL_NOTE.slice(0, 40));
       expect(JSON.stringify(stored[0])).not.toContain('"text"');
     }
   });
