@@ -1,5 +1,5 @@
 import { attr, defineEntity } from './define-entity.ts';
-import { requestEntity } from './request.ts';
+import { type AuthorizationItem, type AuthorizationReason, requestEntity } from './request.ts';
 import type { AuthorizationState } from './service-event.ts';
 
 /**
@@ -17,6 +17,19 @@ export const changedByRun = (run: { runId: string; organizationId: string }): Ch
   organizationId: run.organizationId,
 });
 
+/** An item of a denial or partial approval as the history keeps it: how it was decided, and the payer's reasons. */
+interface DecisionItem {
+  sequence: number;
+  status: AuthorizationItem['status'];
+  reasons: AuthorizationReason[];
+}
+
+/** Why a change into denied or partially_approved was made: per item, and for the whole. */
+export interface DecisionReasons {
+  items: DecisionItem[];
+  reasons: AuthorizationReason[];
+}
+
 export interface AuthorizationChange {
   clientId: string;
   externalId: string;
@@ -26,6 +39,11 @@ export interface AuthorizationChange {
   previous: AuthorizationState;
   current: AuthorizationState;
   changedBy: ChangedBy;
+  /**
+   * A change into denied or partially_approved: why (lib/requests/decision-reasons.ts). Absent on other
+   * changes and on entries written before the history kept it; read as empty lists.
+   */
+  decision?: DecisionReasons;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -46,6 +64,7 @@ export const authorizationChangeEntity = defineEntity<AuthorizationChange>()({
     previous: attr.map<AuthorizationState>(),
     current: attr.map<AuthorizationState>(),
     changedBy: attr.map<ChangedBy>(),
+    decision: attr.optional(attr.map<DecisionReasons>()),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),

@@ -35,8 +35,18 @@ export interface AuthorizationItem {
   reasons: AuthorizationReason[];
 }
 
-/** Bounds of what a payer's decision may store: more is cut off when the answer is read (lib/payer-api/pas/). */
-export const DECISION_LIMITS = { items: 100, reasons: 20, itemReasons: 20, reasonText: 500 } as const;
+/**
+ * Bounds of what a payer's decision may store: more is cut off when the answer is read (lib/payer-api/pas/).
+ * An `authorization.status_changed` event names at most `eventItemReasonCodes` codes per item (X12 HCR has one,
+ * PAS lets it repeat), so that its worst case stays under EventBridge's 256 KB per event (docs/events.md).
+ */
+export const DECISION_LIMITS = {
+  items: 100,
+  reasons: 20,
+  itemReasons: 20,
+  reasonText: 500,
+  eventItemReasonCodes: 5,
+} as const;
 
 /** Which channel last read the authorization (docs/payer-api.md). */
 type AuthorizationChannel = 'pas' | 'portal';

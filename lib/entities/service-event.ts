@@ -1,4 +1,4 @@
-import type { AuthorizationStatus } from './request.ts';
+import type { AuthorizationItem, AuthorizationStatus } from './request.ts';
 import type { RunKind, RunOutcome } from './rpa.ts';
 
 /**
@@ -23,6 +23,20 @@ export interface AuthorizationState {
   decisionDate: string | null;
 }
 
+/** A payer's reason as an event names it: its code, never its text (a payer's words may name the patient). */
+export interface ReasonCode {
+  system: string | null;
+  code: string;
+}
+
+/** An item of a denial or partial approval as an event shows it: how it was decided, and why in codes. */
+export interface ItemReasonCodes {
+  /** The Claim item's sequence: the request's procedure at sequence − 1. */
+  sequence: number;
+  status: AuthorizationItem['status'];
+  reasonCodes: ReasonCode[];
+}
+
 export interface EventData {
   'authorization.status_changed': {
     requestExternalId: string;
@@ -30,6 +44,10 @@ export interface EventData {
     current: AuthorizationState;
     /** The automation run that read the change; null when an API call changed it. */
     runId: string | null;
+    /** A change into denied or partially_approved: its items and why (codes only); empty otherwise. */
+    items: ItemReasonCodes[];
+    /** A change into denied or partially_approved: the reasons for the whole (codes only); empty otherwise. */
+    reasonCodes: ReasonCode[];
   };
   'automation.run_finished': {
     requestExternalId: string;

@@ -1,11 +1,13 @@
-import { AUTHORIZATION_STATUSES } from '#lib/entities/request';
+import { AUTHORIZATION_STATUSES, DECISION_LIMITS } from '#lib/entities/request';
 import { RUN_OUTCOMES, type RunKind } from '#lib/entities/rpa';
 import {
   type AuthorizationState,
   EVENT_TYPES,
   type EventData,
   type EventType,
+  type ItemReasonCodes,
   type payloadOf,
+  type ReasonCode,
 } from '#lib/entities/service-event';
 import { closed, type JsonSchema, type Members, nullable, ref, string, uuid } from '#lib/openapi/schema-builders';
 import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
@@ -44,12 +46,49 @@ const authorizationStateSchema = closed(
   } satisfies Members<AuthorizationState>,
 );
 
+/** A payer's reason as events name it: the code alone (its text may name the patient: GET the request for it). */
+const reasonCodeSchema = closed('ReasonCode', "A payer's reason code, without its text", {
+  system: nullable(string('The code system (X12 HCR reason codes on PAS)', { maxLength: 200 })),
+  code: string('The reason code', { minLength: 1, maxLength: 64 }),
+} satisfies Members<ReasonCode>);
+
+const itemReasonCodesSchema = closed('ItemReasonCodes', 'An item of a denial or partial approval, and why in codes', {
+  sequence: {
+    type: 'integer',
+    minimum: 1,
+    description: "The item's sequence: the request's procedure at sequence − 1",
+  },
+  status: string("The payer's decision on it", {
+    enum: ['approved', 'partially_approved', 'denied', 'pending', 'cancelled'],
+  }),
+  reasonCodes: {
+    type: 'array',
+    maxItems: DECISION_LIMITS.eventItemReasonCodes,
+    description: `Its first ${DECISION_LIMITS.eventItemReasonCodes} reason codes (all of them, with the text: GET …/Requests/{externalId})`,
+    items: ref('ReasonCode'),
+  },
+} satisfies Members<ItemReasonCodes>);
+
 const data: { [T in EventType]: Members<EventData[T]> } = {
   'authorization.status_changed': {
     requestExternalId,
     previous: ref('AuthorizationState'),
     current: ref('AuthorizationState'),
     runId: nullable(uuid('The automation run that read the change; null when an API call changed it')),
+    items: {
+      type: 'array',
+      maxItems: DECISION_LIMITS.items,
+      description:
+        'A change into denied or partially_approved read through the payer API: every item, in sequence order, with its reason codes; empty otherwise',
+      items: ref('ItemReasonCodes'),
+    },
+    reasonCodes: {
+      type: 'array',
+      maxItems: DECISION_LIMITS.reasons,
+      description:
+        'A change into denied or partially_approved: the reason codes for the whole request (a payer may give its reasons only here); empty otherwise',
+      items: ref('ReasonCode'),
+    },
   },
   'automation.run_finished': {
     requestExternalId,
@@ -75,7 +114,7 @@ export const EVENT_DOCS: Record<EventType, { schema: string; summary: string; de
     schema: 'AuthorizationStatusChangedEvent',
     summary: "A request's authorization changed",
     description:
-      'Its status, number or decision date changed (a status check read a new answer): before and after, and the run that read it.',
+      'Its status, number or decision date changed (a status check read a new answer): before and after, the run that read it, and for a denial or partial approval the reason codes per item and for the whole (codes only: the text is in GET …/Requests/{externalId}).',
   },
   'automation.run_finished': {
     schema: 'AutomationRunFinishedEvent',
@@ -102,8 +141,10 @@ const payloadSchemaOf = (type: EventType): JsonSchema =>
     data: closed(`${EVENT_DOCS[type].schema}Data`, 'Ids, codes and statuses only: never patient data', data[type]),
   } satisfies Members<ReturnType<typeof payloadOf>>);
 
-/** The component schemas: AuthorizationState and one per event type. */
+/** The component schemas: AuthorizationState, the reason codes, and one per event type. */
 export const eventSchemas: Record<string, JsonSchema> = {
   AuthorizationState: authorizationStateSchema,
+  ReasonCode: reasonCodeSchema,
+  ItemReasonCodes: itemReasonCodesSchema,
   ...Object.fromEntries(EVENT_TYPES.map((type) => [EVENT_DOCS[type].schema, payloadSchemaOf(type)])),
 };

@@ -130,7 +130,21 @@ const changedByText = (changedBy: ScraperSession['authorizationHistory'][number]
   return changedBy.runId === null ? 'a run of another organization' : `run <code>${escapeHtml(changedBy.runId)}</code>`;
 };
 
-/** The latest changes of the authorization, newest first: when, from what to what, and what changed it. */
+type HistoryEntry = ScraperSession['authorizationHistory'][number];
+
+/**
+ * Why a change denied in whole or in part, in codes (the payer's text is in the API): each item that has
+ * reasons, `#<sequence> <status>: <codes>`, then the codes for the whole. Empty for any other change.
+ */
+const reasonsText = ({ items, reasons }: Pick<HistoryEntry, 'items' | 'reasons'>) =>
+  [
+    ...items
+      .filter((item) => item.reasons.length > 0)
+      .map((item) => `#${item.sequence} ${item.status}: ${item.reasons.map((reason) => reason.code).join(', ')}`),
+    ...(reasons.length > 0 ? [`whole: ${reasons.map((reason) => reason.code).join(', ')}`] : []),
+  ].join('; ');
+
+/** The latest changes of the authorization, newest first: when, from what to what, why, and what changed it. */
 const historySection = (history: ScraperSession['authorizationHistory']) => {
   if (history.length === 0) return '<h2>Authorization history</h2>\n<p class="muted">No change yet.</p>';
   const rows = history
@@ -140,11 +154,11 @@ const historySection = (history: ScraperSession['authorizationHistory']) => {
           entry.changedAt,
         )}</time></td><td>${escapeHtml(stateText(entry.previous))}</td><td class="status">${escapeHtml(
           stateText(entry.current),
-        )}</td><td>${changedByText(entry.changedBy)}</td></tr>`,
+        )}</td><td class="reasons">${escapeHtml(reasonsText(entry))}</td><td>${changedByText(entry.changedBy)}</td></tr>`,
     )
     .join('');
   return `<h2>Authorization history</h2>
-<table id="authorization-history"><thead><tr><th scope="col">Changed</th><th scope="col">From</th><th scope="col">To</th><th scope="col">By</th></tr></thead><tbody>${rows}</tbody></table>`;
+<table id="authorization-history"><thead><tr><th scope="col">Changed</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Reason codes</th><th scope="col">By</th></tr></thead><tbody>${rows}</tbody></table>`;
 };
 
 /** The page and the headers it must be served with (its Content-Security-Policy above all). */

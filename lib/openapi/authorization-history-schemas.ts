@@ -1,3 +1,4 @@
+import { DECISION_LIMITS } from '#lib/entities/request';
 import { closed, type JsonSchema, type Members, ref, uuid } from '#lib/openapi/schema-builders';
 import type { AuthorizationHistoryPage } from '#lib/requests/authorization-history';
 import { MAX_HISTORY_PAGE_SIZE } from '#lib/requests/authorization-history';
@@ -8,6 +9,20 @@ import { MAX_HISTORY_PAGE_SIZE } from '#lib/requests/authorization-history';
  * before and after is the events' AuthorizationState (lib/events/event-schemas.ts).
  */
 type Entry = AuthorizationHistoryPage['items'][number];
+
+const decisionItem = closed('AuthorizationChangeItem', 'An item of a denial or partial approval, and why', {
+  sequence: {
+    type: 'integer',
+    minimum: 1,
+    description: "The item's sequence: the request's procedure at sequence − 1",
+  },
+  status: {
+    type: 'string',
+    enum: ['approved', 'partially_approved', 'denied', 'pending', 'cancelled'],
+    description: "The payer's decision on it",
+  },
+  reasons: { type: 'array', maxItems: DECISION_LIMITS.itemReasons, items: ref('AuthorizationReason') },
+} satisfies Members<Entry['items'][number]>);
 
 const changedBy = {
   oneOf: [
@@ -34,6 +49,20 @@ export const authorizationHistorySchemas: Record<string, JsonSchema> = {
     previous: ref('AuthorizationState'),
     current: ref('AuthorizationState'),
     changedBy,
+    items: {
+      type: 'array',
+      maxItems: DECISION_LIMITS.items,
+      description:
+        "A change into denied or partially_approved read through the payer API: every item of `current`, in sequence order, with the payer's reasons; empty otherwise (and on entries from before the history kept them)",
+      items: decisionItem,
+    },
+    reasons: {
+      type: 'array',
+      maxItems: DECISION_LIMITS.reasons,
+      description:
+        "A change into denied or partially_approved: the payer's reasons for the whole request (a payer may give them only here); empty otherwise",
+      items: ref('AuthorizationReason'),
+    },
   } satisfies Members<Entry>),
   AuthorizationHistoryPage: closed('AuthorizationHistoryPage', 'A page of the history, newest first', {
     items: { type: 'array', maxItems: MAX_HISTORY_PAGE_SIZE, items: ref('AuthorizationChange') },

@@ -8,6 +8,7 @@ import { uuidv7 } from '#lib/ids';
 import { intervalSeconds, scheduleChange, secondsAfter } from '#lib/rechecks/recheck-policy';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { recheckShardOf } from '#lib/rechecks/recheck-shards';
+import { decisionReasonsOf, reasonCodesOf } from './decision-reasons.ts';
 import type { RequestStore } from './request-store.ts';
 
 /*
@@ -33,6 +34,7 @@ const changeOf = (request: StoredRequest, next: Authorization, changedBy: Change
   const { clientId, externalId } = request;
   const previous = stateOf(request.authorization);
   const current = stateOf(next);
+  const decision = decisionReasonsOf(next);
   const entry: AuthorizationChange = {
     clientId,
     externalId,
@@ -41,6 +43,7 @@ const changeOf = (request: StoredRequest, next: Authorization, changedBy: Change
     previous,
     current,
     changedBy,
+    ...(decision.items.length > 0 || decision.reasons.length > 0 ? { decision } : {}),
     version: 1,
     createdAt: at,
     updatedAt: at,
@@ -50,6 +53,7 @@ const changeOf = (request: StoredRequest, next: Authorization, changedBy: Change
     previous,
     current,
     runId: changedBy.kind === 'run' ? changedBy.runId : null,
+    ...reasonCodesOf(decision),
   });
   // Which subscriptions may see the run's id (webhookPayloadOf); the event still reaches them all.
   if (changedBy.kind === 'run' && changedBy.organizationId) event.runOrganizationId = changedBy.organizationId;

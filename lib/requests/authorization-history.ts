@@ -1,4 +1,4 @@
-import type { AuthorizationChange } from '#lib/entities/authorization-history';
+import type { AuthorizationChange, DecisionReasons } from '#lib/entities/authorization-history';
 import { NotFound } from '#lib/errors';
 import { type CursorScope, encodeCursor, filterHashOf, type PageRequest, pageStart } from '#lib/pagination/cursor';
 import { reaches, type Scope } from '#lib/tenancy/scope';
@@ -22,7 +22,7 @@ export type ChangedByView = { kind: 'run'; runId: string | null } | { kind: 'api
 /** An entry as clients read it (the history endpoint, the scraper session): ids, statuses and dates only. */
 export type AuthorizationHistoryEntry = Pick<AuthorizationChange, 'changeId' | 'changedAt' | 'previous' | 'current'> & {
   changedBy: ChangedByView;
-};
+} & DecisionReasons;
 
 /**
  * The run's id where `scope` reaches the run's organization; null otherwise. The change itself stays in
@@ -43,6 +43,9 @@ export const historyEntryOf = (entry: AuthorizationChange, scope: Scope): Author
   previous: entry.previous,
   current: entry.current,
   changedBy: changedByViewOf(entry.changedBy, scope),
+  // Why a denial or partial approval was made; entries of other changes, and older ones, have none.
+  items: entry.decision?.items ?? [],
+  reasons: entry.decision?.reasons ?? [],
 });
 
 export interface AuthorizationHistoryDependencies {

@@ -46,6 +46,16 @@ const plus = (at: Date, ms: number) => new Date(at.getTime() + ms).toISOString()
 const expirationOf = (at: Date) => Math.floor(at.getTime() / 1000) + DELIVERY_RETENTION_DAYS * 24 * 60 * 60;
 
 /**
+ * A status change as its schema has it: one written before events said why a denial was made (an
+ * outbox item or a redelivery of one) has no `items` nor `reasonCodes`, which are empty lists then.
+ */
+const withReasonCodes = (data: EventData['authorization.status_changed']) => ({
+  ...data,
+  items: data.items ?? [],
+  reasonCodes: data.reasonCodes ?? [],
+});
+
+/**
  * What `webhook` receives of `event`: its payload, where a subscription restricted to one organization is
  * not shown the id of another organization's run (as the authorization history does not show it to such a
  * key: docs/events.md). An event that does not say its run's organization shows its run to unrestricted
@@ -53,9 +63,11 @@ const expirationOf = (at: Date) => Math.floor(at.getTime() / 1000) + DELIVERY_RE
  */
 export const webhookPayloadOf = (event: ServiceEvent, webhook: Pick<StoredWebhook, 'organizationId'>) => {
   const payload = payloadOf(event);
-  if (event.type !== 'authorization.status_changed' || webhook.organizationId === null) return payload;
-  const data = payload.data as EventData['authorization.status_changed'];
-  if (data.runId === null || event.runOrganizationId === webhook.organizationId) return payload;
+  if (event.type !== 'authorization.status_changed') return payload;
+  const data = withReasonCodes(payload.data as EventData['authorization.status_changed']);
+  if (webhook.organizationId === null || data.runId === null || event.runOrganizationId === webhook.organizationId) {
+    return { ...payload, data };
+  }
   return { ...payload, data: { ...data, runId: null } };
 };
 

@@ -120,6 +120,13 @@ function addItemOf(stored: StoredClaim, decision: ItemDecision): ClaimResponseAd
   ];
 }
 
+/**
+ * The payer's words on a claim denied in whole: PAS carries X12's free-form message (MSG) as a process note,
+ * here without a number, so it is about the whole claim, beside each item's coded reason. No patient data.
+ */
+export const DENIAL_NOTE =
+  'The clinical information submitted does not establish medical necessity for the requested services. A peer-to-peer review may be requested.';
+
 /** The claim's current ClaimResponse. */
 export const claimResponseOf = (stored: StoredClaim): ClaimResponse => ({
   resourceType: 'ClaimResponse',
@@ -140,6 +147,7 @@ export const claimResponseOf = (stored: StoredClaim): ClaimResponse => ({
   ...(stored.items.some((decision) => decision.action === 'A2')
     ? { addItem: stored.items.flatMap((decision) => addItemOf(stored, decision)) }
     : {}),
+  ...(stored.verdict === 'denied' ? { processNote: [{ type: 'display', text: DENIAL_NOTE }] } : {}),
 });
 
 /** An error outcome for a claim the payer cannot take (X12 AAA reject reason), with the element's path. */

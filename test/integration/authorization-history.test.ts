@@ -67,6 +67,8 @@ describe('the authorization history after real status checks', () => {
             previous: NOT_SUBMITTED,
             current: expected[id],
             changedBy: { kind: 'run', runId: firstBatch.items[i].runId },
+            items: [],
+            reasons: [],
           },
         ],
         pageSize: 25,
@@ -87,6 +89,8 @@ describe('the authorization history after real status checks', () => {
         previous: NOT_SUBMITTED,
         current: expected[id],
         runId: firstBatch.items[i].runId,
+        items: [],
+        reasonCodes: [],
       })),
     );
     expect(byType(afterFirst, 'automation.run_finished').map((event) => event.data)).toEqual(

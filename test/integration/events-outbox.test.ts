@@ -77,6 +77,8 @@ describe('an authorization that changes', () => {
           previous: NOT_SUBMITTED,
           current: decision(approved(first)),
           runId,
+          items: [],
+          reasonCodes: [],
         },
       },
     ]);
@@ -130,6 +132,8 @@ describe('an authorization that changes', () => {
       previous: { status: 'not_submitted', number: null, decisionDate: null },
       current: decision(approved(when)),
       runId: null,
+      items: [],
+      reasonCodes: [],
     });
     const entry = {
       clientId: tenant.clientId,

@@ -150,6 +150,8 @@ describe('status checks through the payer’s API', () => {
         previous: { status: 'pending', number: null, decisionDate: null },
         current: { status: 'approved', number, decisionDate: approved.decisionDate },
         runId: item.runId,
+        items: [],
+        reasonCodes: [],
       });
       expect(matchingSignatures(secret, toApproved)).toHaveLength(1);
     } finally {

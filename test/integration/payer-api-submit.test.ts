@@ -3,6 +3,7 @@ import type { RpaRunRecord } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
 import { payerTasks } from '#lib/payer-api/payer-task-service';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
+import { DENIAL_NOTE } from '#local/pas-payer/claim-response';
 import { uniqueId } from '#test/support/api';
 import {
   claimsOf,
@@ -16,6 +17,7 @@ import {
   submit,
   subscribeToChanges,
 } from '#test/support/payer-api';
+import { outboxItemsOf } from './events-support.ts';
 import { getRequest, locationOf, settledRun } from './rpa-end-to-end-support.ts';
 import { matchingSignatures, startReceiver } from './webhook-receiver-support.ts';
 
@@ -148,6 +150,52 @@ describe('a submission the payer decides at once', () => {
       `${partialAuthorization.number}-1`,
       null,
     ]);
+    // The approved item keeps what was granted beside the denied one's reason.
+    expect(partialAuthorization.items[0]).toMatchObject({
+      authorizedPeriod: { start: '2026-03-02', end: '2026-03-06' },
+      authorizedQuantity: { value: 1, unit: 'Units' },
+    });
+  });
+
+  it('keeps why in the history (codes and text) and tells it in the event (codes only, never the text)', async () => {
+    const [denied, partial] = await Promise.all([submitted('SBX-10002'), submitted('SBX-10005')]);
+    const outbox = await outboxItemsOf(tenant.clientId);
+    const NOTE = { system: null, code: 'note' };
+    for (const [{ externalId }, statuses, whole] of [
+      [denied, ['denied', 'denied'], [NOTE]],
+      [partial, ['approved', 'denied'], []],
+    ] as const) {
+      const { authorization } = await getRequest(tenant, externalId);
+      const reason = authorization.items[1].reasons[0];
+      expect(reason).toMatchObject({ code: 'SBX-MN', text: expect.stringContaining('Medical necessity') });
+      const [entry] = await historyOf(tenant, externalId);
+      expect(entry!.current.status).toBe(authorization.status);
+      expect(entry!.items).toEqual(
+        authorization.items.map(({ sequence, status, reasons }: any) => ({ sequence, status, reasons })),
+      );
+      // A denial in whole is explained for the whole too: the payer's process note, with its text.
+      expect(entry!.reasons).toEqual(whole.map((reason) => ({ ...reason, text: DENIAL_NOTE })));
+      expect(entry!.reasons).toEqual(authorization.reasons);
+
+      const stored = outbox.filter(
+        (item: any) =>
+          item.event.type === 'authorization.status_changed' && item.event.data.requestExternalId === externalId,
+      );
+      expect(stored).toHaveLength(1);
+      const { data } = stored[0]!.event as any;
+      expect(data.items).toEqual(
+        statuses.map((status, i) => ({
+          sequence: i + 1,
+          status,
+          reasonCodes: status === 'denied' ? [{ system: reason.system, code: 'SBX-MN' }] : [],
+        })),
+      );
+      expect(data.reasonCodes).toEqual(whole);
+      // The payer's words stay in the API: no part of the stored event carries them.
+      expect(JSON.stringify(stored[0])).not.toContain(reason.text);
+      expect(JSON.stringify(stored[0])).not.toContain(DENIAL_NOTE.slice(0, 40));
+      expect(JSON.stringify(stored[0])).not.toContain('"text"');
+    }
   });
 });
 

@@ -109,7 +109,7 @@ describe('a pended authorization decided by the portal’s operator, end to end'
     const rows = [...asHtml.text.matchAll(/<tr data-change-id="([^"]+)">(.*?)<\/tr>/g)];
     expect(rows.map((row) => row[1])).toEqual(history.body.items.map((item: { changeId: string }) => item.changeId));
     expect(rows[0]![2]).toContain(
-      `<td>pending</td><td class="status">approved SBX-AUTH-E2E-001 decided 2026-03-09</td><td>run <code>${second.runId}</code></td>`,
+      `<td>pending</td><td class="status">approved SBX-AUTH-E2E-001 decided 2026-03-09</td><td class="reasons"></td><td>run <code>${second.runId}</code></td>`,
     );
     expect(asHtml.text).not.toContain(member.firstName);
 
@@ -123,8 +123,17 @@ describe('a pended authorization decided by the portal’s operator, end to end'
         previous: { status: 'not_submitted', number: null, decisionDate: null },
         current: pending,
         runId: first.runId,
+        items: [],
+        reasonCodes: [],
       },
-      { requestExternalId: externalId, previous: pending, current: approved, runId: second.runId },
+      {
+        requestExternalId: externalId,
+        previous: pending,
+        current: approved,
+        runId: second.runId,
+        items: [],
+        reasonCodes: [],
+      },
     ]);
   }, 180_000); // two batches, each a browser session on the portal
 

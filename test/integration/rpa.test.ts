@@ -303,6 +303,8 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
       previous: { status: 'pending', number: null, decisionDate: null },
       current: { status: 'approved', number: 'SBX-AUTH-12', decisionDate: '2026-03-01' },
       changedBy: { kind: 'api', requestId: 'req-<b>' },
+      items: [],
+      reasons: [],
     });
     expect(res.body.authorizationHistory.at(-1)).toMatchObject({
       changedAt: '2026-03-01T09:03:00.000Z',

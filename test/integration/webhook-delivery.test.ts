@@ -220,6 +220,8 @@ const statusChanged = (clientId: string, organizationId?: string): ServiceEvent<
     previous: { status: 'pending', number: null, decisionDate: null },
     current: { status: 'approved', number: 'AUTH-1', decisionDate: '2026-05-01' },
     runId: null,
+    items: [],
+    reasonCodes: [],
   },
 });
 

@@ -70,6 +70,8 @@ const events: ServiceEvent[] = [
     previous: { status: 'pending', number: null, decisionDate: null },
     current: { status: 'approved', number: 'AUTH-9', decisionDate: '2026-03-01' },
     runId: null,
+    items: [],
+    reasonCodes: [],
   }),
   newEvent(
     'automation.run_finished',

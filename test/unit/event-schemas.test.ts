@@ -22,6 +22,8 @@ const samples: { [T in EventType]: EventData[T] } = {
     previous: { status: 'pending', number: null, decisionDate: null },
     current: { status: 'approved', number: 'AUTH-1', decisionDate: '2026-02-20' },
     runId: RUN_ID,
+    items: [],
+    reasonCodes: [],
   },
   'automation.run_finished': {
     requestExternalId: 'REQ-1',

@@ -183,6 +183,8 @@ describe('the automation schemas in the document', () => {
           previous: { status: 'not_submitted', number: null, decisionDate: null },
           current: { status: 'pending', number: 'SBX-1', decisionDate: null },
           changedBy: { kind: 'run', runId: run.runId },
+          items: [],
+          reasons: [],
         },
       ],
       runs: [

@@ -104,6 +104,11 @@ describe('the scraper session page', () => {
           previous: { status: 'approved', number: 'SBX-1', decisionDate: '2026-11-20' },
           current: { status: 'pending', number: hostile, decisionDate: null },
           changedBy: { kind: 'api', requestId: hostile },
+          items: [
+            { sequence: 1, status: 'approved', reasons: [] },
+            { sequence: 2, status: 'denied', reasons: [{ system: null, code: hostile, text: 'Jane Example: words' }] },
+          ],
+          reasons: [{ system: null, code: 'note', text: 'Jane Example: more words' }],
         },
         {
           changeId: '01900000-0000-7000-8000-000000000001',
@@ -111,6 +116,8 @@ describe('the scraper session page', () => {
           previous: { status: 'not_submitted', number: null, decisionDate: null },
           current: { status: 'approved', number: 'SBX-1', decisionDate: '2026-11-20' },
           changedBy: { kind: 'run', runId: run.runId },
+          items: [],
+          reasons: [],
         },
       ],
       runs: [
@@ -159,6 +166,12 @@ describe('the scraper session page', () => {
     expect(rows[0]![2]).toContain('<td>approved SBX-1 decided 2026-11-20</td>');
     expect(rows[0]![2]).toContain('<td class="status">pending &quot;&gt;&lt;img src=x onerror=alert(1)&gt;</td>');
     expect(rows[0]![2]).toContain('API call <code>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</code>');
+    // Why, in codes only: the payer's text stays in the API.
+    expect(rows[0]![2]).toContain(
+      '<td class="reasons">#2 denied: &quot;&gt;&lt;img src=x onerror=alert(1)&gt;; whole: note</td>',
+    );
+    expect(body).not.toContain('Jane Example');
+    expect(rows[1]![2]).toContain('<td class="reasons"></td>');
     expect(rows[1]![2]).toContain('<td>not_submitted</td>');
     expect(rows[1]![2]).toContain(`run <code>${run.runId}</code>`);
     expect(headers['Content-Security-Policy']).toMatch(

@@ -14,6 +14,7 @@ import {
   retryDelayMs,
   webhookPayloadOf,
 } from '#lib/webhooks/delivery-records';
+import { bodyErrors, webhookBodyErrors } from '#test/support/webhook-bodies';
 
 /** The retry schedule and a subscription's health (lib/webhooks/delivery-records.ts), as docs/webhooks.md states them. */
 const event: ServiceEvent<'webhook.test'> = {
@@ -140,6 +141,8 @@ describe('what a subscription receives of a status change', () => {
       previous: { status: 'pending', number: null, decisionDate: null },
       current: { status: 'approved', number: 'A1', decisionDate: '2026-05-01' },
       runId,
+      items: [],
+      reasonCodes: [],
     },
   });
   const runIdFor = (event: ServiceEvent, organizationId: string | null) =>
@@ -164,5 +167,14 @@ describe('what a subscription receives of a status change', () => {
     const payload = webhookPayloadOf(statusChanged(runId, 'org-a'), { organizationId: 'org-a' });
     expect(Object.keys(payload).sort()).toEqual(['data', 'id', 'occurredAt', 'type']);
     expect(runIdFor(statusChanged(null), 'org-a')).toBeNull();
+  });
+
+  it('gives an event written before events said why a denial was made empty items and reason codes', () => {
+    const { items: _, reasonCodes: __, ...older } = statusChanged(runId).data;
+    const event = { ...statusChanged(runId), data: older } as ServiceEvent<'authorization.status_changed'>;
+    const payload = JSON.parse(newDelivery(event, { ...webhook, organizationId: null }, 'event', at).payload);
+    expect(payload.data).toMatchObject({ items: [], reasonCodes: [] });
+    expect(webhookBodyErrors(event)).not.toEqual([]);
+    expect(bodyErrors(event.type, payload)).toEqual([]);
   });
 });
