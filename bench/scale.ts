@@ -258,7 +258,7 @@ const selectAll = async () => {
     store: dynamoRecheckStore,
     requests: dynamoRequestStore,
     // Every client's re-checks on, with the default first interval: the bench is about the index, not settings.
-    settingsOf: async () => ({ enabled: true, firstIntervalSeconds: 3600 }),
+    settingsOf: async () => ({ enabled: true, firstIntervalSeconds: 3600, payerFirstIntervalSeconds: 900 }),
     startBatch: async () => {
       throw new Error('selectDue starts nothing');
     },

@@ -1,13 +1,14 @@
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import { recheckEverySeconds } from '#lib/config/settings';
+import { payerRecheckEverySeconds, recheckEverySeconds } from '#lib/config/settings';
 import { dueRechecksDefinition, type RecheckTaskResources } from '#lib/rechecks/state-machine';
 import { recheckTasks } from '#lib/routes/automation-tasks';
 import { functionArnOf } from './arns.ts';
 import { type HandlerLoader, lambdaContext } from './gateway/invoke.ts';
 
 /*
- * The re-check timer of the local stack (docs/rechecks.md): every RECHECK_EVERY_SECONDS (also the first
- * back-off step, so a demo with a few seconds sees a re-check within seconds) it runs the DueRechecks
+ * The re-check timer of the local stack (docs/rechecks.md): every RECHECK_EVERY_SECONDS or
+ * PAYER_RECHECK_EVERY_SECONDS, the shorter (also the first back-off steps, so a demo with a few seconds
+ * sees a re-check within seconds) it runs the DueRechecks
  * state machine, the definition EventBridge Scheduler starts on AWS, with each Task bound to the same
  * handler. A run still under way when the next tick comes is not doubled.
  */
@@ -20,7 +21,8 @@ export interface RecheckTimer {
 
 export const startRecheckTimer = (
   loadHandler: HandlerLoader,
-  intervalMs = recheckEverySeconds() * 1000,
+  // As often as the shorter first step asks: a payer-API re-check is due sooner than a portal's.
+  intervalMs = Math.min(recheckEverySeconds(), payerRecheckEverySeconds()) * 1000,
 ): RecheckTimer => {
   const resources = Object.fromEntries(
     recheckTasks.map((task) => [task.name, functionArnOf(task.name)]),

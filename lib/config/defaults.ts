@@ -26,6 +26,12 @@ export const AUTOMATION_QUOTA_DEFAULTS = { runsPerHour: 200, runsPerDay: 1000, r
 export const RECHECK_EVERY_SECONDS_DEFAULT = 3600;
 
 /**
+ * The first re-check step of a request read through the payer's API: an `$inquire` costs no login and no
+ * browser, so it comes sooner than a portal's (the schedule's 15-minute tick on AWS: docs/rechecks.md).
+ */
+export const PAYER_RECHECK_EVERY_SECONDS_DEFAULT = 900;
+
+/**
  * Requests per second and burst of a client without its own limits (docs/security.md, "Throttling and
  * quotas"): the deployed default usage plan's throttle and the local gateway's default, so that a client
  * meets the same 429 locally as on AWS. Test suites and benchmarks raise it through their own settings.

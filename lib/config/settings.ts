@@ -1,4 +1,9 @@
-import { AUTOMATION_QUOTA_DEFAULTS, RECHECK_EVERY_SECONDS_DEFAULT, STORAGE_QUOTA_DEFAULTS } from './defaults.ts';
+import {
+  AUTOMATION_QUOTA_DEFAULTS,
+  PAYER_RECHECK_EVERY_SECONDS_DEFAULT,
+  RECHECK_EVERY_SECONDS_DEFAULT,
+  STORAGE_QUOTA_DEFAULTS,
+} from './defaults.ts';
 import { ConfigurationError, type Env, environment } from './environment.ts';
 import { LOG_LEVELS } from './runtime.ts';
 
@@ -31,6 +36,11 @@ export interface Settings {
    * RECHECK_EVERY_SECONDS=5 sees a re-check within seconds.
    */
   recheckEverySeconds: number;
+  /**
+   * The first back-off step of a request read through the payer's API (docs/rechecks.md): shorter than a
+   * portal's, never longer than the client's own step. Locally the re-check timer also runs this often.
+   */
+  payerRecheckEverySeconds: number;
   /**
    * https and public addresses only, unless WEBHOOK_URL_POLICY=local (set by the local stack alone),
    * which also allows http and loopback. Anything else is a configuration error, never a looser policy.
@@ -138,6 +148,7 @@ export const parseSettings = (env: Env): Settings => {
       runsInFlight: number('AUTOMATION_RUNS_IN_FLIGHT', AUTOMATION_QUOTA_DEFAULTS.runsInFlight),
     },
     recheckEverySeconds: number('RECHECK_EVERY_SECONDS', RECHECK_EVERY_SECONDS_DEFAULT),
+    payerRecheckEverySeconds: number('PAYER_RECHECK_EVERY_SECONDS', PAYER_RECHECK_EVERY_SECONDS_DEFAULT),
     webhookUrlPolicy: webhookUrlPolicyOf(env, problems),
     payerUrlPolicy: payerUrlPolicyOf(env, problems),
     s3ForcePathStyle: trueOrFalse(env, problems, 'S3_FORCE_PATH_STYLE', false),
@@ -168,6 +179,7 @@ const settings = (): Settings => {
 export const storageQuotaDefaults = () => settings().storageQuotas;
 export const automationQuotaDefaults = () => settings().automationQuotas;
 export const recheckEverySeconds = () => settings().recheckEverySeconds;
+export const payerRecheckEverySeconds = () => settings().payerRecheckEverySeconds;
 export const webhookUrlPolicy = () => settings().webhookUrlPolicy;
 export const payerUrlPolicy = () => settings().payerUrlPolicy;
 export const s3ForcePathStyle = () => settings().s3ForcePathStyle;

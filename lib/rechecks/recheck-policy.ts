@@ -23,11 +23,20 @@ export const CLIENT_INTERVAL_BOUNDS = { min: 300, max: MAX_RECHECK_INTERVAL_SECO
 export const isClientInterval = (seconds: number) =>
   Number.isSafeInteger(seconds) && seconds >= CLIENT_INTERVAL_BOUNDS.min && seconds <= CLIENT_INTERVAL_BOUNDS.max;
 
-/** A client's re-checks: off, or on with the first back-off step. */
+/** A client's re-checks: off, or on with the first back-off step, a portal's and a payer API's. */
 export interface RecheckSettings {
   enabled: boolean;
   firstIntervalSeconds: number;
+  /** A request read through the payer's API: an `$inquire` costs no login, so it comes sooner. */
+  payerFirstIntervalSeconds: number;
 }
+
+/**
+ * The first back-off step of a re-check through `channel`: the payer API's for `pas`, the portal's
+ * otherwise (a schedule written before the channel was kept, too: the slower step is the safe one).
+ */
+export const firstIntervalFor = (settings: RecheckSettings, channel: 'portal' | 'pas' | undefined) =>
+  channel === 'pas' ? settings.payerFirstIntervalSeconds : settings.firstIntervalSeconds;
 
 export const isUndecided = (status: AuthorizationStatus) => UNDECIDED_STATUSES.includes(status);
 

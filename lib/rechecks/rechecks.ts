@@ -9,6 +9,7 @@ import type { RefusedRequest } from '#lib/runs/run-start';
 import { MAX_BATCH_REQUESTS as MAX_BATCH_ITEMS } from '#lib/validation/schemas/rpa';
 import {
   expired,
+  firstIntervalFor,
   intervalSeconds,
   isUndecided,
   MAX_RECHECK_INTERVAL_SECONDS,
@@ -120,7 +121,9 @@ async function moveOn(
   }
   const checksDone = decision === 'recheck' ? recheck.checksDone + 1 : recheck.checksDone;
   const pause =
-    decision === 'recheck' ? intervalSeconds(checksDone, settings.firstIntervalSeconds) : MAX_RECHECK_INTERVAL_SECONDS;
+    decision === 'recheck'
+      ? intervalSeconds(checksDone, firstIntervalFor(settings, recheck.channel))
+      : MAX_RECHECK_INTERVAL_SECONDS;
   // False: another dispatcher or the change that decided it got there first; theirs stands.
   const moved = await store.reschedule(recheck, { checksDone, dueAt: secondsAfter(at, pause), now: at });
   if (!moved || decision !== 'recheck') return undefined;

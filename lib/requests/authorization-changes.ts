@@ -5,7 +5,7 @@ import type { Authorization, StoredRequest } from '#lib/entities/request';
 import type { AuthorizationState } from '#lib/entities/service-event';
 import { newEvent } from '#lib/events/events';
 import { uuidv7 } from '#lib/ids';
-import { intervalSeconds, scheduleChange, secondsAfter } from '#lib/rechecks/recheck-policy';
+import { firstIntervalFor, intervalSeconds, scheduleChange, secondsAfter } from '#lib/rechecks/recheck-policy';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { recheckShardOf } from '#lib/rechecks/recheck-shards';
 import { decisionReasonsOf, reasonCodesOf } from './decision-reasons.ts';
@@ -81,7 +81,7 @@ const recheckOf = async (
   if (what === 'end') return { end: true };
   if (what === 'keep' || !context) return undefined;
   const { clientId, externalId } = request;
-  const { firstIntervalSeconds } = await context.settingsOf(clientId);
+  const firstIntervalSeconds = firstIntervalFor(await context.settingsOf(clientId), next.channel);
   const start: ScheduledRecheck = {
     clientId,
     externalId,

@@ -2,6 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '#lib/aws/dynamodb';
+import { PAYER_RECHECK_EVERY_SECONDS_DEFAULT } from '#lib/config/defaults';
 import { tableName } from '#lib/config/resources';
 import { recheckEntity } from '#lib/entities/recheck';
 import { dynamoRecheckStore } from '#lib/rechecks/dynamo-recheck-store';
@@ -240,6 +241,8 @@ describe('status checks through the payer’s API', () => {
       payerConnectionId: tenant.connection.externalId,
     });
     expect(schedule.portalAccountId).toBeUndefined();
+    // An $inquire costs no login: the first step is the payer API's 15 minutes, not a portal's hour.
+    expect((Date.parse(schedule.dueAt) - Date.parse(schedule.since)) / 1000).toBe(PAYER_RECHECK_EVERY_SECONDS_DEFAULT);
     const number = `PTEST-RECHECK-${Date.now()}`;
     await decide(bundleIdentifier, 'approved', number);
 

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AUTOMATION_QUOTA_DEFAULTS, RECHECK_EVERY_SECONDS_DEFAULT, STORAGE_QUOTA_DEFAULTS } from '#lib/config/defaults';
+import {
+  AUTOMATION_QUOTA_DEFAULTS,
+  PAYER_RECHECK_EVERY_SECONDS_DEFAULT,
+  RECHECK_EVERY_SECONDS_DEFAULT,
+  STORAGE_QUOTA_DEFAULTS,
+} from '#lib/config/defaults';
 import { ConfigurationError } from '#lib/config/environment';
 import { bucketName, tableName } from '#lib/config/resources';
 import {
@@ -30,6 +35,7 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
       storageQuotas: STORAGE_QUOTA_DEFAULTS,
       automationQuotas: AUTOMATION_QUOTA_DEFAULTS,
       recheckEverySeconds: RECHECK_EVERY_SECONDS_DEFAULT,
+      payerRecheckEverySeconds: PAYER_RECHECK_EVERY_SECONDS_DEFAULT,
       webhookUrlPolicy: 'public-https',
       payerUrlPolicy: 'https',
       s3ForcePathStyle: false,
@@ -57,6 +63,7 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
         AUTOMATION_RUNS_PER_DAY: '5',
         AUTOMATION_RUNS_IN_FLIGHT: '6',
         RECHECK_EVERY_SECONDS: '5',
+        PAYER_RECHECK_EVERY_SECONDS: '3',
         WEBHOOK_URL_POLICY: 'local',
         PAYER_URL_POLICY: 'local',
         S3_FORCE_PATH_STYLE: 'true',
@@ -66,6 +73,7 @@ describe('the functions’ settings (lib/config/settings.ts)', () => {
       storageQuotas: { attachmentBytes: 1024, portalAccountsPerOrganization: 3, payerConnectionsPerOrganization: 7 },
       automationQuotas: { runsPerHour: 4, runsPerDay: 5, runsInFlight: 6 },
       recheckEverySeconds: 5,
+      payerRecheckEverySeconds: 3,
       webhookUrlPolicy: 'local',
       payerUrlPolicy: 'local',
       s3ForcePathStyle: true,
