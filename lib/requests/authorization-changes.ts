@@ -93,6 +93,12 @@ const recheckOf = async (
   return { start };
 };
 
+/** `next` as written: one that sets no decision deadline keeps the request's (a status read never resets it). */
+const keepingDeadline = (request: StoredRequest, next: Authorization): Authorization =>
+  next.decisionDueAt !== undefined || request.authorization.decisionDueAt === undefined
+    ? next
+    : { ...next, decisionDueAt: request.authorization.decisionDueAt };
+
 /**
  * Sets a request's authorization to `next` at `at`, on whatever version is current (read again when
  * another write gets in between); false when there is no such request.
@@ -109,11 +115,12 @@ export const setAuthorization = (
     async () => {
       const request = await requests.get(ref.clientId, ref.externalId);
       if (!request) return false;
+      const written = keepingDeadline(request, next);
       const change = sameDecision(request.authorization, next) ? undefined : changeOf(request, next, changedBy, at);
       const recheck = change && (await recheckOf(request, next, at, rechecks));
       await requests.setAuthorization({
         ...ref,
-        authorization: next,
+        authorization: written,
         version: request.version,
         now: at,
         ...(change ? { change: { ...change, ...(recheck ? { recheck } : {}) } } : {}),
