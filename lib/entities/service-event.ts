@@ -10,6 +10,7 @@ import type { RunKind, RunOutcome } from './rpa.ts';
  */
 export const EVENT_TYPES = [
   'authorization.status_changed',
+  'authorization.decision_overdue',
   'automation.run_finished',
   'automation.batch_finished',
   'webhook.test',
@@ -30,6 +31,13 @@ export interface EventData {
     current: AuthorizationState;
     /** The automation run that read the change; null when an API call changed it. */
     runId: string | null;
+  };
+  'authorization.decision_overdue': {
+    requestExternalId: string;
+    /** The deadline that passed (the request's `authorization.decisionDueAt`). */
+    decisionDueAt: string;
+    /** The authorization's status when it passed: undecided. */
+    status: AuthorizationStatus;
   };
   'automation.run_finished': {
     requestExternalId: string;

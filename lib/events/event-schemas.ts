@@ -7,7 +7,16 @@ import {
   type EventType,
   type payloadOf,
 } from '#lib/entities/service-event';
-import { closed, type JsonSchema, type Members, nullable, ref, string, uuid } from '#lib/openapi/schema-builders';
+import {
+  closed,
+  type JsonSchema,
+  type Members,
+  nullable,
+  ref,
+  string,
+  timestamp,
+  uuid,
+} from '#lib/openapi/schema-builders';
 import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
 import { EVENT_ID_PATTERN } from './events.ts';
 
@@ -51,6 +60,11 @@ const data: { [T in EventType]: Members<EventData[T]> } = {
     current: ref('AuthorizationState'),
     runId: nullable(uuid('The automation run that read the change; null when an API call changed it')),
   },
+  'authorization.decision_overdue': {
+    requestExternalId,
+    decisionDueAt: timestamp("The deadline that passed: the authorization's decisionDueAt"),
+    status: string('The authorization status when it passed (undecided)', { enum: [...AUTHORIZATION_STATUSES] }),
+  },
   'automation.run_finished': {
     requestExternalId,
     runId: uuid('The run (GET …/ServiceReviews/requests/{requestExternalId}/rpa/runs/{runId})'),
@@ -76,6 +90,12 @@ export const EVENT_DOCS: Record<EventType, { schema: string; summary: string; de
     summary: "A request's authorization changed",
     description:
       'Its status, number or decision date changed (a status check read a new answer): before and after, and the run that read it.',
+  },
+  'authorization.decision_overdue': {
+    schema: 'AuthorizationDecisionOverdueEvent',
+    summary: "A request's decision deadline passed undecided",
+    description:
+      "The payer's decision deadline (authorization.decisionDueAt: 72 hours urgent, 7 days standard after the PAS submission) passed with the request still undecided. Sent once per deadline.",
   },
   'automation.run_finished': {
     schema: 'AutomationRunFinishedEvent',

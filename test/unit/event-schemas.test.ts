@@ -23,6 +23,11 @@ const samples: { [T in EventType]: EventData[T] } = {
     current: { status: 'approved', number: 'AUTH-1', decisionDate: '2026-02-20' },
     runId: RUN_ID,
   },
+  'authorization.decision_overdue': {
+    requestExternalId: 'REQ-1',
+    decisionDueAt: '2026-03-08T09:00:00.000Z',
+    status: 'pending',
+  },
   'automation.run_finished': {
     requestExternalId: 'REQ-1',
     runId: RUN_ID,
