@@ -6,9 +6,13 @@ import type { AuthorizationState } from './service-event.ts';
  * What changed it: an automation run (and the organization it ran for: a request is its client's, a run
  * its organization's, so a key restricted to another organization is not shown the run's id), or an API
  * call (its request id, as the audit trail names it). Entries written before runs carried their
- * organization have none.
+ * organization have none. A `deadline` entry changes nothing: the payer's decision deadline passed with
+ * the request undecided (previous and current are the same state; docs/payer-api.md, "Decision deadlines").
  */
-export type ChangedBy = { kind: 'run'; runId: string; organizationId?: string } | { kind: 'api'; requestId: string };
+export type ChangedBy =
+  | { kind: 'run'; runId: string; organizationId?: string }
+  | { kind: 'api'; requestId: string }
+  | { kind: 'deadline'; decisionDueAt: string };
 
 /** A change read by `run`. */
 export const changedByRun = (run: { runId: string; organizationId: string }): ChangedBy => ({

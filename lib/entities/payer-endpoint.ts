@@ -1,5 +1,9 @@
 import { attr, defineEntity } from './define-entity.ts';
 
+/** The decision timeframes a payer is held to (docs/payer-connections.md). */
+export const DECISION_TIMEFRAMES = ['cms-0057-f', 'none'] as const;
+export type DecisionTimeframes = (typeof DECISION_TIMEFRAMES)[number];
+
 /**
  * A payer's FHIR Prior Authorization API, as operators keep it (admin CLI `set-payer-endpoint`;
  * docs/payer-connections.md). Operator data, the same for every client: a request whose
@@ -17,6 +21,12 @@ export interface StoredPayerEndpoint {
   tokenUrl: string;
   /** The scopes asked for at the token endpoint, space-separated. */
   scope: string;
+  /**
+   * Whether the payer's decisions run against CMS-0057-F's timeframes (72 h urgent, 7 days standard:
+   * docs/payer-api.md, "Decision deadlines"), or not (`none`: a payer the rule does not cover, such as a
+   * federal-exchange QHP). Items written before it existed have none stored: `cms-0057-f`.
+   */
+  decisionTimeframes: DecisionTimeframes;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -36,6 +46,7 @@ export const payerEndpointEntity = defineEntity<StoredPayerEndpoint>()({
     fhirBaseUrl: attr.string(),
     tokenUrl: attr.string(),
     scope: attr.string(),
+    decisionTimeframes: attr.absentAs(attr.string<DecisionTimeframes>(), () => 'cms-0057-f' as const),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),

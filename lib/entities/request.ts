@@ -62,6 +62,12 @@ export interface Authorization {
   items?: AuthorizationItem[];
   /** The payer's denial reasons and notes (the payer-API channel); absent otherwise. */
   reasons?: AuthorizationReason[];
+  /**
+   * When the payer owes its decision (a PAS submission: docs/payer-api.md, "Decision deadlines"); null
+   * when the payer is not held to the timeframes, absent when no PAS submission set one. A write that
+   * gives none keeps the request's (lib/requests/authorization-changes.ts).
+   */
+  decisionDueAt?: string | null;
 }
 
 /** `document` is the request exactly as the client sent it (minus externalId). */

@@ -10,6 +10,7 @@ import type { RunKind, RunOutcome } from './rpa.ts';
  */
 export const EVENT_TYPES = [
   'authorization.status_changed',
+  'authorization.decision_overdue',
   'automation.run_finished',
   'automation.batch_finished',
   'webhook.test',
@@ -48,6 +49,13 @@ export interface EventData {
     items: ItemReasonCodes[];
     /** A change into denied or partially_approved: the reasons for the whole (codes only); empty otherwise. */
     reasonCodes: ReasonCode[];
+  };
+  'authorization.decision_overdue': {
+    requestExternalId: string;
+    /** The deadline that passed (the request's `authorization.decisionDueAt`). */
+    decisionDueAt: string;
+    /** The authorization's status when it passed: undecided. */
+    status: AuthorizationStatus;
   };
   'automation.run_finished': {
     requestExternalId: string;

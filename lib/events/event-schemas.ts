@@ -9,7 +9,16 @@ import {
   type payloadOf,
   type ReasonCode,
 } from '#lib/entities/service-event';
-import { closed, type JsonSchema, type Members, nullable, ref, string, uuid } from '#lib/openapi/schema-builders';
+import {
+  closed,
+  type JsonSchema,
+  type Members,
+  nullable,
+  ref,
+  string,
+  timestamp,
+  uuid,
+} from '#lib/openapi/schema-builders';
 import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
 import { EVENT_ID_PATTERN } from './events.ts';
 
@@ -90,6 +99,11 @@ const data: { [T in EventType]: Members<EventData[T]> } = {
       items: ref('ReasonCode'),
     },
   },
+  'authorization.decision_overdue': {
+    requestExternalId,
+    decisionDueAt: timestamp("The deadline that passed: the authorization's decisionDueAt"),
+    status: string('The authorization status when it passed (undecided)', { enum: [...AUTHORIZATION_STATUSES] }),
+  },
   'automation.run_finished': {
     requestExternalId,
     runId: uuid('The run (GET …/ServiceReviews/requests/{requestExternalId}/rpa/runs/{runId})'),
@@ -115,6 +129,12 @@ export const EVENT_DOCS: Record<EventType, { schema: string; summary: string; de
     summary: "A request's authorization changed",
     description:
       'Its status, number or decision date changed (a status check read a new answer): before and after, the run that read it, and for a denial or partial approval the reason codes per item and for the whole (codes only: the text is in GET …/Requests/{externalId}).',
+  },
+  'authorization.decision_overdue': {
+    schema: 'AuthorizationDecisionOverdueEvent',
+    summary: "A request's decision deadline passed undecided",
+    description:
+      "The payer's decision deadline (authorization.decisionDueAt: 72 hours urgent, 7 days standard after the PAS submission) passed with the request still undecided. Sent once per deadline.",
   },
   'automation.run_finished': {
     schema: 'AutomationRunFinishedEvent',

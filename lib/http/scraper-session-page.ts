@@ -127,6 +127,7 @@ const stateText = (state: ScraperSession['authorizationHistory'][number]['curren
 /** What changed it: a run (without its id when it ran for another organization than the viewer's), or a call. */
 const changedByText = (changedBy: ScraperSession['authorizationHistory'][number]['changedBy']) => {
   if (changedBy.kind === 'api') return `API call <code>${escapeHtml(changedBy.requestId)}</code>`;
+  if (changedBy.kind === 'deadline') return `decision deadline passed (${escapeHtml(changedBy.decisionDueAt)})`;
   return changedBy.runId === null ? 'a run of another organization' : `run <code>${escapeHtml(changedBy.runId)}</code>`;
 };
 

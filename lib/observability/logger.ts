@@ -58,6 +58,7 @@ const LOG_FIELDS = [
   // re-check's request (its id, as the audit trail and the executions' input name it) with its `reason`
   'due',
   'rechecked',
+  'fired',
   'batches',
   'requests',
   'requestExternalId',

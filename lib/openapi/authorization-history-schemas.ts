@@ -39,6 +39,18 @@ const changedBy = {
       kind: { type: 'string', const: 'api' },
       requestId: { type: 'string', minLength: 1, description: "The call's request id, as the audit trail names it" },
     }),
+    closed(
+      'ChangedByDeadline',
+      "The payer's decision deadline passed with the request undecided: nothing changed (previous and current are the same), the entry records when (changedAt) and which deadline",
+      {
+        kind: { type: 'string', const: 'deadline' },
+        decisionDueAt: {
+          type: 'string',
+          format: 'date-time',
+          description: "The authorization's decisionDueAt that passed",
+        },
+      },
+    ),
   ],
 };
 

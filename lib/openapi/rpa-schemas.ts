@@ -146,6 +146,11 @@ const requestAuthorization = {
     description: "The payer's denial reasons and notes (the payer-API channel)",
     items: ref('AuthorizationReason'),
   },
+  decisionDueAt: nullable(
+    timestamp(
+      'When the payer owes its decision: 72 hours (urgent) or 7 × 24 hours after the PAS submission was sent; null when the payer is not held to those timeframes or the request went through the portal',
+    ),
+  ),
 } satisfies Members<Authorization>;
 
 const authorizationReason = {

@@ -35,13 +35,18 @@ function rechecksFor(ctx: PayerTaskContext, run: RpaRunRecord): RecheckContext |
     : undefined;
 }
 
-/** Writes the decision on the request and ends the run with `outcome`; `request_not_found` if it is gone. */
+/**
+ * Writes the decision on the request and ends the run with `outcome`; `request_not_found` if it is gone.
+ * A submission gives the decision deadline it starts (`decisionDueAt`, null: none); a status read gives
+ * none, and the request keeps the one it has.
+ */
 export async function recordDecision(
   ctx: PayerTaskContext,
   ref: RunRef,
   run: RpaRunRecord,
   decision: PayerDecision,
   outcome: Extract<RunOutcome, 'submitted' | 'status_read'>,
+  decisionDueAt?: string | null,
 ): Promise<TaskResult> {
   const at = ctx.now().toISOString();
   const next: Authorization = {
@@ -52,6 +57,7 @@ export async function recordDecision(
     channel: 'pas',
     items: decision.items,
     reasons: decision.reasons,
+    ...(decisionDueAt !== undefined ? { decisionDueAt } : {}),
   };
   const updated = await setAuthorization(ctx.requests, ref, next, changedByRun(run), at, rechecksFor(ctx, run));
   const summary = runSummaryOf(decision);

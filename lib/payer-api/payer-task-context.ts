@@ -1,4 +1,5 @@
 import type { Bundle } from '@medplum/fhirtypes';
+import type { DecisionTimeframes } from '#lib/entities/payer-endpoint';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import type { RequestStore } from '#lib/requests/request-store';
@@ -31,6 +32,8 @@ export interface PayerEndpointView {
   fhirBaseUrl: string;
   /** The payer's name in the directory: the Bundle's insurer when the request names none. */
   name: string | null;
+  /** Whether its submissions get a decision deadline (lib/requests/decision-deadlines.ts). */
+  decisionTimeframes: DecisionTimeframes;
 }
 
 /** The PAS operations we call. */

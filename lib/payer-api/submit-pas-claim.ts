@@ -5,6 +5,7 @@ import type { RpaRunRecord } from '#lib/entities/rpa';
 import { RunNotFound } from '#lib/runs/errors';
 import { runRefOf, type TaskResult } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef } from '#lib/runs/run-store';
+import { decisionDueAtOf, isUrgentRequest } from './decision-deadline.ts';
 import { readPasAnswer } from './pas/answer-reader.ts';
 import { buildPasInquiryBundle } from './pas/inquiry-bundle.ts';
 import { buildPasRequestBundle } from './pas/request-bundle.ts';
@@ -86,10 +87,17 @@ async function reconciled(
   if (result.kind !== 'answer') return endedBy(ctx, ref, run, result);
   const answer = readPasAnswer(result.body);
   if (answer.kind === 'not_found') return 'not_found';
-  if (answer.kind === 'decision') return ended(await recordDecision(ctx, ref, run, answer.decision, 'submitted'));
+  if (answer.kind === 'decision') {
+    const due = deadlineOf(run.submission!.sentAt!, isUrgentRequest(request.document), endpoint);
+    return ended(await recordDecision(ctx, ref, run, answer.decision, 'submitted', due));
+  }
   if (answer.kind === 'refused') return ended(await recordRefusal(ctx, ref, bundle, answer.issues));
   return ended(await ctx.finish(ref, 'payer_error'));
 }
+
+/** The decision deadline of what was sent at `sentAt`, as the payer's endpoint is held to one. */
+const deadlineOf = (sentAt: string, urgent: boolean, endpoint: PayerEndpointView) =>
+  decisionDueAtOf(sentAt, urgent, endpoint.decisionTimeframes);
 
 const callOf = (ref: RunRef, run: RpaRunRecord) => ({
   clientId: ref.clientId,
@@ -103,17 +111,22 @@ async function sent(
   run: RpaRunRecord,
   bundle: Bundle,
   endpoint: PayerEndpointView,
+  urgent: boolean,
 ): Promise<SubmitTaskResult> {
+  const sentAt = ctx.now().toISOString();
   // Recorded before sending: an attempt that ends before it records the answer leaves this behind.
   const sending = await ctx.addStep(ref, 'sending the request to the payer', undefined, {
-    submission: { ...run.submission!, sentAt: ctx.now().toISOString() },
+    submission: { ...run.submission!, sentAt },
   });
   if (!sending) return ended({ runId: ref.runId, status: null, outcome: null });
   const result = await ctx.call({ ...callOf(ref, run), endpoint, operation: 'Claim/$submit', bundle });
   if (result.kind === 'unavailable') return unavailable(ctx, ref, sending, result.retryAfterSeconds);
   if (result.kind !== 'answer') return endedBy(ctx, ref, sending, result);
   const answer = readPasAnswer(result.body);
-  if (answer.kind === 'decision') return ended(await recordDecision(ctx, ref, sending, answer.decision, 'submitted'));
+  if (answer.kind === 'decision') {
+    const due = deadlineOf(sentAt, urgent, endpoint);
+    return ended(await recordDecision(ctx, ref, sending, answer.decision, 'submitted', due));
+  }
   if (answer.kind === 'refused') return ended(await recordRefusal(ctx, ref, bundle, answer.issues));
   return ended(await ctx.finish(ref, 'payer_error'));
 }
@@ -147,5 +160,5 @@ export async function submitPasClaim(ctx: PayerTaskContext, input: unknown): Pro
     await ctx.addStep(ref, 'the request lacks fields the payer API needs', detail);
     return ended(await ctx.finish(ref, 'request_not_mappable'));
   }
-  return sent(ctx, ref, run, bundle, endpoint);
+  return sent(ctx, ref, run, bundle, endpoint, isUrgentRequest(request.document));
 }

@@ -1,3 +1,4 @@
+import { DECISION_TIMEFRAMES, type DecisionTimeframes } from '#lib/entities/payer-endpoint';
 import { PAYER_ID_MAX_LENGTH, PAYER_ID_PATTERN } from '#lib/validation/schemas/common';
 import { type PayerUrlPolicy, payerUrlProblem } from './payer-endpoint-url.ts';
 
@@ -14,6 +15,8 @@ export interface PayerEndpointInput {
   name?: string | undefined;
   /** Absent: DEFAULT_PAYER_SCOPE. */
   scope?: string | undefined;
+  /** Absent: `cms-0057-f`. */
+  decisionTimeframes?: string | undefined;
 }
 
 /** What the endpoint's fields are once checked (written as they are). */
@@ -23,6 +26,7 @@ export interface CheckedPayerEndpoint {
   fhirBaseUrl: string;
   tokenUrl: string;
   scope: string;
+  decisionTimeframes: DecisionTimeframes;
 }
 
 /**
@@ -84,6 +88,13 @@ const checkedScope = (scope: string | undefined): string => {
   return tokens.join(' ');
 };
 
+const checkedTimeframes = (value: string | undefined): DecisionTimeframes => {
+  if (value === undefined) return 'cms-0057-f';
+  const known = DECISION_TIMEFRAMES.find((timeframes) => timeframes === value);
+  if (!known) throw new Error(`--decision-timeframes takes ${DECISION_TIMEFRAMES.join(' or ')}.`);
+  return known;
+};
+
 /** A URL checked by payerUrlProblem, as stored: a base URL without its trailing slash (paths are appended). */
 const checkedUrl = (option: string, raw: string, policy: PayerUrlPolicy, base: boolean): string => {
   const problem = payerUrlProblem(raw, policy, { query: !base });
@@ -101,5 +112,6 @@ export const checkedPayerEndpoint = (input: PayerEndpointInput, policy: PayerUrl
     fhirBaseUrl: checkedUrl('--fhir-base-url', input.fhirBaseUrl, policy, true),
     tokenUrl: checkedUrl('--token-url', input.tokenUrl, policy, false),
     scope: checkedScope(input.scope),
+    decisionTimeframes: checkedTimeframes(input.decisionTimeframes),
   };
 };

@@ -7,6 +7,8 @@ import { InvalidTaskInput, RequestsNotAutomatable, RequestsNotFound } from '#lib
 import { idsOf } from '#lib/runs/run-recorder';
 import type { RefusedRequest } from '#lib/runs/run-start';
 import { MAX_BATCH_REQUESTS as MAX_BATCH_ITEMS } from '#lib/validation/schemas/rpa';
+import type { DeadlineStore } from './deadline-store.ts';
+import { fireOverdue } from './decision-deadlines.ts';
 import {
   expired,
   firstIntervalFor,
@@ -54,6 +56,8 @@ export interface DueSelection {
 
 export interface RecheckDependencies {
   store: RecheckStore;
+  /** The decision deadlines, fired at each selection when they pass (./decision-deadlines.ts). */
+  deadlines?: DeadlineStore;
   requests: Pick<RequestStore, 'get'>;
   settingsOf: (clientId: string) => Promise<RecheckSettings>;
   /**
@@ -193,6 +197,9 @@ export const rechecksDispatcher = ({
       if (!settings.has(clientId)) settings.set(clientId, deps.settingsOf(clientId));
       return settings.get(clientId)!;
     };
+    const overdue = deps.deadlines
+      ? await fireOverdue({ store: deps.deadlines, requests: deps.requests }, at, perShard)
+      : { more: false };
     const reads = await Promise.all(recheckShards.map((shard) => deps.store.due(shard, at, perShard)));
     const due = reads.flat();
     const chosen: DueRecheck[] = [];
@@ -204,7 +211,7 @@ export const rechecksDispatcher = ({
     // Nothing due is the common tick: no line for it.
     if (due.length > 0)
       log.info('Re-checks selected', { due: due.length, rechecked: chosen.length, batches: groups.length });
-    return { groups, more: reads.some((read) => read.length === perShard) };
+    return { groups, more: overdue.more || reads.some((read) => read.length === perShard) };
   },
 
   startGroup: (group: RecheckGroup) => startGroup(deps.startBatch, group),

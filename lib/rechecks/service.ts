@@ -1,6 +1,7 @@
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { runStarts } from '#lib/runs/run-start-service';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
+import { dynamoDeadlineStore } from './dynamo-deadline-store.ts';
 import { dynamoRecheckStore } from './dynamo-recheck-store.ts';
 import { recheckSettingsOf } from './recheck-settings.ts';
 import { rechecksDispatcher } from './rechecks.ts';
@@ -13,6 +14,7 @@ import { rechecksDispatcher } from './rechecks.ts';
  */
 export const rechecks = rechecksDispatcher({
   store: dynamoRecheckStore,
+  deadlines: dynamoDeadlineStore,
   requests: dynamoRequestStore,
   settingsOf: recheckSettingsOf(dynamoTenantStore),
   startBatch: async ({ clientId, organizationId, clientUserId, through, requestExternalIds }) => {

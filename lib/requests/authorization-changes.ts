@@ -1,13 +1,15 @@
 import { retryOnConflict } from '#lib/concurrency';
 import type { AuthorizationChange, ChangedBy } from '#lib/entities/authorization-history';
+import type { DecisionDeadline } from '#lib/entities/decision-deadline';
 import type { RecheckThrough, ScheduledRecheck } from '#lib/entities/recheck';
-import type { Authorization, StoredRequest } from '#lib/entities/request';
+import type { Authorization, AuthorizationStatus, StoredRequest } from '#lib/entities/request';
 import type { AuthorizationState } from '#lib/entities/service-event';
 import { newEvent } from '#lib/events/events';
 import { uuidv7 } from '#lib/ids';
 import { firstIntervalFor, intervalSeconds, scheduleChange, secondsAfter } from '#lib/rechecks/recheck-policy';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { recheckShardOf } from '#lib/rechecks/recheck-shards';
+import { shardOf } from '#lib/table-shards';
 import { decisionReasonsOf, reasonCodesOf } from './decision-reasons.ts';
 import type { RequestStore } from './request-store.ts';
 
@@ -97,6 +99,47 @@ const recheckOf = async (
   return { start };
 };
 
+/** `next` as written: one that sets no decision deadline keeps the request's (a status read never resets it). */
+const keepingDeadline = (request: StoredRequest, next: Authorization): Authorization =>
+  next.decisionDueAt !== undefined || request.authorization.decisionDueAt === undefined
+    ? next
+    : { ...next, decisionDueAt: request.authorization.decisionDueAt };
+
+/** Decided: the payer's deadline no longer runs (the deadline stays on the record). */
+const DECIDED: readonly AuthorizationStatus[] = ['approved', 'denied', 'partially_approved', 'cancelled'];
+
+/** Whether the request's decision deadline is under watch: it has one and nobody decided it. */
+export const isWatched = (authorization: Authorization) =>
+  typeof authorization.decisionDueAt === 'string' && !DECIDED.includes(authorization.status);
+
+/**
+ * What a write does to the watch of the request's decision deadline (docs/payer-api.md, "Decision
+ * deadlines"): one starts when a deadline is recorded on an undecided request (or moved: a new
+ * submission), ends when the request is decided or loses its deadline; nothing else touches it, so a
+ * deadline that has passed and fired is not watched again.
+ */
+export const deadlineWatchOf = (
+  request: StoredRequest,
+  written: Authorization,
+  at: string,
+): { start: DecisionDeadline } | { end: true } | undefined => {
+  const before = request.authorization;
+  if (isWatched(written) && (!isWatched(before) || before.decisionDueAt !== written.decisionDueAt)) {
+    const { clientId, externalId } = request;
+    const start: DecisionDeadline = {
+      clientId,
+      externalId,
+      shard: shardOf(clientId, externalId),
+      decisionDueAt: written.decisionDueAt!,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    };
+    return { start };
+  }
+  return isWatched(before) && !isWatched(written) ? { end: true } : undefined;
+};
+
 /**
  * Sets a request's authorization to `next` at `at`, on whatever version is current (read again when
  * another write gets in between); false when there is no such request.
@@ -113,13 +156,16 @@ export const setAuthorization = (
     async () => {
       const request = await requests.get(ref.clientId, ref.externalId);
       if (!request) return false;
+      const written = keepingDeadline(request, next);
       const change = sameDecision(request.authorization, next) ? undefined : changeOf(request, next, changedBy, at);
       const recheck = change && (await recheckOf(request, next, at, rechecks));
+      const deadline = deadlineWatchOf(request, written, at);
       await requests.setAuthorization({
         ...ref,
-        authorization: next,
+        authorization: written,
         version: request.version,
         now: at,
+        ...(deadline ? { deadline } : {}),
         ...(change ? { change: { ...change, ...(recheck ? { recheck } : {}) } } : {}),
       });
       return true;

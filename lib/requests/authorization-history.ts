@@ -17,7 +17,10 @@ const BOUNDS = { defaultPageSize: DEFAULT_HISTORY_PAGE_SIZE, maxPageSize: MAX_HI
 const NO_FILTER = filterHashOf({});
 
 /** Who changed it, as a reader sees it: a run's id only where the reader may reach the run's organization. */
-export type ChangedByView = { kind: 'run'; runId: string | null } | { kind: 'api'; requestId: string };
+export type ChangedByView =
+  | { kind: 'run'; runId: string | null }
+  | { kind: 'api'; requestId: string }
+  | { kind: 'deadline'; decisionDueAt: string };
 
 /** An entry as clients read it (the history endpoint, the scraper session): ids, statuses and dates only. */
 export type AuthorizationHistoryEntry = Pick<AuthorizationChange, 'changeId' | 'changedAt' | 'previous' | 'current'> & {
@@ -31,6 +34,7 @@ export type AuthorizationHistoryEntry = Pick<AuthorizationChange, 'changeId' | '
  */
 const changedByViewOf = (changedBy: AuthorizationChange['changedBy'], scope: Scope): ChangedByView => {
   if (changedBy.kind === 'api') return { kind: 'api', requestId: changedBy.requestId };
+  if (changedBy.kind === 'deadline') return { kind: 'deadline', decisionDueAt: changedBy.decisionDueAt };
   const visible =
     scope.organizationId === undefined ||
     (changedBy.organizationId !== undefined && reaches(scope, changedBy.organizationId));

@@ -1,15 +1,35 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalPut, conditionalUpdate, isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
-import { transactWrite } from '#lib/aws/transactions';
+import { type TransactItem, transactWrite } from '#lib/aws/transactions';
 import { tableName } from '#lib/config/resources';
 import { authorizationChangeEntity } from '#lib/entities/authorization-history';
 import { requestEntity } from '#lib/entities/request';
 import { outboxPutsOf } from '#lib/events/dynamo-outbox-store';
+import { deadlineDeleteOf, deadlinePutOf } from '#lib/rechecks/dynamo-deadline-store';
 import { recheckDeleteOf, recheckPutOf } from '#lib/rechecks/dynamo-recheck-store';
 import type { RequestStore } from './request-store.ts';
 
 const { toItem, fromItem } = requestEntity;
+
+/** A change's history entry, event and what it does to the re-checks (AuthorizationWrite's change). */
+const changeItemsOf = (
+  clientId: string,
+  externalId: string,
+  change: NonNullable<Parameters<RequestStore['setAuthorization']>[0]['change']>,
+): TransactItem[] => {
+  const entry = {
+    TableName: tableName(),
+    Item: authorizationChangeEntity.toItem(change.entry),
+    ConditionExpression: 'attribute_not_exists(pk)',
+  };
+  const recheck = change.recheck;
+  return [
+    { Put: entry },
+    ...outboxPutsOf([change.event]),
+    ...(recheck ? ['start' in recheck ? recheckPutOf(recheck.start) : recheckDeleteOf({ clientId, externalId })] : []),
+  ];
+};
 
 export const dynamoRequestStore: RequestStore = {
   get: async (clientId, externalId) => {
@@ -59,7 +79,7 @@ export const dynamoRequestStore: RequestStore = {
       throw error;
     }
   },
-  setAuthorization: async ({ clientId, externalId, authorization, version, now, change }) => {
+  setAuthorization: async ({ clientId, externalId, authorization, version, now, change, deadline }) => {
     const update = {
       TableName: tableName(),
       Key: requestEntity.key({ clientId, externalId }),
@@ -79,23 +99,13 @@ export const dynamoRequestStore: RequestStore = {
         ':version': version,
       },
     };
-    if (!change) {
+    if (!change && !deadline) {
       await conditionalUpdate(update);
       return;
     }
-    const entry = {
-      TableName: tableName(),
-      Item: authorizationChangeEntity.toItem(change.entry),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    };
-    const recheck = change.recheck;
-    await transactWrite([
-      { Update: update },
-      { Put: entry },
-      ...outboxPutsOf([change.event]),
-      ...(recheck
-        ? ['start' in recheck ? recheckPutOf(recheck.start) : recheckDeleteOf({ clientId, externalId })]
-        : []),
-    ]);
+    const watch = deadline
+      ? ['start' in deadline ? deadlinePutOf(deadline.start) : deadlineDeleteOf({ clientId, externalId })]
+      : [];
+    await transactWrite([{ Update: update }, ...(change ? changeItemsOf(clientId, externalId, change) : []), ...watch]);
   },
 };

@@ -23,6 +23,7 @@ export const authorizationView = (authorization: Authorization) => ({
   channel: authorization.channel ?? null,
   items: authorization.items ?? [],
   reasons: authorization.reasons ?? [],
+  decisionDueAt: authorization.decisionDueAt ?? null,
 });
 
 /** The representation clients read: their document plus what the service adds. */

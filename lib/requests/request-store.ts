@@ -1,4 +1,5 @@
 import type { AuthorizationChange } from '#lib/entities/authorization-history';
+import type { DecisionDeadline } from '#lib/entities/decision-deadline';
 import type { ScheduledRecheck } from '#lib/entities/recheck';
 import type { Authorization, StoredRequest } from '#lib/entities/request';
 import type { ServiceEvent } from '#lib/entities/service-event';
@@ -38,6 +39,8 @@ interface AuthorizationWrite {
   /** The request's version when it was read. */
   version: number;
   now: string;
+  /** The decision deadline's watch it starts (it recorded one) or ends (it decided the request), in its transaction. */
+  deadline?: { start: DecisionDeadline } | { end: true };
   change?: {
     entry: AuthorizationChange;
     event: ServiceEvent<'authorization.status_changed'>;

@@ -201,12 +201,13 @@ export const recheckTasks: readonly RecheckTask[] = [
     handler: 'rechecks/select-due-rechecks',
     // The due re-checks (gsi1's shards), each one's request and client (GetItem), moved on (PutItem) or ended
     // (DeleteItem). The client's settings are a whole Client item here (lib/rechecks/service.ts), so its reads
-    // reach every client partition.
+    // reach every client partition. The passed decision deadlines (gsi1's shards too), each removed (DeleteItem)
+    // with its history entry (PutItem, the request's partition) and its outbox event, in one transaction.
     access: {
       table: {
         actions: ['GetItem', 'PutItem', 'DeleteItem'],
         queryIndexes: ['gsi1'],
-        leadingKeys: { GetItem: [anyClient], PutItem: [request], DeleteItem: [request] },
+        leadingKeys: { GetItem: [anyClient], PutItem: [request, outbox], DeleteItem: [request] },
       },
     },
   },

@@ -258,7 +258,11 @@ describe('least privilege', () => {
       IssueRunCredentials: [`dynamodb:GetItem ${PACC},${REQ}`, `dynamodb:PutItem ${REQ}`],
       // Its client's key set is in the client's own partition: CLIENT#* is every client partition (reads only).
       IssuePayerToken: [`dynamodb:GetItem CLIENT#*,${PCONN},${PAYER}`, `dynamodb:PutItem ${PCONN}`],
-      SelectDueRechecks: ['dynamodb:GetItem CLIENT#*', `dynamodb:DeleteItem ${REQ}`, `dynamodb:PutItem ${REQ}`].sort(),
+      SelectDueRechecks: [
+        'dynamodb:GetItem CLIENT#*',
+        `dynamodb:DeleteItem ${REQ}`,
+        `dynamodb:PutItem ${EVENT},${REQ}`,
+      ].sort(),
       StartRecheckBatch: [
         `dynamodb:BatchGetItem ${PACC}`,
         `dynamodb:DeleteItem ${FLIGHTS}`,

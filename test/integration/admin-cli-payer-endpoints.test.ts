@@ -55,6 +55,8 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       'Example Health Plan',
       '--scope',
       'system/Claim.write  system/ClaimResponse.read system/Coverage.read',
+      '--decision-timeframes',
+      'none',
     );
     expect(created).toEqual({
       payerId,
@@ -62,6 +64,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       fhirBaseUrl: 'https://payer.example/fhir/r4',
       tokenUrl: 'https://payer.example/oauth2/token',
       scope: 'system/Claim.write system/ClaimResponse.read system/Coverage.read',
+      decisionTimeframes: 'none',
       version: 1,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -76,6 +79,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       fhirBaseUrl: 'https://payer.example/fhir',
       tokenUrl: 'https://payer.example/t?x=1',
       scope: 'system/Claim.write system/ClaimResponse.read',
+      decisionTimeframes: 'cms-0057-f',
       version: 2,
       updatedAt: expect.any(String),
     });
@@ -137,6 +141,11 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       [[...https(newPayerId()), '--name', ' Padded '], /^--name takes 1 to 100 characters/],
       [[...https(newPayerId()), '--scope', 'patient/Claim.read'], /^--scope takes system\/ scopes/],
       [[...https(newPayerId()), '--scope='], /^--scope takes 1 to 20 space-separated scopes/],
+      [[...https(newPayerId()), '--decision-timeframes', 'qhp'], /^--decision-timeframes takes cms-0057-f or none\./],
+      [
+        ['list-payer-endpoints', '--decision-timeframes', 'none'],
+        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name, --scope or --decision-timeframes\./,
+      ],
       [
         ['set-payer-endpoint', newPayerId(), '--fhir-base-url', 'https://payer.example/fhir'],
         /^set-payer-endpoint takes --fhir-base-url and --token-url\.\nUsage:/,
@@ -148,7 +157,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       [['set-payer-endpoint', newPayerId(), '--fhir-base-url'], /^--fhir-base-url takes a URL\.\nUsage:/],
       [
         ['list-payer-endpoints', '--scope', 'system/Claim.write'],
-        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name or --scope\.\nUsage:/,
+        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name, --scope or --decision-timeframes\.\nUsage:/,
       ],
       [['delete-payer-endpoint'], /^delete-payer-endpoint takes 1 argument\(s\)\.\nUsage:/],
       [[...https(newPayerId()), '--fhir-url', 'x'], /^Unknown option --fhir-url\.\nUsage:/],

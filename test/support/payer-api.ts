@@ -55,8 +55,14 @@ export const ownPayer = async () => {
 const directory = payerEndpointDirectory({ store: dynamoPayerEndpointStore, urlPolicy: () => 'local' });
 
 /** The payer in the operator's directory (the admin CLI's `set-payer-endpoint`), pointing at `payer`. */
-export const setPayerEndpoint = (payerId: string, payer: PayerSide) =>
-  directory.set({ payerId, name: `${payerId} plan`, fhirBaseUrl: payer.fhirBaseUrl, tokenUrl: payer.tokenUrl });
+export const setPayerEndpoint = (payerId: string, payer: PayerSide, decisionTimeframes?: 'none' | 'cms-0057-f') =>
+  directory.set({
+    payerId,
+    name: `${payerId} plan`,
+    fhirBaseUrl: payer.fhirBaseUrl,
+    tokenUrl: payer.tokenUrl,
+    decisionTimeframes,
+  });
 
 const asOperator = (payer: PayerSide, path: string, body: unknown) =>
   fetch(`${payer.url}${path}`, {

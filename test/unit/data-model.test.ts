@@ -85,10 +85,10 @@ describe('docs/data-model.md, Entities table', () => {
     }
   });
 
-  it('every partition key starts with the client id, but the API-key lookup, the JWKS, three work queues, the payer directory and the client directory', () => {
+  it('every partition key starts with the client id, but the API-key lookup, the JWKS, four work queues, the payer directory and the client directory', () => {
     // The relay reads every client's pending events (docs/events.md), the webhook delivery sweep the due
     // deliveries (gsi1 of deliveries, by status and due time; docs/webhooks.md), the re-check dispatcher the
-    // due re-checks (gsi1's shards; docs/rechecks.md); each then reads or writes by its client's keys. The
+    // due re-checks and the decision deadlines under watch (gsi1's shards; docs/rechecks.md); each then reads or writes by its client's keys. The
     // outbox items', deliveries' and re-checks' own keys are the client's. The public JWKS route finds a
     // payer signing key set by its public id (docs/payer-api.md, "Signing keys"); the set's own key is its client's.
     // The payer endpoints are operator data, every client's alike: nothing of a tenant is in them
@@ -98,6 +98,7 @@ describe('docs/data-model.md, Entities table', () => {
       'OutboxEvent.gsi1pk',
       'WebhookDelivery.gsi1pk',
       'Recheck.gsi1pk',
+      'DecisionDeadline.gsi1pk',
       'PayerSigningKeySet.gsi1pk',
       'Client.gsi1pk',
       `PayerEndpoint.${TABLE_KEY.partition}`,

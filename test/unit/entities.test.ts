@@ -225,6 +225,7 @@ describe('PayerEndpoint', () => {
       fhirBaseUrl: 'https://payer.example/fhir',
       tokenUrl: 'https://payer.example/token',
       scope: 'system/Claim.write',
+      decisionTimeframes: 'cms-0057-f' as const,
       version: 1,
       createdAt: t0,
       updatedAt: t0,
@@ -239,6 +240,7 @@ describe('PayerEndpoint', () => {
       fhirBaseUrl: 'https://payer.example/fhir',
       tokenUrl: 'https://payer.example/token',
       scope: 'system/Claim.write',
+      decisionTimeframes: 'cms-0057-f',
       version: 1,
       createdAt: t0,
       updatedAt: t0,
@@ -246,6 +248,9 @@ describe('PayerEndpoint', () => {
     expect(payerEndpointEntity.fromItem(payerEndpointEntity.toItem(endpoint))).toStrictEqual(endpoint);
     const named = { ...endpoint, name: 'Example Health' };
     expect(payerEndpointEntity.fromItem(payerEndpointEntity.toItem(named))).toStrictEqual(named);
+    // Written before the option existed: held to the timeframes.
+    const { decisionTimeframes: _, ...older } = payerEndpointEntity.toItem(endpoint);
+    expect(payerEndpointEntity.fromItem(older).decisionTimeframes).toBe('cms-0057-f');
   });
 });
 

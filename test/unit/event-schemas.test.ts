@@ -25,6 +25,11 @@ const samples: { [T in EventType]: EventData[T] } = {
     items: [],
     reasonCodes: [],
   },
+  'authorization.decision_overdue': {
+    requestExternalId: 'REQ-1',
+    decisionDueAt: '2026-03-08T09:00:00.000Z',
+    status: 'pending',
+  },
   'automation.run_finished': {
     requestExternalId: 'REQ-1',
     runId: RUN_ID,

@@ -95,6 +95,7 @@ describe('the OpenAPI conformance check', () => {
         channel: null,
         items: [],
         reasons: [],
+        decisionDueAt: null,
       },
       createdAt: '2026-11-24T10:00:00.000Z',
       updatedAt: '2026-11-24T10:00:00.000Z',

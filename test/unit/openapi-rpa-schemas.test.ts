@@ -175,6 +175,7 @@ describe('the automation schemas in the document', () => {
         channel: 'portal',
         items: [],
         reasons: [],
+        decisionDueAt: null,
       },
       authorizationHistory: [
         {

@@ -104,8 +104,18 @@ describe('checkedPayerEndpoint', () => {
       fhirBaseUrl: 'https://payer.example/fhir/r4',
       tokenUrl: 'https://payer.example/oauth2/token',
       scope: DEFAULT_PAYER_SCOPE,
+      decisionTimeframes: 'cms-0057-f',
     });
     expect(DEFAULT_PAYER_SCOPE).toBe('system/Claim.write system/ClaimResponse.read');
+  });
+
+  it('takes the decision timeframes a payer is held to: cms-0057-f or none, nothing else', () => {
+    const timeframesOf = (decisionTimeframes: string) =>
+      checkedPayerEndpoint({ ...valid, decisionTimeframes }, 'public-https').decisionTimeframes;
+    expect(timeframesOf('none')).toBe('none');
+    expect(timeframesOf('cms-0057-f')).toBe('cms-0057-f');
+    expect(() => timeframesOf('CMS-0057-F')).toThrow('--decision-timeframes takes cms-0057-f or none.');
+    expect(() => timeframesOf('')).toThrow('--decision-timeframes');
   });
 
   it('takes scopes as RFC 6749 tokens, one space apart, bounded, system/ only among SMART contexts', () => {

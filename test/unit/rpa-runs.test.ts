@@ -96,6 +96,7 @@ describe('the scraper session page', () => {
         channel: null,
         items: [],
         reasons: [],
+        decisionDueAt: null,
       },
       authorizationHistory: [
         {

@@ -142,6 +142,9 @@ export const claimTypeOf = (requestCategory: string | null, serviceType: string 
   return conceptOf(SYSTEMS.claimType, 'professional');
 };
 
+/** Whether the UM06 level of service asks for an urgent decision: emergency (03) or urgent (U). */
+export const isUrgentLevel = (levelOfService: string | null) => levelOfService === '03' || levelOfService === 'U';
+
 /** Claim.priority from the UM06 level of service: emergency and urgent are `stat`, the rest `normal`. */
 export const priorityOf = (levelOfService: string | null): CodeableConcept =>
-  conceptOf(SYSTEMS.processPriority, levelOfService === '03' || levelOfService === 'U' ? 'stat' : 'normal');
+  conceptOf(SYSTEMS.processPriority, isUrgentLevel(levelOfService) ? 'stat' : 'normal');
