@@ -35,6 +35,7 @@ describe('POST /v1.1/Requests (create)', () => {
       channel: null,
       items: [],
       reasons: [],
+      decisionDueAt: null,
     });
     expect(res.body.createdAt).toBe(res.body.updatedAt);
     expect(Date.parse(res.body.createdAt)).not.toBeNaN();

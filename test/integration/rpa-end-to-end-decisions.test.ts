@@ -90,6 +90,7 @@ describe('a pended authorization decided by the portal’s operator, end to end'
       channel: 'portal',
       items: [],
       reasons: [],
+      decisionDueAt: null,
     });
 
     const history = await historyOf(tenant, externalId);

@@ -242,7 +242,7 @@ describe('check-auth-status batches, end to end', () => {
     for (const [i, id] of ids.entries()) {
       const { authorization } = await getRequest(tenant, id);
       // A portal shows the decision, not items or reasons (those come through the payer's API).
-      const portalRead = { channel: 'portal', items: [], reasons: [] };
+      const portalRead = { channel: 'portal', items: [], reasons: [], decisionDueAt: null };
       expect(authorization, id).toEqual({ ...expected[id], ...portalRead, lastCheckedAt: expect.any(String) });
       expect(authorization.lastCheckedAt >= before && authorization.lastCheckedAt <= progress.finishedAt).toBe(true);
 
@@ -301,6 +301,7 @@ describe('check-auth-status batches, end to end', () => {
       channel: null,
       items: [],
       reasons: [],
+      decisionDueAt: null,
     });
     expect((await getRequest(tenant, 'DEMO-APPROVED')).authorization.status).toBe('approved');
   });
