@@ -90,6 +90,8 @@ describe('a pended authorization decided by the portal’s operator, end to end'
       channel: 'portal',
       items: [],
       reasons: [],
+      decisionDueAt: null,
+      informationRequested: null,
     });
 
     const history = await historyOf(tenant, externalId);
