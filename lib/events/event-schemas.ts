@@ -10,6 +10,7 @@ import {
   type ReasonCode,
   type RequestedInformationCode,
 } from '#lib/entities/service-event';
+import { DUE_BY_PATTERN } from '#lib/openapi/information-requested-schema';
 import {
   closed,
   type JsonSchema,
@@ -124,6 +125,7 @@ const data: { [T in EventType]: Members<EventData[T]> } = {
     dueBy: nullable(
       string('By when the payer wants it, as it wrote it (a date, or a date-time with its zone); null: not said', {
         maxLength: 40,
+        pattern: DUE_BY_PATTERN,
       }),
     ),
     items: {

@@ -1,13 +1,16 @@
 import { DECISION_LIMITS, type InformationRequested, type RequestedInformation } from '#lib/entities/request';
 import { closed, type Members, nullable, string, timestamp } from '#lib/openapi/schema-builders';
 
+/** A FHIR date or dateTime with its zone, as a payer writes a due date (answer-values.ts checks it as a day). */
+export const DUE_BY_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))?$';
+
 /** authorization.informationRequested as the request's representation and its history show it. */
 const informationRequested = {
   requestedAt: timestamp('When we first read the request for more information'),
   dueBy: nullable(
     string('By when the payer wants it, as the payer wrote it (a date, or a date-time with its zone); null: not said', {
       maxLength: 40,
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))?$',
+      pattern: DUE_BY_PATTERN,
     }),
   ),
   items: {
