@@ -1,5 +1,10 @@
 import { attr, defineEntity } from './define-entity.ts';
-import { type AuthorizationItem, type AuthorizationReason, requestEntity } from './request.ts';
+import {
+  type AuthorizationItem,
+  type AuthorizationReason,
+  type InformationRequested,
+  requestEntity,
+} from './request.ts';
 import type { AuthorizationState } from './service-event.ts';
 
 /**
@@ -48,6 +53,8 @@ export interface AuthorizationChange {
    * changes and on entries written before the history kept it; read as empty lists.
    */
   decision?: DecisionReasons;
+  /** A change that brought a new request for more information (the status may stay pending): what it asks. */
+  informationRequested?: InformationRequested;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -69,6 +76,7 @@ export const authorizationChangeEntity = defineEntity<AuthorizationChange>()({
     current: attr.map<AuthorizationState>(),
     changedBy: attr.map<ChangedBy>(),
     decision: attr.optional(attr.map<DecisionReasons>()),
+    informationRequested: attr.optional(attr.map<InformationRequested>()),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),

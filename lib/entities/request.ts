@@ -46,7 +46,28 @@ export const DECISION_LIMITS = {
   itemReasons: 20,
   reasonText: 500,
   eventItemReasonCodes: 5,
+  /** What one request for more information may ask (its CommunicationRequests, one item each). */
+  requestedInformation: 20,
 } as const;
+
+/** One thing the payer asks for: an attachment code (LOINC on PAS), its words, and the item it is about. */
+export interface RequestedInformation {
+  code: { system: string | null; code: string };
+  text: string | null;
+  /** The Claim item's sequence it is about; null: the whole request. */
+  sequence: number | null;
+}
+
+/**
+ * The payer's request for more information on a pended authorization (docs/payer-api.md, "More
+ * information requested"): since when (first read), by when (the payer's date or date-time, null: not
+ * said), and what.
+ */
+export interface InformationRequested {
+  requestedAt: string;
+  dueBy: string | null;
+  items: RequestedInformation[];
+}
 
 /** Which channel last read the authorization (docs/payer-api.md). */
 type AuthorizationChannel = 'pas' | 'portal';
@@ -68,6 +89,8 @@ export interface Authorization {
    * gives none keeps the request's (lib/requests/authorization-changes.ts).
    */
   decisionDueAt?: string | null;
+  /** What the payer asks for before it decides (the payer-API channel); null or absent: nothing. */
+  informationRequested?: InformationRequested | null;
 }
 
 /** `document` is the request exactly as the client sent it (minus externalId). */

@@ -11,6 +11,7 @@ import type { RunKind, RunOutcome } from './rpa.ts';
 export const EVENT_TYPES = [
   'authorization.status_changed',
   'authorization.decision_overdue',
+  'authorization.information_requested',
   'automation.run_finished',
   'automation.batch_finished',
   'webhook.test',
@@ -38,6 +39,13 @@ export interface ItemReasonCodes {
   reasonCodes: ReasonCode[];
 }
 
+/** One thing a payer asks for, as an event names it: the code and the item, never the payer's words. */
+export interface RequestedInformationCode {
+  system: string | null;
+  code: string;
+  sequence: number | null;
+}
+
 export interface EventData {
   'authorization.status_changed': {
     requestExternalId: string;
@@ -56,6 +64,13 @@ export interface EventData {
     decisionDueAt: string;
     /** The authorization's status when it passed: undecided. */
     status: AuthorizationStatus;
+  };
+  'authorization.information_requested': {
+    requestExternalId: string;
+    /** By when the payer wants it (its date or date-time); null: not said. */
+    dueBy: string | null;
+    /** What it asks for, as codes (the payer's words are in the API only). */
+    items: RequestedInformationCode[];
   };
   'automation.run_finished': {
     requestExternalId: string;

@@ -8,7 +8,9 @@ import {
   type ItemReasonCodes,
   type payloadOf,
   type ReasonCode,
+  type RequestedInformationCode,
 } from '#lib/entities/service-event';
+import { DUE_BY_PATTERN } from '#lib/openapi/information-requested-schema';
 import {
   closed,
   type JsonSchema,
@@ -78,6 +80,20 @@ const itemReasonCodesSchema = closed('ItemReasonCodes', 'An item of a denial or 
   },
 } satisfies Members<ItemReasonCodes>);
 
+const requestedInformationCodeSchema = closed(
+  'RequestedInformationCode',
+  'One thing a payer asks for, as a code, without its text',
+  {
+    system: nullable(string('The code system: http://loinc.org for a LOINC attachment code', { maxLength: 200 })),
+    code: string('The code', { minLength: 1, maxLength: 30 }),
+    sequence: nullable({
+      type: 'integer',
+      minimum: 1,
+      description: "The item it is about (the request's procedure at sequence − 1); null: the whole request",
+    }),
+  } satisfies Members<RequestedInformationCode>,
+);
+
 const data: { [T in EventType]: Members<EventData[T]> } = {
   'authorization.status_changed': {
     requestExternalId,
@@ -103,6 +119,22 @@ const data: { [T in EventType]: Members<EventData[T]> } = {
     requestExternalId,
     decisionDueAt: timestamp("The deadline that passed: the authorization's decisionDueAt"),
     status: string('The authorization status when it passed (undecided)', { enum: [...AUTHORIZATION_STATUSES] }),
+  },
+  'authorization.information_requested': {
+    requestExternalId,
+    dueBy: nullable(
+      string('By when the payer wants it, as it wrote it (a date, or a date-time with its zone); null: not said', {
+        maxLength: 40,
+        pattern: DUE_BY_PATTERN,
+      }),
+    ),
+    items: {
+      type: 'array',
+      minItems: 1,
+      maxItems: DECISION_LIMITS.requestedInformation,
+      description: 'What the payer asks for, in its order, as codes (the text is in GET …/Requests/{externalId})',
+      items: ref('RequestedInformationCode'),
+    },
   },
   'automation.run_finished': {
     requestExternalId,
@@ -136,6 +168,12 @@ export const EVENT_DOCS: Record<EventType, { schema: string; summary: string; de
     description:
       "The payer's decision deadline (authorization.decisionDueAt: 72 hours urgent, 7 days standard after the PAS submission) passed with the request still undecided. Sent once per deadline.",
   },
+  'authorization.information_requested': {
+    schema: 'AuthorizationInformationRequestedEvent',
+    summary: 'The payer asks for more information before it decides',
+    description:
+      "A pended answer asks for documentation (PAS: its CommunicationRequests, LOINC attachment codes): the codes, the items they are about and the due date, without the payer's words (GET …/Requests/{externalId} shows authorization.informationRequested). Sent once per new request: the same one read again sends nothing.",
+  },
   'automation.run_finished': {
     schema: 'AutomationRunFinishedEvent',
     summary: 'An automation run finished',
@@ -166,5 +204,6 @@ export const eventSchemas: Record<string, JsonSchema> = {
   AuthorizationState: authorizationStateSchema,
   ReasonCode: reasonCodeSchema,
   ItemReasonCodes: itemReasonCodesSchema,
+  RequestedInformationCode: requestedInformationCodeSchema,
   ...Object.fromEntries(EVENT_TYPES.map((type) => [EVENT_DOCS[type].schema, payloadSchemaOf(type)])),
 };

@@ -1,5 +1,5 @@
 import { DECISION_LIMITS } from '#lib/entities/request';
-import { closed, type JsonSchema, type Members, ref, uuid } from '#lib/openapi/schema-builders';
+import { closed, type JsonSchema, type Members, nullable, ref, uuid } from '#lib/openapi/schema-builders';
 import type { AuthorizationHistoryPage } from '#lib/requests/authorization-history';
 import { MAX_HISTORY_PAGE_SIZE } from '#lib/requests/authorization-history';
 
@@ -75,6 +75,7 @@ export const authorizationHistorySchemas: Record<string, JsonSchema> = {
         "A change into denied or partially_approved: the payer's reasons for the whole request (a payer may give them only here); empty otherwise",
       items: ref('AuthorizationReason'),
     },
+    informationRequested: nullable(ref('InformationRequested')),
   } satisfies Members<Entry>),
   AuthorizationHistoryPage: closed('AuthorizationHistoryPage', 'A page of the history, newest first', {
     items: { type: 'array', maxItems: MAX_HISTORY_PAGE_SIZE, items: ref('AuthorizationChange') },

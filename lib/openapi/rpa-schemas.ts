@@ -13,6 +13,7 @@ import {
   type RunKind,
   type RunStep,
 } from '#lib/entities/rpa';
+import { informationRequestedSchema } from '#lib/openapi/information-requested-schema';
 import { executionArn, RUN_STATUSES, rpaStartSchemas } from '#lib/openapi/rpa-start-schemas';
 import {
   closed,
@@ -151,6 +152,7 @@ const requestAuthorization = {
       'When the payer owes its decision: 72 hours (urgent) or 7 × 24 hours after the PAS submission was sent; null when the payer is not held to those timeframes or the request went through the portal',
     ),
   ),
+  informationRequested: nullable(ref('InformationRequested')),
 } satisfies Members<Authorization>;
 
 const authorizationReason = {
@@ -370,4 +372,5 @@ export const rpaSchemas: Record<string, JsonSchema> = {
   }),
   AuthorizationItem: closed('AuthorizationItem', 'One requested service as the payer decided it', authorizationItem),
   AuthorizationReason: closed('AuthorizationReason', "A payer's reason for a decision", authorizationReason),
+  InformationRequested: informationRequestedSchema,
 };

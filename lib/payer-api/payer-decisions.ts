@@ -57,6 +57,8 @@ export async function recordDecision(
     channel: 'pas',
     items: decision.items,
     reasons: decision.reasons,
+    // A request read again keeps when it was first read (lib/requests/information-requests.ts).
+    informationRequested: decision.informationRequested && { requestedAt: at, ...decision.informationRequested },
     ...(decisionDueAt !== undefined ? { decisionDueAt } : {}),
   };
   const updated = await setAuthorization(ctx.requests, ref, next, changedByRun(run), at, rechecksFor(ctx, run));

@@ -3,7 +3,7 @@ import type { AuthorizationChange, ChangedBy } from '#lib/entities/authorization
 import type { DecisionDeadline } from '#lib/entities/decision-deadline';
 import type { RecheckThrough, ScheduledRecheck } from '#lib/entities/recheck';
 import type { Authorization, AuthorizationStatus, StoredRequest } from '#lib/entities/request';
-import type { AuthorizationState } from '#lib/entities/service-event';
+import type { AuthorizationState, ServiceEvent } from '#lib/entities/service-event';
 import { newEvent } from '#lib/events/events';
 import { uuidv7 } from '#lib/ids';
 import { firstIntervalFor, intervalSeconds, scheduleChange, secondsAfter } from '#lib/rechecks/recheck-policy';
@@ -11,12 +11,14 @@ import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { recheckShardOf } from '#lib/rechecks/recheck-shards';
 import { shardOf } from '#lib/table-shards';
 import { decisionReasonsOf, reasonCodesOf } from './decision-reasons.ts';
+import { informationEventDataOf, keepingRequestedAt, newInformationRequest } from './information-requests.ts';
 import type { RequestStore } from './request-store.ts';
 
 /*
  * How a request's authorization changes (docs/events.md): every write of one that differs in status,
- * number or decision date keeps a history entry and tells the client (`authorization.status_changed`),
- * both in the write's own transaction; a write that changes nothing else (a status check that reads
+ * number or decision date, or brings a new request for more information, keeps a history entry and
+ * tells the client (`authorization.status_changed`, `authorization.information_requested`), all in the
+ * write's own transaction; a write that changes nothing else (a status check that reads
  * the same answer) only moves lastCheckedAt, with neither. A change that makes it undecided starts
  * its scheduled re-checks, one that decides it ends them (docs/rechecks.md), in that same transaction.
  */
@@ -31,12 +33,17 @@ const stateOf = ({ status, number, decisionDate }: Authorization): Authorization
 const sameDecision = (a: Authorization, b: Authorization) =>
   a.status === b.status && a.number === b.number && a.decisionDate === b.decisionDate;
 
-/** The history entry and the event of a change from `request`'s authorization to `next`. */
+/**
+ * The history entry and the events of a change from `request`'s authorization to `next`: a new decision
+ * sends `authorization.status_changed`, a new request for more information (the status may stay
+ * pending) `authorization.information_requested`; one entry keeps both.
+ */
 const changeOf = (request: StoredRequest, next: Authorization, changedBy: ChangedBy, at: string) => {
   const { clientId, externalId } = request;
   const previous = stateOf(request.authorization);
   const current = stateOf(next);
   const decision = decisionReasonsOf(next);
+  const information = newInformationRequest(request, next);
   const entry: AuthorizationChange = {
     clientId,
     externalId,
@@ -46,6 +53,7 @@ const changeOf = (request: StoredRequest, next: Authorization, changedBy: Change
     current,
     changedBy,
     ...(decision.items.length > 0 || decision.reasons.length > 0 ? { decision } : {}),
+    ...(information ? { informationRequested: information } : {}),
     version: 1,
     createdAt: at,
     updatedAt: at,
@@ -59,7 +67,13 @@ const changeOf = (request: StoredRequest, next: Authorization, changedBy: Change
   });
   // Which subscriptions may see the run's id (webhookPayloadOf); the event still reaches them all.
   if (changedBy.kind === 'run' && changedBy.organizationId) event.runOrganizationId = changedBy.organizationId;
-  return { entry, event };
+  const events: ServiceEvent[] = [
+    ...(sameDecision(request.authorization, next) ? [] : [event]),
+    ...(information
+      ? [newEvent('authorization.information_requested', clientId, at, informationEventDataOf(externalId, information))]
+      : []),
+  ];
+  return { entry, events };
 };
 
 /**
@@ -156,8 +170,9 @@ export const setAuthorization = (
     async () => {
       const request = await requests.get(ref.clientId, ref.externalId);
       if (!request) return false;
-      const written = keepingDeadline(request, next);
-      const change = sameDecision(request.authorization, next) ? undefined : changeOf(request, next, changedBy, at);
+      const written = keepingRequestedAt(request, keepingDeadline(request, next));
+      const changed = !sameDecision(request.authorization, written) || newInformationRequest(request, written);
+      const change = changed ? changeOf(request, written, changedBy, at) : undefined;
       const recheck = change && (await recheckOf(request, next, at, rechecks));
       const deadline = deadlineWatchOf(request, written, at);
       await requests.setAuthorization({

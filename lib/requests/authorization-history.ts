@@ -1,4 +1,5 @@
 import type { AuthorizationChange, DecisionReasons } from '#lib/entities/authorization-history';
+import type { InformationRequested } from '#lib/entities/request';
 import { NotFound } from '#lib/errors';
 import { type CursorScope, encodeCursor, filterHashOf, type PageRequest, pageStart } from '#lib/pagination/cursor';
 import { reaches, type Scope } from '#lib/tenancy/scope';
@@ -25,6 +26,7 @@ export type ChangedByView =
 /** An entry as clients read it (the history endpoint, the scraper session): ids, statuses and dates only. */
 export type AuthorizationHistoryEntry = Pick<AuthorizationChange, 'changeId' | 'changedAt' | 'previous' | 'current'> & {
   changedBy: ChangedByView;
+  informationRequested: InformationRequested | null;
 } & DecisionReasons;
 
 /**
@@ -50,6 +52,8 @@ export const historyEntryOf = (entry: AuthorizationChange, scope: Scope): Author
   // Why a denial or partial approval was made; entries of other changes, and older ones, have none.
   items: entry.decision?.items ?? [],
   reasons: entry.decision?.reasons ?? [],
+  // What a new request for more information asked; null on every other entry.
+  informationRequested: entry.informationRequested ?? null,
 });
 
 export interface AuthorizationHistoryDependencies {

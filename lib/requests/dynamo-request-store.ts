@@ -26,7 +26,7 @@ const changeItemsOf = (
   const recheck = change.recheck;
   return [
     { Put: entry },
-    ...outboxPutsOf([change.event]),
+    ...outboxPutsOf(change.events),
     ...(recheck ? ['start' in recheck ? recheckPutOf(recheck.start) : recheckDeleteOf({ clientId, externalId })] : []),
   ];
 };

@@ -24,6 +24,7 @@ export const authorizationView = (authorization: Authorization) => ({
   items: authorization.items ?? [],
   reasons: authorization.reasons ?? [],
   decisionDueAt: authorization.decisionDueAt ?? null,
+  informationRequested: authorization.informationRequested ?? null,
 });
 
 /** The representation clients read: their document plus what the service adds. */

@@ -43,7 +43,8 @@ interface AuthorizationWrite {
   deadline?: { start: DecisionDeadline } | { end: true };
   change?: {
     entry: AuthorizationChange;
-    event: ServiceEvent<'authorization.status_changed'>;
+    /** `authorization.status_changed` when the decision changed, `authorization.information_requested` when a new request for information came. */
+    events: ServiceEvent[];
     /** The re-checks it starts (it made the authorization undecided) or ends (it decided it): docs/rechecks.md. */
     recheck?: { start: ScheduledRecheck } | { end: true };
   };

@@ -6,6 +6,7 @@ import { claimResponseOf, errorResponseOf, responseBundleOf } from './claim-resp
 import type { ClaimStore, StoredClaim } from './claims.ts';
 import type { RegisteredClient } from './clients.ts';
 import type { ClaimVerdict } from './decisions.ts';
+import { withDocumentationRequests } from './documentation-requests.ts';
 import { checkedBundle, clientOfBearer, shaped } from './fhir-requests.ts';
 import { outcomeOf, Refusal, sendFhir } from './http.ts';
 import { matchingClaims } from './inquiry.ts';
@@ -33,6 +34,7 @@ const VERDICT_OF: Partial<Record<MemberRule, ClaimVerdict>> = {
   approve: 'approved',
   deny: 'denied',
   pend: 'pended',
+  'pend-for-documents': 'pended',
   partial: 'partially_approved',
   'rate-limited-once': 'approved',
   'unavailable-once': 'approved',
@@ -52,7 +54,10 @@ function servedFault(state: PayerState, res: ServerResponse, rule: MemberRule | 
 }
 
 const bundleOfClaim = (stored: StoredClaim, identifier: Bundle['identifier'], now: Date) =>
-  responseBundleOf(claimResponseOf(stored), stored.request, identifier, now.toISOString());
+  withDocumentationRequests(
+    stored,
+    responseBundleOf(claimResponseOf(stored), stored.request, identifier, now.toISOString()),
+  );
 
 /** The answer for a member the payer does not insure: an error outcome (X12 AAA 75) with its path; no claim. */
 function unknownMemberAnswer(state: PayerState, request: Bundle, claim: Claim): Bundle {

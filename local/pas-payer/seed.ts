@@ -9,16 +9,27 @@ import { SANDBOX_HANG_MEMBER_ID, SANDBOX_MEMBERS } from '../sandbox-portal/seed.
 /**
  * What the payer does with a submission for a member:
  * - `approve`, `deny`, `pend`: every item certified (A1), not certified (A3), pended (A4);
+ * - `pend-for-documents`: pended, and the answer asks for documentation while it stays so;
  * - `partial`: the first item certified and the others not (one item: certified in part, A2);
  * - `hang`: no answer at all, past PAS's 15 s (the client's timeout);
  * - `rate-limited-once`, `unavailable-once`: the first call of a kind for a claim answers 429 with
  *   Retry-After, or 503, and the next one is served as `approve` (the client's retries).
  */
-export type MemberRule = 'approve' | 'deny' | 'pend' | 'partial' | 'hang' | 'rate-limited-once' | 'unavailable-once';
+export type MemberRule =
+  | 'approve'
+  | 'deny'
+  | 'pend'
+  | 'pend-for-documents'
+  | 'partial'
+  | 'hang'
+  | 'rate-limited-once'
+  | 'unavailable-once';
 
 export const PAS_PARTIAL_MEMBER_ID = 'SBX-10005';
 export const PAS_RATE_LIMITED_MEMBER_ID = 'SBX-10006';
 export const PAS_UNAVAILABLE_MEMBER_ID = 'SBX-10007';
+/** Pended with a request for documentation (documentation-requests.ts). */
+export const PAS_DOCUMENTS_MEMBER_ID = 'SBX-10008';
 
 const [approved, denied, pended, unknownToPortal] = SANDBOX_MEMBERS.map((member) => member.memberId);
 
@@ -32,6 +43,7 @@ export const PAS_MEMBER_RULES: ReadonlyMap<string, MemberRule> = new Map<string,
   [PAS_PARTIAL_MEMBER_ID, 'partial'],
   [PAS_RATE_LIMITED_MEMBER_ID, 'rate-limited-once'],
   [PAS_UNAVAILABLE_MEMBER_ID, 'unavailable-once'],
+  [PAS_DOCUMENTS_MEMBER_ID, 'pend-for-documents'],
   [SANDBOX_HANG_MEMBER_ID, 'hang'],
 ]);
 

@@ -69,6 +69,7 @@ describe('the authorization history after real status checks', () => {
             changedBy: { kind: 'run', runId: firstBatch.items[i].runId },
             items: [],
             reasons: [],
+            informationRequested: null,
           },
         ],
         pageSize: 25,

@@ -156,7 +156,7 @@ describe('an authorization that changes', () => {
       now: when,
     });
     await expect(
-      dynamoRequestStore.setAuthorization({ ...write, version: 1, change: { entry, event } }),
+      dynamoRequestStore.setAuthorization({ ...write, version: 1, change: { entry, events: [event] } }),
     ).rejects.toBeInstanceOf(VersionConflict);
     expect(await historyItemsOf(tenant.clientId, externalId)).toEqual([]);
     expect(await outboxItem(event)).toBeUndefined();
@@ -167,9 +167,9 @@ describe('an authorization that changes', () => {
 
     // No such request: nothing at all.
     const missing = { ...write, externalId: `${externalId}-missing`, version: 1 };
-    await expect(dynamoRequestStore.setAuthorization({ ...missing, change: { entry, event } })).rejects.toBeInstanceOf(
-      VersionConflict,
-    );
+    await expect(
+      dynamoRequestStore.setAuthorization({ ...missing, change: { entry, events: [event] } }),
+    ).rejects.toBeInstanceOf(VersionConflict);
     expect(await outboxItem(event)).toBeUndefined();
     expect(
       await setAuthorization(dynamoRequestStore, missing, approved(when), { kind: 'api', requestId: 'r' }, when),
@@ -213,7 +213,7 @@ describe('an authorization that changes', () => {
         authorization: { ...entry.current, lastCheckedAt: later },
         version: stored.version,
         now: later,
-        change: { entry, event: { ...(taken as ServiceEvent<'authorization.status_changed'>), occurredAt: later } },
+        change: { entry, events: [{ ...(taken as ServiceEvent<'authorization.status_changed'>), occurredAt: later }] },
       }),
     ).rejects.toBeInstanceOf(VersionConflict);
     expect(await dynamoRequestStore.get(tenant.clientId, externalId)).toEqual(stored);

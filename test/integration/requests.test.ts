@@ -36,6 +36,7 @@ describe('POST /v1.1/Requests (create)', () => {
       items: [],
       reasons: [],
       decisionDueAt: null,
+      informationRequested: null,
     });
     expect(res.body.createdAt).toBe(res.body.updatedAt);
     expect(Date.parse(res.body.createdAt)).not.toBeNaN();

@@ -91,6 +91,7 @@ describe('a pended authorization decided by the portal’s operator, end to end'
       items: [],
       reasons: [],
       decisionDueAt: null,
+      informationRequested: null,
     });
 
     const history = await historyOf(tenant, externalId);

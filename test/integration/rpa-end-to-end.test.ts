@@ -242,7 +242,7 @@ describe('check-auth-status batches, end to end', () => {
     for (const [i, id] of ids.entries()) {
       const { authorization } = await getRequest(tenant, id);
       // A portal shows the decision, not items or reasons (those come through the payer's API).
-      const portalRead = { channel: 'portal', items: [], reasons: [], decisionDueAt: null };
+      const portalRead = { channel: 'portal', items: [], reasons: [], decisionDueAt: null, informationRequested: null };
       expect(authorization, id).toEqual({ ...expected[id], ...portalRead, lastCheckedAt: expect.any(String) });
       expect(authorization.lastCheckedAt >= before && authorization.lastCheckedAt <= progress.finishedAt).toBe(true);
 
@@ -302,6 +302,7 @@ describe('check-auth-status batches, end to end', () => {
       items: [],
       reasons: [],
       decisionDueAt: null,
+      informationRequested: null,
     });
     expect((await getRequest(tenant, 'DEMO-APPROVED')).authorization.status).toBe('approved');
   });

@@ -305,6 +305,7 @@ describe('GET …/{requestExternalId}/rpa/session: the scraper session', () => {
       changedBy: { kind: 'api', requestId: 'req-<b>' },
       items: [],
       reasons: [],
+      informationRequested: null,
     });
     expect(res.body.authorizationHistory.at(-1)).toMatchObject({
       changedAt: '2026-03-01T09:03:00.000Z',

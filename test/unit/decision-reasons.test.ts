@@ -67,7 +67,7 @@ const changeTo = async (next: Authorization) => {
     createdAt: AT,
     updatedAt: AT,
   };
-  let written: { entry: AuthorizationChange; event: ServiceEvent<'authorization.status_changed'> } | undefined;
+  let written: { entry: AuthorizationChange; events: ServiceEvent[] } | undefined;
   await setAuthorization(
     {
       get: async () => request,
@@ -80,7 +80,8 @@ const changeTo = async (next: Authorization) => {
     { kind: 'api', requestId: 'req-1' },
     AT,
   );
-  const { entry, event } = written!;
+  const { entry, events } = written!;
+  const event = events[0] as ServiceEvent<'authorization.status_changed'>;
   return { history: historyEntryOf(entry, { clientId: 'client-1' }), entry, event, data: event.data };
 };
 

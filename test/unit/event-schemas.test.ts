@@ -30,6 +30,11 @@ const samples: { [T in EventType]: EventData[T] } = {
     decisionDueAt: '2026-03-08T09:00:00.000Z',
     status: 'pending',
   },
+  'authorization.information_requested': {
+    requestExternalId: 'REQ-1',
+    dueBy: '2026-03-05',
+    items: [{ system: 'http://loinc.org', code: '18776-5', sequence: 1 }],
+  },
   'automation.run_finished': {
     requestExternalId: 'REQ-1',
     runId: RUN_ID,

@@ -96,6 +96,7 @@ describe('the OpenAPI conformance check', () => {
         items: [],
         reasons: [],
         decisionDueAt: null,
+        informationRequested: null,
       },
       createdAt: '2026-11-24T10:00:00.000Z',
       updatedAt: '2026-11-24T10:00:00.000Z',

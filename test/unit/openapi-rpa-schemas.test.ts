@@ -176,6 +176,7 @@ describe('the automation schemas in the document', () => {
         items: [],
         reasons: [],
         decisionDueAt: null,
+        informationRequested: null,
       },
       authorizationHistory: [
         {
@@ -186,6 +187,7 @@ describe('the automation schemas in the document', () => {
           changedBy: { kind: 'run', runId: run.runId },
           items: [],
           reasons: [],
+          informationRequested: null,
         },
       ],
       runs: [

@@ -97,6 +97,7 @@ describe('the scraper session page', () => {
         items: [],
         reasons: [],
         decisionDueAt: null,
+        informationRequested: null,
       },
       authorizationHistory: [
         {
@@ -110,6 +111,7 @@ describe('the scraper session page', () => {
             { sequence: 2, status: 'denied', reasons: [{ system: null, code: hostile, text: 'Jane Example: words' }] },
           ],
           reasons: [{ system: null, code: 'note', text: 'Jane Example: more words' }],
+          informationRequested: null,
         },
         {
           changeId: '01900000-0000-7000-8000-000000000001',
@@ -119,6 +121,7 @@ describe('the scraper session page', () => {
           changedBy: { kind: 'run', runId: run.runId },
           items: [],
           reasons: [],
+          informationRequested: null,
         },
       ],
       runs: [

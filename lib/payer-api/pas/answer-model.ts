@@ -1,4 +1,9 @@
-import type { AuthorizationItem, AuthorizationReason, AuthorizationStatus } from '#lib/entities/request';
+import type {
+  AuthorizationItem,
+  AuthorizationReason,
+  AuthorizationStatus,
+  InformationRequested,
+} from '#lib/entities/request';
 
 /*
  * What a payer's PAS answer ($submit or $inquire) means to us (docs/payer-api.md, "Reading a PAS answer"): every value
@@ -19,6 +24,8 @@ export interface PayerDecision {
   claimIdentifier: string | null;
   items: AuthorizationItem[];
   reasons: AuthorizationReason[];
+  /** A pended answer's request for more information (its CommunicationRequests); null: nothing asked. */
+  informationRequested: Omit<InformationRequested, 'requestedAt'> | null;
 }
 
 /** One issue the payer raised: an OperationOutcome's issue, or an error of a ClaimResponse with outcome `error`. */

@@ -86,6 +86,9 @@ export const dayOf = (value: unknown): string | null => {
   return isDay(year, month, day) ? value.slice(0, 10) : null;
 };
 
+/** A FHIR date or dateTime naming a day (with its time and zone when it has them), as the payer wrote it; null otherwise. */
+export const dateOrDateTimeOf = (value: unknown): string | null => (dayOf(value) === null ? null : (value as string));
+
 /** A period's two days; null when neither reads as a day. */
 export const periodOf = (value: unknown): { start: string | null; end: string | null } | null => {
   if (!isRecord(value)) return null;

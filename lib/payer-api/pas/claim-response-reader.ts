@@ -10,6 +10,7 @@ import { extensionOf, MAX_LIST_READ, recordsOf, UnreadableAnswer } from './answe
 import type { PasAnswer, PayerDecision } from './answer-model.ts';
 import { authorizationNumberOf, dayOf, reasonOf, resourceIdOf, textOf } from './answer-values.ts';
 import { itemsOf, MAX_ITEMS } from './claim-response-items.ts';
+import { informationRequestedOf } from './information-requests.ts';
 import { issuesOfClaimResponseErrors } from './operation-outcome.ts';
 import {
   aggregateStatus,
@@ -110,6 +111,7 @@ export const answerOfClaimResponse = (response: ClaimResponse, context: AnswerCo
     claimIdentifier: claimIdentifierOf(response, context),
     items,
     reasons: reasonsOfWhole(response, header, items, notes),
+    informationRequested: informationRequestedOf(response, context, status),
   };
   return { kind: 'decision', decision };
 };

@@ -54,6 +54,7 @@ const approvedReferral = {
       },
     ],
     reasons: [],
+    informationRequested: null,
   },
 };
 
