@@ -35,6 +35,9 @@ export interface AuthorizationItem {
   reasons: AuthorizationReason[];
 }
 
+/** A FHIR date or dateTime with its zone, as a payer writes a due date (answer-values.ts checks it as a day). */
+export const DUE_BY_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))?$';
+
 /**
  * Bounds of what a payer's decision may store: more is cut off when the answer is read (lib/payer-api/pas/).
  * An `authorization.status_changed` event names at most `eventItemReasonCodes` codes per item (X12 HCR has one,

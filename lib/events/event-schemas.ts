@@ -1,4 +1,4 @@
-import { AUTHORIZATION_STATUSES, DECISION_LIMITS } from '#lib/entities/request';
+import { AUTHORIZATION_STATUSES, DECISION_LIMITS, DUE_BY_PATTERN } from '#lib/entities/request';
 import { RUN_OUTCOMES, type RunKind } from '#lib/entities/rpa';
 import {
   type AuthorizationState,
@@ -10,7 +10,6 @@ import {
   type ReasonCode,
   type RequestedInformationCode,
 } from '#lib/entities/service-event';
-import { DUE_BY_PATTERN } from '#lib/openapi/information-requested-schema';
 import {
   closed,
   type JsonSchema,

@@ -1,8 +1,10 @@
-import { DECISION_LIMITS, type InformationRequested, type RequestedInformation } from '#lib/entities/request';
+import {
+  DECISION_LIMITS,
+  DUE_BY_PATTERN,
+  type InformationRequested,
+  type RequestedInformation,
+} from '#lib/entities/request';
 import { closed, type Members, nullable, string, timestamp } from '#lib/openapi/schema-builders';
-
-/** A FHIR date or dateTime with its zone, as a payer writes a due date (answer-values.ts checks it as a day). */
-export const DUE_BY_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))?$';
 
 /** authorization.informationRequested as the request's representation and its history show it. */
 const informationRequested = {
