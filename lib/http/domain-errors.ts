@@ -1,3 +1,4 @@
+import { VersionConflict } from '#lib/concurrency';
 import { Conflict, DomainError, type DomainErrorKind, RateLimited } from '#lib/errors';
 import { HttpProblem } from './problem.ts';
 
@@ -53,10 +54,18 @@ const IDEMPOTENCY_PROBLEMS: Readonly<Record<string, () => HttpProblem>> = {
     ),
 };
 
+/**
+ * Concurrent writers won every retry of a write whose service names no subject of its own (the services that do
+ * answer changedConcurrently): the client may simply try again, so a 409 that says when, never a 500.
+ */
+const CONTENDED = () =>
+  new HttpProblem(409, 'The resource is being changed concurrently; retry.', {}, { 'Retry-After': '1' });
+
 /** An HttpProblem as it is, a domain error mapped; anything else is not the client's to see (undefined). */
 export const asProblem = (error: unknown): HttpProblem | undefined => {
   if (error instanceof HttpProblem) return error;
   if (error instanceof DomainError) return problemOf(error);
+  if (error instanceof VersionConflict) return CONTENDED();
   if (error instanceof Error && Object.hasOwn(IDEMPOTENCY_PROBLEMS, error.name)) {
     return IDEMPOTENCY_PROBLEMS[error.name]!();
   }

@@ -94,11 +94,20 @@ describe('domain errors at the HTTP edge', () => {
     expect(problemOf(new AlreadyExists('Request A-1')).headers).toEqual({});
   });
 
+  it('answer a write whose retries concurrent writers outlasted with a 409 and Retry-After, never a 500', async () => {
+    const answer = await endpoint(async () => {
+      throw new VersionConflict();
+    })(event, context);
+    expect(answer.statusCode).toBe(409);
+    expect(answer.headers['Retry-After']).toBe('1');
+    expect(JSON.parse(answer.body).detail).toBe('The resource is being changed concurrently; retry.');
+  });
+
   it('leave HttpProblems as they are and hide everything else behind a 500', async () => {
     const problem = new HttpProblem(401, 'A valid x-api-key header is required.');
     expect(asProblem(problem)).toBe(problem);
-    expect(asProblem(new VersionConflict())).toBeUndefined();
-    const answer = await answerTo(new VersionConflict());
+    expect(asProblem(new TypeError('x is undefined'))).toBeUndefined();
+    const answer = await answerTo(new TypeError('x is undefined'));
     expect(answer.status).toBe(500);
     expect(JSON.parse(answer.body).detail).toBe('An unexpected error occurred. It has been logged.');
   });
