@@ -120,6 +120,49 @@ ${screenshots || '<p class="muted">None.</p>'}
 </section>`;
 };
 
+type SessionAuthorization = ScraperSession['authorization'];
+
+const CHANNEL_TEXT: Record<NonNullable<SessionAuthorization['channel']>, string> = {
+  pas: "the payer's API",
+  portal: "the payer's portal",
+};
+
+/** Each requested service as the payer decided it (the payer-API channel reads them): what, how, and why. */
+const itemsSection = (items: SessionAuthorization['items']) => {
+  if (items.length === 0) return '';
+  const rows = items
+    .map(
+      (item) =>
+        `<tr data-sequence="${escapeHtml(item.sequence)}"><td>${escapeHtml(item.sequence)}</td><td>${escapeHtml(
+          item.serviceCode?.code ?? '',
+        )}</td><td class="status">${escapeHtml(item.status)}</td><td>${escapeHtml(item.number ?? '')}</td><td>${escapeHtml(
+          item.reasons.map((reason) => reason.code).join(', '),
+        )}</td></tr>`,
+    )
+    .join('');
+  return `<h2>Services</h2>
+<table id="authorization-items"><thead><tr><th scope="col">#</th><th scope="col">Service</th><th scope="col">Status</th><th scope="col">Number</th><th scope="col">Reason codes</th></tr></thead><tbody>${rows}</tbody></table>`;
+};
+
+/**
+ * What the payer asked for before it decides, and by when (a pended answer's requests for documentation): codes,
+ * as the history shows reasons; the payer's words stay in the API.
+ */
+const informationSection = (requested: SessionAuthorization['informationRequested']) => {
+  if (!requested) return '';
+  const entries = requested.items
+    .map(
+      (item) =>
+        `<li><code>${escapeHtml(item.code.code)}</code>${item.sequence === null ? '' : ` (service ${escapeHtml(item.sequence)})`}</li>`,
+    )
+    .join('');
+  const due = requested.dueBy
+    ? ` by <time datetime="${escapeHtml(requested.dueBy)}">${escapeHtml(requested.dueBy)}</time>`
+    : '';
+  return `<h2>Information requested${due}</h2>
+<ul id="information-requested">${entries}</ul>`;
+};
+
 /** A state of the authorization in a few words: its status, number and decision date when it has them. */
 const stateText = (state: ScraperSession['authorizationHistory'][number]['current']) =>
   [state.status, state.number, state.decisionDate && `decided ${state.decisionDate}`].filter(Boolean).join(' ');
@@ -184,11 +227,15 @@ ${definitionList([
   ['Authorization', authorization.status],
   ['Authorization number', authorization.number],
   ['Decision date', authorization.decisionDate],
+  ['Decision due', authorization.decisionDueAt],
+  ['Read through', authorization.channel && CHANNEL_TEXT[authorization.channel]],
   ['Last checked', authorization.lastCheckedAt],
   ['Client user', session.clientUserId],
   ['Access ends', session.tokenExpiresAt],
 ])}
 ${active ? '<p class="muted">A run is in progress: this page reloads every 5 seconds.</p>' : ''}
+${informationSection(authorization.informationRequested)}
+${itemsSection(authorization.items)}
 ${historySection(session.authorizationHistory)}
 ${session.runs.length === 0 ? '<p>No automation has run on this request yet.</p>' : session.runs.map(runSection).join('\n')}
 </body>

@@ -198,4 +198,71 @@ describe('the scraper session page', () => {
     );
     expect(quiet.headers['Content-Security-Policy']).toContain("img-src 'none'");
   });
+
+  it('shows where the authorization stands: its deadline, the channel, what the payer asks for, and each service', () => {
+    const decided = (sequence: number, status: 'approved' | 'denied', code: string | null) => ({
+      sequence,
+      serviceCode: { system: 'http://www.ama-assn.org/go/cpt', code: `7214${sequence}` },
+      status,
+      reviewActionCode: status === 'approved' ? 'A1' : 'A3',
+      number: status === 'approved' ? 'PA-1' : null,
+      authorizedPeriod: null,
+      authorizedQuantity: null,
+      reasons: code ? [{ system: null, code, text: 'Jane Example: words' }] : [],
+    });
+    const session: ScraperSession = {
+      requestExternalId: 'A-2',
+      clientUserId: 'u1',
+      tokenExpiresAt: '2026-11-22T00:15:00.000Z',
+      authorization: {
+        status: 'pending',
+        number: null,
+        decisionDate: null,
+        lastCheckedAt: '2026-11-22T00:01:00.000Z',
+        channel: 'pas',
+        items: [decided(1, 'approved', null), decided(2, 'denied', '<b>MN</b>')],
+        reasons: [],
+        decisionDueAt: '2026-11-29T00:00:00.000Z',
+        informationRequested: {
+          requestedAt: '2026-11-22T00:01:00.000Z',
+          dueBy: '2026-12-06',
+          items: [
+            { code: { system: 'http://loinc.org', code: '18776-5' }, text: 'Jane Example: the plan', sequence: 1 },
+            { code: { system: 'http://loinc.org', code: '11506-3' }, text: null, sequence: null },
+          ],
+        },
+      },
+      authorizationHistory: [],
+      runs: [],
+    };
+    const { body } = scraperSessionPage(session);
+    expect(body).toContain('<dt>Decision due</dt><dd>2026-11-29T00:00:00.000Z</dd>');
+    expect(body).toContain('<dt>Read through</dt><dd>the payer&#39;s API</dd>');
+    expect(body).toContain('<h2>Information requested by <time datetime="2026-12-06">2026-12-06</time></h2>');
+    expect(body).toContain(
+      '<ul id="information-requested"><li><code>18776-5</code> (service 1)</li><li><code>11506-3</code></li></ul>',
+    );
+    const items = /<table id="authorization-items">([\s\S]*?)<\/table>/.exec(body)![1]!;
+    const rows = [...items.matchAll(/<tr data-sequence="(\d+)">(.*?)<\/tr>/g)];
+    expect(rows.map((row) => row[1])).toEqual(['1', '2']);
+    expect(rows[0]![2]).toBe('<td>1</td><td>72141</td><td class="status">approved</td><td>PA-1</td><td></td>');
+    expect(rows[1]![2]).toBe(
+      '<td>2</td><td>72142</td><td class="status">denied</td><td></td><td>&lt;b&gt;MN&lt;/b&gt;</td>',
+    );
+    expect(body).not.toContain('Jane Example');
+    // A request that only a portal read: no services, no requests for information.
+    const portal = scraperSessionPage({
+      ...session,
+      authorization: {
+        ...session.authorization,
+        channel: 'portal',
+        items: [],
+        decisionDueAt: null,
+        informationRequested: null,
+      },
+    }).body;
+    expect(portal).not.toContain('authorization-items');
+    expect(portal).not.toContain('Information requested');
+    expect(portal).toContain('<dt>Read through</dt><dd>the payer&#39;s portal</dd>');
+  });
 });
