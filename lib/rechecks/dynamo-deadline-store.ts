@@ -1,4 +1,4 @@
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import { type TransactItem, transactWriteOrReasons } from '#lib/aws/transactions';
@@ -6,8 +6,8 @@ import { tableName } from '#lib/config/resources';
 import { authorizationChangeEntity } from '#lib/entities/authorization-history';
 import { type DecisionDeadline, decisionDeadlineEntity } from '#lib/entities/decision-deadline';
 import { outboxPutsOf } from '#lib/events/dynamo-outbox-store';
-import { GSI1 } from '#lib/table';
 import type { DeadlineStore } from './deadline-store.ts';
+import { dueOnIndex } from './due-on-index.ts';
 
 /** The transaction item that starts watching a request's deadline (with the change that records it). */
 export const deadlinePutOf = (deadline: DecisionDeadline): TransactItem => ({
@@ -27,23 +27,10 @@ const asRead = (deadline: DecisionDeadline) => ({
 });
 
 export const dynamoDeadlineStore: DeadlineStore = {
-  due: async (shard, upTo, limit) => {
-    const { Items } = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: GSI1.name,
-        // `~` sorts after every id character: every key whose deadline is upTo or before.
-        KeyConditionExpression: '#pk = :shard AND #sk <= :upTo',
-        ExpressionAttributeNames: { '#pk': GSI1.partition, '#sk': GSI1.sort },
-        ExpressionAttributeValues: {
-          ':shard': decisionDeadlineEntity.keys.gsi1pk.render({ shard }),
-          ':upTo': `${upTo}#~`,
-        },
-        Limit: limit,
-      }),
-    );
-    return (Items ?? []).filter(decisionDeadlineEntity.matches).map(decisionDeadlineEntity.fromItem);
-  },
+  due: async (shard, upTo, limit) =>
+    (await dueOnIndex(decisionDeadlineEntity.keys.gsi1pk.render({ shard }), upTo, limit))
+      .filter(decisionDeadlineEntity.matches)
+      .map(decisionDeadlineEntity.fromItem),
 
   fire: async (deadline, { entry, event }) => {
     const reasons = await transactWriteOrReasons([

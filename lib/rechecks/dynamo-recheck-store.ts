@@ -1,11 +1,11 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#lib/aws/conditional-writes';
 import { dynamo } from '#lib/aws/dynamodb';
 import type { TransactItem } from '#lib/aws/transactions';
 import { tableName } from '#lib/config/resources';
 import type { ScheduledRecheck } from '#lib/entities/recheck';
 import { recheckEntity } from '#lib/entities/recheck';
-import { GSI1 } from '#lib/table';
+import { dueOnIndex } from './due-on-index.ts';
 import type { RecheckStore } from './recheck-store.ts';
 
 /** The transaction item that starts a request's re-checks (with the change that made it undecided). */
@@ -32,20 +32,10 @@ const ifUnchanged = async (write: () => Promise<unknown>) => {
 const unchanged = { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' } };
 
 export const dynamoRecheckStore: RecheckStore = {
-  due: async (shard, upTo, limit) => {
-    const { Items } = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: GSI1.name,
-        // `~` sorts after every id character: every key whose due time is upTo or before.
-        KeyConditionExpression: '#pk = :shard AND #sk <= :upTo',
-        ExpressionAttributeNames: { '#pk': GSI1.partition, '#sk': GSI1.sort },
-        ExpressionAttributeValues: { ':shard': recheckEntity.keys.gsi1pk.render({ shard }), ':upTo': `${upTo}#~` },
-        Limit: limit,
-      }),
-    );
-    return (Items ?? []).filter(recheckEntity.matches).map(recheckEntity.fromItem);
-  },
+  due: async (shard, upTo, limit) =>
+    (await dueOnIndex(recheckEntity.keys.gsi1pk.render({ shard }), upTo, limit))
+      .filter(recheckEntity.matches)
+      .map(recheckEntity.fromItem),
 
   reschedule: (recheck, { checksDone, dueAt, now }) =>
     ifUnchanged(() =>
