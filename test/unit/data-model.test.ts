@@ -85,7 +85,7 @@ describe('docs/data-model.md, Entities table', () => {
     }
   });
 
-  it('every partition key starts with the client id, but the API-key lookup, the JWKS, four work queues, the payer directory and the client directory', () => {
+  it('every partition key starts with the client id, but the API-key lookup, the JWKS, four work queues, the payer directory, the client directory and the payer subscriptions', () => {
     // The relay reads every client's pending events (docs/events.md), the webhook delivery sweep the due
     // deliveries (gsi1 of deliveries, by status and due time; docs/webhooks.md), the re-check dispatcher the
     // due re-checks and the decision deadlines under watch (gsi1's shards; docs/rechecks.md); each then reads or writes by its client's keys. The
@@ -93,6 +93,8 @@ describe('docs/data-model.md, Entities table', () => {
     // payer signing key set by its public id (docs/payer-api.md, "Signing keys"); the set's own key is its client's.
     // The payer endpoints are operator data, every client's alike: nothing of a tenant is in them
     // (docs/payer-connections.md). The client directory lists every client's id for the admin CLI's replay.
+    // A payer's notification names only our subscription id, and the keeper reads the due ones across
+    // clients (docs/payer-api.md, "Subscriptions"); what a notification then reads is its client's.
     const exceptions = new Set([
       `ApiKey.${TABLE_KEY.partition}`,
       'OutboxEvent.gsi1pk',
@@ -103,6 +105,8 @@ describe('docs/data-model.md, Entities table', () => {
       'Client.gsi1pk',
       `PayerEndpoint.${TABLE_KEY.partition}`,
       'PayerEndpoint.gsi1pk',
+      `PayerSubscription.${TABLE_KEY.partition}`,
+      'PayerSubscription.gsi1pk',
     ]);
     for (const entity of entities.values()) {
       for (const column of [TABLE_KEY.partition, ...tableIndexes.map((index) => index.partition)]) {
