@@ -1,3 +1,4 @@
+import type { Claim } from '@medplum/fhirtypes';
 import { attr, defineEntity } from './define-entity.ts';
 import { requestEntity } from './request.ts';
 
@@ -132,6 +133,15 @@ export interface PayerSubmissionRecord {
   action?: 'claim' | 'update' | 'cancel';
   /** An update's or a cancel's: the claim identifier of the latest sent submission it replaces. */
   relatedClaimIdentifier?: string;
+  /**
+   * The Claim as last sent (PHI, never shown by any API response): the next update or cancel carries it
+   * and flags what changed against it (docs/payer-api.md, "Updates and cancels").
+   */
+  claim?: Claim;
+  /** What the Bundle's entries (all but the Claim) are named on: the first claim's identifier for its updates. */
+  entryNamespace?: string;
+  /** The attachments the submit named, besides those the replaced claim carried (an update's). */
+  attachmentIds?: string[];
 }
 
 /** One automation run on one request, in the request's item collection. */

@@ -74,6 +74,8 @@ export const RUN_STEP_TEXTS = [
     // The payer-API channel's (lib/payer-api/).
     'payer connection selected',
     'sending the request to the payer',
+    'sending the update of the claim to the payer',
+    'sending the cancel of the claim to the payer',
     'asking the payer whether an earlier attempt reached it',
     "the payer's API did not answer; the attempt will be retried",
     'the payer refused a field of the request',

@@ -45,3 +45,27 @@ export class RequestNotMappable extends Unprocessable {
     );
   }
 }
+
+/** The payer denied the request: PAS allows no update of a denied request; a new request is needed. */
+export class DeniedNotUpdatable extends Unprocessable {
+  constructor(requestExternalId: string) {
+    super(
+      `The payer denied request ${requestExternalId}: a denied prior authorization cannot be updated. Create a new request and submit it.`,
+      { reason: 'authorization_denied', requestExternalId },
+    );
+  }
+}
+
+/** The submit names attachments the request does not have available (unknown, still uploading, or deleted). */
+export class AttachmentsNotAvailable extends Unprocessable {
+  constructor(requestExternalId: string, attachmentIds: readonly string[]) {
+    super(
+      `Request ${requestExternalId} has no available attachment with ${attachmentIds.length === 1 ? 'this id' : 'these ids'}.`,
+      {
+        reason: 'attachment_not_available',
+        requestExternalId,
+        attachmentIds,
+      },
+    );
+  }
+}

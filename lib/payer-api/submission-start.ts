@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Bundle } from '@medplum/fhirtypes';
 import type { AttachmentRecord } from '#lib/entities/attachment';
 import type { StoredRequest } from '#lib/entities/request';
-import type { RpaRunRecord } from '#lib/entities/rpa';
+import type { PayerSubmissionRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { NotFound } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
 import type { PayerConnectionChoice } from '#lib/runs/payer-directory';
@@ -11,9 +11,16 @@ import { existingRequest, type RunStartContext as StartContext } from '#lib/runs
 import { notStarted } from '#lib/runs/run-start';
 import { TIMEOUTS } from '#lib/runs/state-machines';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
+import { latestTakenSubmission } from './latest-submission.ts';
 import type { MappingProblem, PasAttachment } from './pas/mapping-context.ts';
-import { buildPasRequestBundle } from './pas/request-bundle.ts';
-import { NoPayerApi, NoPayerConnection, RequestNotMappable } from './submission-errors.ts';
+import { buildSubmissionBundle } from './submission-bundle.ts';
+import {
+  AttachmentsNotAvailable,
+  DeniedNotUpdatable,
+  NoPayerApi,
+  NoPayerConnection,
+  RequestNotMappable,
+} from './submission-errors.ts';
 
 /*
  * Starting a submission to the payer's PAS API (POST …/Requests/{externalId}/submit): the payer and the
@@ -33,6 +40,8 @@ export interface SubmitBody {
   clientUserId: string;
   payerConnectionExternalId?: string | undefined;
   dryRun?: boolean | undefined;
+  /** The attachments the submission carries besides those the replaced claim had (the answer to a request for more). */
+  attachmentIds?: string[] | undefined;
 }
 
 export type SubmissionStart = { dryRun: true; bundle: Bundle; problems: MappingProblem[] } | { run: RpaRunRecord };
@@ -65,13 +74,14 @@ async function connectionFor(
 export const pasAttachmentsOf = (records: readonly AttachmentRecord[]): PasAttachment[] =>
   records
     .filter((record) => record.status === 'available')
-    .map(({ attachmentId, fileName, contentType, size, sha256, createdAt }) => ({
+    .map(({ attachmentId, fileName, contentType, size, sha256, createdAt, documentType }) => ({
       attachmentId,
       fileName,
       contentType,
       size,
       sha256,
       createdAt,
+      ...(documentType !== undefined ? { documentType } : {}),
     }));
 
 function queuedSubmission(
@@ -102,23 +112,60 @@ function queuedSubmission(
   };
 }
 
+/** What a submit adds to its submission: an update of the claim the payer took last, and the named attachments. */
+interface Chained {
+  fields: Partial<PayerSubmissionRecord>;
+  replaced: PayerSubmissionRecord | undefined;
+}
+
+/**
+ * A request the payer holds a claim of (its latest taken submission, unless that was a cancel) goes as an
+ * update of that claim, never as a second claim; a denied one cannot be updated (PAS: a new request).
+ */
+async function chainedSubmission(
+  ctx: SubmissionContext,
+  request: StoredRequest,
+  available: readonly PasAttachment[],
+  attachmentIds: string[] | undefined,
+): Promise<Chained> {
+  const unknown = (attachmentIds ?? []).filter((id) => !available.some((attachment) => attachment.attachmentId === id));
+  if (unknown.length > 0) throw new AttachmentsNotAvailable(request.externalId, unknown);
+  const named = attachmentIds ? { attachmentIds: [...new Set(attachmentIds)] } : {};
+  const latest = (await latestTakenSubmission(ctx.runs, request.clientId, request.externalId))?.submission;
+  if (!latest || latest.action === 'cancel') return { fields: named, replaced: undefined };
+  if (request.authorization.status === 'denied') throw new DeniedNotUpdatable(request.externalId);
+  return {
+    fields: {
+      action: 'update',
+      relatedClaimIdentifier: latest.bundleIdentifier,
+      entryNamespace: latest.entryNamespace ?? latest.bundleIdentifier,
+      ...named,
+    },
+    replaced: latest,
+  };
+}
+
 /** Checks and builds; a dry run answers here; else queues the run and starts its execution. */
 export async function startSubmission(
   ctx: SubmissionContext,
   scope: Scope,
   externalId: string,
-  { clientUserId, payerConnectionExternalId, dryRun }: SubmitBody,
+  { clientUserId, payerConnectionExternalId, dryRun, attachmentIds }: SubmitBody,
 ): Promise<SubmissionStart> {
   const user = await clientUserInScope(ctx.tenants, scope, clientUserId);
   const request = await existingRequest(ctx, scope.clientId, externalId);
   const { connection, payerName } = await connectionFor(ctx, user.organizationId, request, payerConnectionExternalId);
-  const run = queuedSubmission(ctx, request, clientUserId, connection);
-  const { bundle, problems } = buildPasRequestBundle({
+  const attachments = pasAttachmentsOf(await ctx.attachments.listByRequest(scope.clientId, externalId));
+  const chained = await chainedSubmission(ctx, request, attachments, attachmentIds);
+  const queued = queuedSubmission(ctx, request, clientUserId, connection);
+  const run: RpaRunRecord = { ...queued, submission: { ...queued.submission!, ...chained.fields } };
+  const { bundle, problems } = buildSubmissionBundle({
     request,
-    bundleIdentifier: run.submission!.bundleIdentifier,
+    submission: run.submission!,
     submittedAt: run.createdAt,
     payer: { payerId: connection.payerId, name: payerName },
-    attachments: pasAttachmentsOf(await ctx.attachments.listByRequest(scope.clientId, externalId)),
+    attachments,
+    replaced: chained.replaced,
   });
   if (dryRun) return { dryRun: true, bundle, problems };
   if (problems.length > 0) throw new RequestNotMappable(externalId, problems);

@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { Bundle } from '@medplum/fhirtypes';
+import type { Bundle, Claim } from '@medplum/fhirtypes';
 import type { StoredRequest } from '#lib/entities/request';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import { RunNotFound } from '#lib/runs/errors';
 import { runRefOf, type TaskResult } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef } from '#lib/runs/run-store';
 import { decisionDueAtOf, isUrgentRequest } from './decision-deadline.ts';
+import { takenSubmissionOf } from './latest-submission.ts';
+import type { PayerDecision } from './pas/answer-model.ts';
 import { readPasAnswer } from './pas/answer-reader.ts';
 import { buildPasInquiryBundle } from './pas/inquiry-bundle.ts';
-import { buildPasRequestBundle } from './pas/request-bundle.ts';
 import { waitSecondsBefore } from './payer-back-off.ts';
 import { recordDecision } from './payer-decisions.ts';
 import { recordRefusal } from './payer-refusals.ts';
 import type { PayerCallResult, PayerEndpointView, PayerTaskContext } from './payer-task-context.ts';
+import { buildSubmissionBundle } from './submission-bundle.ts';
 
 /*
  * SubmitPasClaim: one attempt at sending a request to the payer's PAS API (`Claim/$submit`). Every
@@ -88,16 +90,28 @@ async function reconciled(
   const answer = readPasAnswer(result.body);
   if (answer.kind === 'not_found') return 'not_found';
   if (answer.kind === 'decision') {
-    const due = deadlineOf(run.submission!.sentAt!, isUrgentRequest(request.document), endpoint);
+    const due = deadlineOf(run, run.submission!.sentAt!, isUrgentRequest(request.document), endpoint, answer.decision);
     return ended(await recordDecision(ctx, ref, run, answer.decision, 'submitted', due));
   }
   if (answer.kind === 'refused') return ended(await recordRefusal(ctx, ref, bundle, answer.issues));
   return ended(await ctx.finish(ref, 'payer_error'));
 }
 
-/** The decision deadline of what was sent at `sentAt`, as the payer's endpoint is held to one. */
-const deadlineOf = (sentAt: string, urgent: boolean, endpoint: PayerEndpointView) =>
-  decisionDueAtOf(sentAt, urgent, endpoint.decisionTimeframes);
+/**
+ * The decision deadline of what was sent at `sentAt`, as the payer's endpoint is held to one. An update
+ * is a request the payer decides anew, so its clock starts again; a cancel starts none: a confirmed one
+ * ends the clock (null), one the payer did not confirm leaves the request's as it was (undefined).
+ */
+const deadlineOf = (
+  run: RpaRunRecord,
+  sentAt: string,
+  urgent: boolean,
+  endpoint: PayerEndpointView,
+  decision: PayerDecision,
+): string | null | undefined => {
+  if (run.submission!.action !== 'cancel') return decisionDueAtOf(sentAt, urgent, endpoint.decisionTimeframes);
+  return decision.status === 'cancelled' ? null : undefined;
+};
 
 const callOf = (ref: RunRef, run: RpaRunRecord) => ({
   clientId: ref.clientId,
@@ -114,9 +128,11 @@ async function sent(
   urgent: boolean,
 ): Promise<SubmitTaskResult> {
   const sentAt = ctx.now().toISOString();
-  // Recorded before sending: an attempt that ends before it records the answer leaves this behind.
-  const sending = await ctx.addStep(ref, 'sending the request to the payer', undefined, {
-    submission: { ...run.submission!, sentAt },
+  // Recorded before sending: an attempt that ends before it records the answer leaves this behind. The
+  // Claim is kept for the update or cancel that will replace it.
+  const claim = bundle.entry![0]!.resource as Claim;
+  const sending = await ctx.addStep(ref, sendingStepOf(run), undefined, {
+    submission: { ...run.submission!, sentAt, claim },
   });
   if (!sending) return ended({ runId: ref.runId, status: null, outcome: null });
   const result = await ctx.call({ ...callOf(ref, run), endpoint, operation: 'Claim/$submit', bundle });
@@ -124,11 +140,27 @@ async function sent(
   if (result.kind !== 'answer') return endedBy(ctx, ref, sending, result);
   const answer = readPasAnswer(result.body);
   if (answer.kind === 'decision') {
-    const due = deadlineOf(sentAt, urgent, endpoint);
+    const due = deadlineOf(run, sentAt, urgent, endpoint, answer.decision);
     return ended(await recordDecision(ctx, ref, sending, answer.decision, 'submitted', due));
   }
   if (answer.kind === 'refused') return ended(await recordRefusal(ctx, ref, bundle, answer.issues));
   return ended(await ctx.finish(ref, 'payer_error'));
+}
+
+/** The step before each send, by what is sent. */
+export const SENDING_STEPS = {
+  claim: 'sending the request to the payer',
+  update: 'sending the update of the claim to the payer',
+  cancel: 'sending the cancel of the claim to the payer',
+} as const;
+
+const sendingStepOf = (run: RpaRunRecord) => SENDING_STEPS[run.submission!.action ?? 'claim'];
+
+/** An update's or cancel's: the submission it replaces, as it was sent. */
+async function replacedOf(ctx: PayerTaskContext, ref: RunRef, run: RpaRunRecord) {
+  const related = run.submission!.relatedClaimIdentifier;
+  if (!related || (run.submission!.action ?? 'claim') === 'claim') return undefined;
+  return (await takenSubmissionOf(ctx.runs, ref.clientId, ref.externalId, related))?.submission;
 }
 
 /** SubmitPasClaim: one attempt; `waitSeconds` > 0 asks the state machine to call again after that long. */
@@ -148,12 +180,13 @@ export async function submitPasClaim(ctx: PayerTaskContext, input: unknown): Pro
     const known = await reconciled(ctx, ref, run, request, endpoint, connection.payerId);
     if (known !== 'not_found') return known;
   }
-  const { bundle, problems } = buildPasRequestBundle({
+  const { bundle, problems } = buildSubmissionBundle({
     request,
-    bundleIdentifier: run.submission!.bundleIdentifier,
+    submission: run.submission!,
     submittedAt: run.createdAt,
     payer: { payerId: connection.payerId, name: endpoint.name },
     attachments: await ctx.attachmentsOf(ref.clientId, ref.externalId),
+    replaced: await replacedOf(ctx, ref, run),
   });
   if (problems.length > 0) {
     const detail = problems.map((problem) => problem.path).join(' ');

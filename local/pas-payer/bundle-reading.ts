@@ -102,3 +102,25 @@ export const identifierKey = (identifier: Identifier | undefined): string | unde
   if (!value) return undefined;
   return identifier?.system ? `${identifier.system}|${value}` : value;
 };
+
+const LOINC = 'http://loinc.org';
+const INFO_CANCELLED = 'http://hl7.org/fhir/us/davinci-pas/StructureDefinition/modifierextension-infoCancelled';
+
+/** The LOINC codes of the documents the Claim carries (its supportingInfo's DocumentReferences, cancelled ones aside). */
+export const documentCodesOf = (bundle: Bundle, claim: Claim): string[] =>
+  (claim.supportingInfo ?? [])
+    .filter((entry) => !entry?.modifierExtension?.some((flag) => flag?.url === INFO_CANCELLED && flag.valueBoolean))
+    .flatMap((entry) => {
+      const found = resolve(bundle, entry?.valueReference)?.resource;
+      if (found?.resourceType !== 'DocumentReference') return [];
+      return (found.type?.coding ?? []).filter((coding) => coding?.system === LOINC && text(coding.code));
+    })
+    .map((coding) => coding.code!.trim());
+
+/** The Claim a Claim update replaces (Claim.related.claim), by identifier or by its entry in the Bundle. */
+export const relatedClaimIdentifiersOf = (bundle: Bundle, claim: Claim): Identifier[] =>
+  (claim.related ?? []).flatMap((related) => {
+    const named = related?.claim?.identifier ? [related.claim.identifier] : [];
+    const included = resolve(bundle, related?.claim)?.resource;
+    return [...named, ...(included?.resourceType === 'Claim' ? (included.identifier ?? []) : [])];
+  });

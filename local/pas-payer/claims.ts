@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Bundle, Claim } from '@medplum/fhirtypes';
-import { identifierKey, memberIdOf, providerNpisOf } from './bundle-reading.ts';
+import { documentCodesOf, identifierKey, memberIdOf, providerNpisOf } from './bundle-reading.ts';
 import { anyCertified, type ClaimVerdict, decideItems, type ItemDecision } from './decisions.ts';
 import type { ReasonCode } from './seed.ts';
 
@@ -32,6 +32,8 @@ export interface StoredClaim {
   preAuthRef?: string;
   /** The number a pended claim is tracked by (the items' administrationReferenceNumber). */
   pendRef?: string;
+  /** The LOINC codes of the documents the claim carries, as submitted and updated. */
+  documentCodes: string[];
 }
 
 export interface ClaimInput {
@@ -41,6 +43,13 @@ export interface ClaimInput {
   verdict: ClaimVerdict;
   reason?: ReasonCode;
 }
+
+const identifiersOf = (claim: Claim): StoredClaim['claimIdentifiers'] =>
+  (claim.identifier ?? []).flatMap((identifier) =>
+    identifier?.value?.trim()
+      ? [{ ...(identifier.system ? { system: identifier.system } : {}), value: identifier.value.trim() }]
+      : [],
+  );
 
 export const claimStore = (now: () => Date) => {
   const claims: StoredClaim[] = [];
@@ -78,23 +87,43 @@ export const claimStore = (now: () => Date) => {
         request,
         claim,
         claimFullUrl: request.entry![0]!.fullUrl!,
-        claimIdentifiers: (claim.identifier ?? []).flatMap((identifier) =>
-          identifier?.value?.trim()
-            ? [{ ...(identifier.system ? { system: identifier.system } : {}), value: identifier.value.trim() }]
-            : [],
-        ),
+        claimIdentifiers: identifiersOf(claim),
         memberId: memberIdOf(request, claim)!,
         npis: providerNpisOf(request, claim),
         receivedAt,
         verdict: 'pended',
         items: [],
         decidedAt: receivedAt,
+        documentCodes: documentCodesOf(request, claim),
       };
       apply(stored, input.verdict, decideItems(claim.item ?? [], input.verdict, input.reason));
       claims.push(stored);
       bySubmission.set(submissionKey(input.clientId, bundleIdentifier), stored);
       return stored;
     },
+
+    /**
+     * A Claim update (or cancel) of the claim: still one claim, now with the update's Claim, known by its
+     * identifiers too, its documents added, decided again by `verdict` (its authorization number kept).
+     */
+    update(stored: StoredClaim, input: Omit<ClaimInput, 'reason'>) {
+      const { request, claim } = input;
+      stored.request = request;
+      stored.claim = claim;
+      stored.claimFullUrl = request.entry![0]!.fullUrl!;
+      stored.claimIdentifiers.push(...identifiersOf(claim));
+      stored.documentCodes = [...new Set([...stored.documentCodes, ...documentCodesOf(request, claim)])];
+      bySubmission.set(submissionKey(input.clientId, identifierKey(request.identifier)!), stored);
+      apply(stored, input.verdict, decideItems(claim.item ?? [], input.verdict), stored.preAuthRef);
+    },
+
+    /** A claim of the client that a Claim has (or had) as identifier, `system|value` or value alone. */
+    byClaimIdentifier: (clientId: string, key: string) =>
+      claims.find(
+        (claim) =>
+          claim.clientId === clientId &&
+          claim.claimIdentifiers.some((known) => identifierKey(known) === key || known.value === key),
+      ),
 
     /** The operator's decision of a pended claim (the caller checked it is pended). */
     decide(stored: StoredClaim, verdict: ClaimVerdict, reason?: ReasonCode, authorizationNumber?: string) {

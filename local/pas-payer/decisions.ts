@@ -6,13 +6,14 @@ import { DENIAL_REASONS, PEND_REASON, type ReasonCode } from './seed.ts';
  * certified in part, A3 not certified, A4 pended. By the member's rule at submission (seed.ts), and by the
  * operator for a pended claim. Pure: numbers are given by the caller.
  */
-export type ReviewAction = 'A1' | 'A2' | 'A3' | 'A4';
+export type ReviewAction = 'A1' | 'A2' | 'A3' | 'A4' | 'C';
 
 export const REVIEW_ACTION_TEXT: Record<ReviewAction, string> = {
   A1: 'Certified in total',
   A2: 'Certified - partial',
   A3: 'Not Certified',
   A4: 'Pended',
+  C: 'Cancelled',
 };
 
 export interface ItemDecision {
@@ -23,8 +24,8 @@ export interface ItemDecision {
   certifiedQuantity?: number;
 }
 
-/** What the operator (or the seed's rule) decides for a whole claim. */
-export type ClaimVerdict = 'approved' | 'partially_approved' | 'denied' | 'pended';
+/** What the operator (or the seed's rule) decides for a whole claim; `cancelled`: the client cancelled it. */
+export type ClaimVerdict = 'approved' | 'partially_approved' | 'denied' | 'pended' | 'cancelled';
 export const OPERATOR_VERDICTS = [
   'approved',
   'partially_approved',
@@ -33,21 +34,32 @@ export const OPERATOR_VERDICTS = [
 
 const [DEFAULT_DENIAL] = DENIAL_REASONS;
 
+const INFO_CANCELLED = 'http://hl7.org/fhir/us/davinci-pas/StructureDefinition/modifierextension-infoCancelled';
+
+/** An item a Claim update cancelled (PAS spec-69): no longer asked for. */
+const isCancelledItem = (item: ClaimItem) =>
+  item.modifierExtension?.some((extension) => extension?.url === INFO_CANCELLED && extension.valueBoolean === true) ??
+  false;
+
 /**
  * Each item's decision: all certified, all not certified (with the reason), all pended; or partly — the
  * first item certified and the others not, or a single item certified for half its quantity (at least 1).
+ * Items cancelled by an update, and every item of a cancelled claim, are C (cancelled).
  */
 export function decideItems(
   items: readonly ClaimItem[],
   verdict: ClaimVerdict,
   reason: ReasonCode = DEFAULT_DENIAL,
 ): ItemDecision[] {
-  return items.map((item, index): ItemDecision => {
+  const asked = items.filter((item) => !isCancelledItem(item));
+  return items.map((item): ItemDecision => {
     const sequence = item.sequence;
+    const index = asked.indexOf(item);
+    if (verdict === 'cancelled' || index < 0) return { sequence, action: 'C' };
     if (verdict === 'approved') return { sequence, action: 'A1' };
     if (verdict === 'denied') return { sequence, action: 'A3', reason };
     if (verdict === 'pended') return { sequence, action: 'A4', reason: PEND_REASON };
-    if (items.length > 1) return index === 0 ? { sequence, action: 'A1' } : { sequence, action: 'A3', reason };
+    if (asked.length > 1) return index === 0 ? { sequence, action: 'A1' } : { sequence, action: 'A3', reason };
     const requested = item.quantity?.value ?? 1;
     return { sequence, action: 'A2', reason, certifiedQuantity: Math.max(1, Math.floor(requested / 2)) };
   });

@@ -22,30 +22,41 @@ export const REQUESTED_DOCUMENTS = [
 const documentsDueOf = (stored: StoredClaim) =>
   new Date(Date.parse(stored.receivedAt) + DOCUMENTS_DUE_DAYS * 86_400_000).toISOString().slice(0, 10);
 
+/** What is still asked: a document whose code a submission or an update of the claim carried is in. */
 const requestsOf = (stored: StoredClaim): CommunicationRequest[] =>
-  REQUESTED_DOCUMENTS.map((document, index) => ({
-    resourceType: 'CommunicationRequest',
-    id: `${stored.id}-doc-${index + 1}`,
-    ...(document.sequence === null
-      ? {}
-      : { extension: [{ url: `${PAS}extension-serviceLineNumber`, valuePositiveInt: document.sequence }] }),
-    // X12's attachment control number: the provider's answer names it.
-    identifier: [{ system: 'urn:sandbox-pas:attachment-control-number', value: `${stored.pendRef}-${index + 1}` }],
-    status: 'active',
-    payload: [{ contentString: document.loinc }],
-    occurrenceDateTime: documentsDueOf(stored),
-    note: [{ text: document.note }],
-    ...(stored.claim.insurer ? { requester: stored.claim.insurer } : {}),
-    ...(stored.claim.provider ? { recipient: [stored.claim.provider] } : {}),
-  }));
+  REQUESTED_DOCUMENTS.flatMap((document, index) =>
+    stored.documentCodes.includes(document.loinc) ? [] : [requestOf(stored, document, index)],
+  );
+
+const requestOf = (
+  stored: StoredClaim,
+  document: (typeof REQUESTED_DOCUMENTS)[number],
+  index: number,
+): CommunicationRequest => ({
+  resourceType: 'CommunicationRequest',
+  id: `${stored.id}-doc-${index + 1}`,
+  ...(document.sequence === null
+    ? {}
+    : { extension: [{ url: `${PAS}extension-serviceLineNumber`, valuePositiveInt: document.sequence }] }),
+  // X12's attachment control number: the provider's answer names it.
+  identifier: [{ system: 'urn:sandbox-pas:attachment-control-number', value: `${stored.pendRef}-${index + 1}` }],
+  status: 'active',
+  payload: [{ contentString: document.loinc }],
+  occurrenceDateTime: documentsDueOf(stored),
+  note: [{ text: document.note }],
+  ...(stored.claim.insurer ? { requester: stored.claim.insurer } : {}),
+  ...(stored.claim.provider ? { recipient: [stored.claim.provider] } : {}),
+});
 
 /**
- * The answer with the documentation requests, when the claim is of that member and still pended (a
- * decided claim asks for nothing more); else the answer as it is.
+ * The answer with the documentation requests, when the claim is of that member, still pended (a decided
+ * claim asks for nothing more) and lacks a document asked for; else the answer as it is.
  */
 export const withDocumentationRequests = (stored: StoredClaim, bundle: Bundle): Bundle => {
-  if (stored.memberId !== PAS_DOCUMENTS_MEMBER_ID || stored.verdict !== 'pended') return bundle;
   const requests = requestsOf(stored);
+  if (stored.memberId !== PAS_DOCUMENTS_MEMBER_ID || stored.verdict !== 'pended' || requests.length === 0) {
+    return bundle;
+  }
   const [first, ...rest] = bundle.entry ?? [];
   const claimResponse: ClaimResponse = {
     ...(first!.resource as ClaimResponse),

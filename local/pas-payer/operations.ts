@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Bundle, Claim } from '@medplum/fhirtypes';
 import { claimOf, coverageOf, identifierKey, memberIdOf } from './bundle-reading.ts';
 import { claimResponseOf, errorResponseOf, responseBundleOf } from './claim-response.ts';
+import { applyUpdate, isClaimUpdate } from './claim-updates.ts';
 import type { ClaimStore, StoredClaim } from './claims.ts';
 import type { RegisteredClient } from './clients.ts';
 import type { ClaimVerdict } from './decisions.ts';
@@ -89,6 +90,12 @@ export async function submit(state: PayerState, req: IncomingMessage, res: Serve
   if (servedFault(state, res, rule, `submit\u0000${client.clientId}\u0000${bundleIdentifier}`)) return;
   const verdict = rule && VERDICT_OF[rule];
   if (!verdict) return answer(unknownMemberAnswer(state, request, claim));
+  if (isClaimUpdate(claim)) {
+    const now = state.now();
+    const updated = applyUpdate(state.claims, { clientId: client.clientId, request, claim, verdict, now });
+    // A subscription to the client's claims would be told here too (not built yet: docs/pas-payer.md).
+    return answer('rejected' in updated ? updated.rejected : bundleOfClaim(updated.stored, request.identifier, now));
+  }
   const stored = state.claims.create({ clientId: client.clientId, request, claim, verdict });
   answer(bundleOfClaim(stored, request.identifier, state.now()));
 }

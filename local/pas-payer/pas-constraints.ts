@@ -1,5 +1,6 @@
 import type { Bundle, Claim, OperationOutcomeIssue } from '@medplum/fhirtypes';
 import { claimOf, coverageOf, memberIdOf, providerNpisOf, resolve } from './bundle-reading.ts';
+import { isCancel, isClaimUpdate } from './claim-updates.ts';
 
 /*
  * The PAS constraints that matter to this payer, beyond base R4 (fhir-validation.ts): those of the PAS
@@ -54,12 +55,37 @@ function claimProblems(bundle: Bundle, claim: Claim): OperationOutcomeIssue[] {
   return problems;
 }
 
+const INFO_CHANGED = 'http://hl7.org/fhir/us/davinci-pas/StructureDefinition/extension-infoChanged';
+
+/** A Claim update's: the replaced Claim is in the Bundle (spec-65), a cancel names one, change flags are PAS's codes. */
+function updateProblems(bundle: Bundle, claim: Claim): OperationOutcomeIssue[] {
+  const problems: OperationOutcomeIssue[] = [];
+  (claim.related ?? []).forEach((related, index) => {
+    if (related?.claim && resolve(bundle, related.claim)?.resource.resourceType !== 'Claim') {
+      const at = `${CLAIM}.related[${index}].claim`;
+      problems.push(issue(at, 'The Claim an update replaces is an entry of this Bundle (PAS spec-65).', 'required'));
+    }
+  });
+  if (isCancel(claim) && !isClaimUpdate(claim)) {
+    problems.push(issue(`${CLAIM}.related`, 'A cancel names the claim it cancels in Claim.related.', 'required'));
+  }
+  for (const list of ['item', 'supportingInfo'] as const) {
+    (claim[list] ?? []).forEach((entry, index) => {
+      const flags = (entry?.extension ?? []).filter((extension) => extension?.url === INFO_CHANGED);
+      if (flags.some((flag) => flag.valueCode !== 'added' && flag.valueCode !== 'changed')) {
+        problems.push(issue(`${CLAIM}.${list}[${index}]`, 'infoChanged is added or changed.', 'code-invalid'));
+      }
+    });
+  }
+  return problems;
+}
+
 /** A PAS Request Bundle ($submit): the above, and items each with a productOrService. */
 export function requestProblems(bundle: Bundle): OperationOutcomeIssue[] {
   const problems = bundleProblems(bundle);
   const claim = claimOf(bundle);
   if (!claim) return problems;
-  problems.push(...claimProblems(bundle, claim));
+  problems.push(...claimProblems(bundle, claim), ...updateProblems(bundle, claim));
   const items = claim.item ?? [];
   if (items.length === 0) problems.push(issue(`${CLAIM}.item`, 'The Claim requests at least one item.', 'required'));
   items.forEach((item, index) => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { claimStore } from './claims.ts';
+import { claimStore, type StoredClaim } from './claims.ts';
 import { replayCache } from './client-assertion.ts';
 import { type ClientRegistration, clientRegistry } from './clients.ts';
 import { BASE_HEADERS, outcomeOf, Refusal, sendFhir, sendJson } from './http.ts';
@@ -47,6 +47,8 @@ export interface PasPayer {
   claimsWithIdentifier(value: string, system?: string): number;
   /** $submit calls with this Bundle identifier that passed the checks, retries included. */
   submissionsWithIdentifier(value: string, system?: string): number;
+  /** The claim a Claim with this identifier value made or updated, as the payer holds it now (tests). */
+  heldClaim(value: string): StoredClaim | undefined;
   close(): Promise<void>;
 }
 
@@ -178,6 +180,7 @@ export const startPasPayer = async (options: PasPayerOptions = {}): Promise<PasP
     registerClient: (registration) => clients.register(registration).clientId,
     claimsWithIdentifier: (value, system) => claims.countWithIdentifier(key(value, system)),
     submissionsWithIdentifier: (value, system) => payer.submissions.get(key(value, system)) ?? 0,
+    heldClaim: (value) => claims.all().find((claim) => claim.claimIdentifiers.some((known) => known.value === value)),
     close: () => closeServer(server),
   };
 };

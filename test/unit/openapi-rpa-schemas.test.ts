@@ -7,6 +7,7 @@ import { enteredValuesFromStored, type RpaRunRecord, RUN_OUTCOMES, type RunOutco
 import { uuidv7 } from '#lib/ids';
 import { readRouteAsset } from '#lib/openapi/route-assets';
 import { RUN_STEP_TEXTS, rpaSchemas, SCREENSHOT_LABELS } from '#lib/openapi/rpa-schemas';
+import { SENDING_STEPS } from '#lib/payer-api/submit-pas-claim';
 import { checkPortalAuthorization, enteredValuesOf } from '#lib/portal/portal-answers';
 import { CREDENTIALS_ISSUED_STEP } from '#lib/portal/run-credentials';
 import { OPENAPI_DOCUMENT } from '#lib/routes/route-table';
@@ -296,6 +297,7 @@ describe('what the code writes', () => {
     if (/^'[^'`]*'$|^"[^"`]*"$/.test(argument)) return [argument.slice(1, -1)];
     if (argument === 'OUTCOME_STEPS[outcome]') return Object.values(OUTCOME_STEPS);
     if (argument === 'CREDENTIALS_ISSUED_STEP') return [CREDENTIALS_ISSUED_STEP];
+    if (argument === 'sendingStepOf(run)') return Object.values(SENDING_STEPS);
     // A parameter passed on: its callers are scanned themselves.
     if (['step', 'label'].includes(argument)) return [];
     const constant = new RegExp(`const ${argument} = ('[^']*'|"[^"]*");`).exec(source);

@@ -37,9 +37,15 @@ export interface BundleEntries {
   list: () => BundleEntry[];
 }
 
-export const bundleEntries = (bundleIdentifier: string): BundleEntries => {
+/**
+ * The entries of one Bundle. An update's resources are named on its first claim's identifier
+ * (`namespace`), so the same resource keeps its fullUrl across the claims that reference it (spec-17
+ * allows it) and the replaced Claim the update carries references them; each Claim is named on its own.
+ */
+export const bundleEntries = (bundleIdentifier: string, namespace: string = bundleIdentifier): BundleEntries => {
   const entries = new Map<string, BundleEntry>();
-  const fullUrlOf = (key: string) => `urn:uuid:${nameBasedUuid(`${bundleIdentifier}\u0000${key}`)}`;
+  const fullUrlOf = (key: string) =>
+    `urn:uuid:${nameBasedUuid(`${key === CLAIM_KEY ? bundleIdentifier : namespace}\u0000${key}`)}`;
   return {
     fullUrlOf,
     add: <T extends Resource>(key: string, resource: T): Reference<T> => {

@@ -47,6 +47,7 @@ export const SYSTEMS = {
   processPriority: 'http://terminology.hl7.org/CodeSystem/processpriority',
   subscriberRelationship: 'http://terminology.hl7.org/CodeSystem/subscriber-relationship',
   dataAbsentReason: 'http://terminology.hl7.org/CodeSystem/data-absent-reason',
+  loinc: 'http://loinc.org',
   pasTemp: 'http://hl7.org/fhir/us/davinci-pas/CodeSystem/PASTempCodes',
   nubcAdmissionType: 'https://www.nubc.org/CodeSystem/PriorityTypeOfAdmitOrVisit',
   actCode: 'http://terminology.hl7.org/CodeSystem/v3-ActCode',
@@ -84,6 +85,10 @@ export const EXTENSIONS = {
   documentInformation: `${PAS_EXTENSION}documentInformation`,
   careTeamClaimScope: `${PAS_EXTENSION}careTeamClaimScope`,
   authorizationNumber: `${PAS_EXTENSION}authorizationNumber`,
+  /** A Claim update's flag on an item or supportingInfo entry: `added` or `changed` since the replaced Claim. */
+  infoChanged: `${PAS_EXTENSION}infoChanged`,
+  /** A Claim update's modifier on an entry the request no longer has (spec-69). */
+  infoCancelled: 'http://hl7.org/fhir/us/davinci-pas/StructureDefinition/modifierextension-infoCancelled',
   /** The R5 Claim.encounter element, pre-adopted through the cross-version extension PASClaim allows. */
   encounter: 'http://hl7.org/fhir/5.0/StructureDefinition/extension-Claim.encounter',
 } as const;

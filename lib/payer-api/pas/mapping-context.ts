@@ -20,6 +20,8 @@ export interface PasAttachment {
   createdAt: string;
   /** The file, base64; PAS wants the content inline (PASDocumentReference: data 1..1, url 0..0). */
   data?: string;
+  /** The client's document type: a LOINC code (`18776-5`) names the document asked for (PWK01's LOINC). */
+  documentType?: string | undefined;
 }
 
 export interface PasSubmission {
@@ -30,6 +32,8 @@ export interface PasSubmission {
   submittedAt: string;
   payer: PasPayer;
   attachments: readonly PasAttachment[];
+  /** An update's: its first claim's identifier, which its resources' fullUrls are named on (bundle-entries.ts). */
+  entryNamespace?: string | undefined;
 }
 
 export interface PasInquiry {

@@ -18,7 +18,7 @@ import { mapSupportingInfo } from './supporting-info.ts';
  * problems is refused before anything is sent). The same submission always gives the same Bundle.
  */
 export const buildPasRequestBundle = (input: PasSubmission): { bundle: Bundle; problems: MappingProblem[] } => {
-  const entries = bundleEntries(input.bundleIdentifier);
+  const entries = bundleEntries(input.bundleIdentifier, input.entryNamespace);
   const mapping: MappingContext = {
     document: fieldsOf(input.request.document),
     problems: [],

@@ -52,6 +52,15 @@ const contentOf = (attachment: PasAttachment): Attachment => ({
   creation: attachment.createdAt,
 });
 
+/**
+ * A document type that is a LOINC code says which document this is (what a payer's request for more
+ * information names); else US Core's document type value set allows "unknown": the file is not classified.
+ */
+const documentTypeOf = (attachment: PasAttachment) =>
+  attachment.documentType !== undefined && /^[0-9]{1,7}-[0-9]$/.test(attachment.documentType)
+    ? conceptOf(SYSTEMS.loinc, attachment.documentType)
+    : conceptOf(SYSTEMS.dataAbsentReason, 'unknown');
+
 const documentOf = (attachment: PasAttachment, patient: Reference<Patient>): DocumentReference => ({
   resourceType: 'DocumentReference',
   ...(/^[0-9a-fA-F]{64}$/.test(attachment.sha256)
@@ -63,8 +72,7 @@ const documentOf = (attachment: PasAttachment, patient: Reference<Patient>): Doc
       }
     : {}),
   status: 'current',
-  // US Core's document type value set allows "unknown": the client did not classify the file for us.
-  type: conceptOf(SYSTEMS.dataAbsentReason, 'unknown'),
+  type: documentTypeOf(attachment),
   category: [conceptOf(SYSTEMS.documentCategory, 'clinical-note')],
   subject: patient,
   date: attachment.createdAt,
