@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type {
   Bundle,
+  Claim,
   ClaimResponse,
   Extension,
   Parameters as FhirParameters,
@@ -538,5 +539,108 @@ describe('local PAS payer: $inquire and the operator', () => {
     const html = await page.text();
     expect(html).not.toContain(claimIdentifier);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+});
+
+/**
+ * A PAS Claim update of `original` (PAS "Updating Authorization Requests"): a new Bundle and Claim
+ * identifier, Claim.related naming the original Claim, which the Bundle carries; `change` edits the Claim.
+ */
+const updateOf = (original: Bundle, change: (claim: Claim) => Claim = (claim) => claim): Bundle => {
+  const [first, ...rest] = original.entry!;
+  const claim = first!.resource as Claim;
+  const id = randomUUID();
+  const update: Claim = {
+    ...claim,
+    id,
+    identifier: [{ system: 'urn:trnorg:9012345678', value: `TRN-${id.slice(0, 8)}` }],
+    related: [
+      {
+        claim: { reference: first!.fullUrl!, identifier: claim.identifier![0]! },
+        relationship: {
+          coding: [{ system: 'http://terminology.hl7.org/CodeSystem/ex-relatedclaimrelationship', code: 'prior' }],
+        },
+      },
+    ],
+  };
+  return {
+    ...original,
+    identifier: { ...original.identifier, value: randomUUID() },
+    entry: [{ fullUrl: `urn:uuid:${id}`, resource: change(update) }, ...rest, first!],
+  };
+};
+
+const INFO_CANCELLED = 'http://hl7.org/fhir/us/davinci-pas/StructureDefinition/modifierextension-infoCancelled';
+const CERTIFICATION_TYPE = 'http://hl7.org/fhir/us/davinci-pas/StructureDefinition/extension-certificationType';
+const cancelType = {
+  url: CERTIFICATION_TYPE,
+  valueCodeableConcept: { coding: [{ system: `https://codesystem.x12.org/005010/1322`, code: '3' }] },
+};
+
+describe('local PAS payer: Claim updates and cancels', () => {
+  it('applies an update to the one claim it holds: its items decided again, a cancelled item C', async () => {
+    const token = await accessToken();
+    const original = pasRequestBundle({ memberId: PENDED, items: [{ code: '72148' }, { code: '72149' }] });
+    expect((await fhir('$submit', original, token)).status).toBe(200);
+    const update = updateOf(original, (claim) => ({
+      ...claim,
+      item: claim.item!.map((item) =>
+        item.sequence === 2 ? { ...item, modifierExtension: [{ url: INFO_CANCELLED, valueBoolean: true }] } : item,
+      ),
+    }));
+    const answer = await fhir('$submit', update, token);
+    expect(answer.status).toBe(200);
+    const claimResponse = claimResponseOf(answer.body);
+    expect(claimResponse.identifier).toEqual((update.entry![0]!.resource as Claim).identifier);
+    expect(reviewsOf(claimResponse).map(({ sequence, code }) => [sequence, code])).toEqual([
+      [1, 'A4'],
+      [2, 'C'],
+    ]);
+    expect(statusRead(answer.body)).toBe('pending');
+    expect(payer.claimsWithIdentifier(original.identifier!.value!, original.identifier!.system)).toBe(1);
+    expect(payer.claimsWithIdentifier(update.identifier!.value!, update.identifier!.system)).toBe(0);
+    // The update's identifier finds the claim, which now holds the update's Claim.
+    const held = payer.heldClaim((update.entry![0]!.resource as Claim).identifier![0]!.value!);
+    expect(held).toBe(payer.heldClaim((original.entry![0]!.resource as Claim).identifier![0]!.value!));
+    expect(held!.claim).toEqual(update.entry![0]!.resource);
+  });
+
+  it('cancels the claim on certification type 3 on the Claim: every item C, the status cancelled', async () => {
+    const token = await accessToken();
+    const original = pasRequestBundle({ memberId: PENDED, items: [{ code: '72148' }, { code: '72149' }] });
+    expect((await fhir('$submit', original, token)).status).toBe(200);
+    const cancel = updateOf(original, (claim) => ({ ...claim, extension: [...claim.extension!, cancelType] }));
+    const answer = await fhir('$submit', cancel, token);
+    expect(answer.status).toBe(200);
+    expect(reviewsOf(claimResponseOf(answer.body)).map(({ code }) => code)).toEqual(['C', 'C']);
+    expect(statusRead(answer.body)).toBe('cancelled');
+    // Nothing more to update once cancelled.
+    const again = await fhir('$submit', updateOf(cancel), token);
+    expect(statusRead(again.body)).toBe('refused');
+  });
+
+  it('rejects an update of a denied claim or of a claim it does not know (X12 33 on Claim.related), changing nothing', async () => {
+    const token = await accessToken();
+    const denied = pasRequestBundle({ memberId: DENIED });
+    expect((await fhir('$submit', denied, token)).status).toBe(200);
+    const answer = await fhir('$submit', updateOf(denied), token);
+    expect(answer.status).toBe(200);
+    const claimResponse = claimResponseOf(answer.body);
+    expect(claimResponse.outcome).toBe('error');
+    expect(claimResponse.error?.[0]?.code.coding?.[0]?.code).toBe('33');
+    expect(statusRead(answer.body)).toBe('refused');
+    expect(payer.heldClaim((denied.entry![0]!.resource as Claim).identifier![0]!.value!)!.verdict).toBe('denied');
+
+    const unknown = updateOf(pasRequestBundle({ memberId: PENDED }));
+    expect(statusRead((await fhir('$submit', unknown, token)).body)).toBe('refused');
+  });
+
+  it('refuses (400) an update whose replaced Claim is not in the Bundle (PAS spec-65)', async () => {
+    const token = await accessToken();
+    const original = pasRequestBundle({ memberId: PENDED });
+    const update = updateOf(original);
+    const answer = await fhir('$submit', { ...update, entry: update.entry!.slice(0, -1) }, token);
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain('Bundle.entry[0].resource.related[0].claim');
   });
 });
