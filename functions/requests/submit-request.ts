@@ -9,9 +9,10 @@ import type { SubmitBody } from '#lib/payer-api/submission-start';
 import { submitRequestValidator } from '#lib/validation/generated/per-schema/submit-request';
 
 /**
- * POST /api/external/v1.1/Requests/{externalId}/submit {clientUserId, payerConnectionExternalId?, dryRun?}
- * → 202 {runId, status} and the run's Location: the request goes to its payer's prior-authorization API
- * (Da Vinci PAS `Claim/$submit`) through the organization's payer connection. A payer without an API →
+ * POST /api/external/v1.1/Requests/{externalId}/submit {clientUserId, payerConnectionExternalId?, dryRun?,
+ * attachmentIds?} → 202 {runId, status} and the run's Location: the request goes to its payer's
+ * prior-authorization API (Da Vinci PAS `Claim/$submit`) through the organization's payer connection, as
+ * an update of the claim the payer holds when there is one (denied: 422). A payer without an API →
  * 422 `no_payer_api`; a request missing what PAS needs → 422 listing each field's path, nothing sent;
  * `dryRun: true` → 200 {bundle, problems}, nothing sent. Idempotent with an Idempotency-Key header.
  */
