@@ -52,6 +52,7 @@ export const LIFECYCLE_STATES: Record<AuthorizationStatus, string> = {
 
 const DECISIONS = ['approved', 'partially_approved', 'denied'] as const;
 const STATUS_CHANGED = 'authorization.status_changed';
+const INFORMATION_REQUESTED = 'authorization.information_requested';
 
 export const LIFECYCLE: readonly LifecycleTransition[] = [
   {
@@ -119,12 +120,28 @@ export const LIFECYCLE: readonly LifecycleTransition[] = [
     when: 'a read of the same status with another number or decision date',
   },
   {
+    from: ['not_submitted', 'not_found'],
+    to: ['pending'],
+    channels: ['pas'],
+    by: ['submission', 'status-read'],
+    emits: INFORMATION_REQUESTED,
+    when: 'the first pended answer already asks for more (authorization.informationRequested), beside authorization.status_changed',
+  },
+  {
     from: ['pending'],
     to: 'same',
     channels: ['pas'],
     by: ['status-read', 'notification', 'claim-update'],
-    emits: 'authorization.information_requested',
-    when: "a pended answer asks for more (authorization.informationRequested); a change into pending that asks (a submission's answer too) sends both events",
+    emits: INFORMATION_REQUESTED,
+    when: 'a pended answer asks for more, or for something else: once per new request for information',
+  },
+  {
+    from: ['approved', 'partially_approved'],
+    to: ['pending'],
+    channels: ['pas'],
+    by: ['claim-update'],
+    emits: INFORMATION_REQUESTED,
+    when: 'the payer pends an update and asks for more, beside authorization.status_changed',
   },
   {
     from: ['pending', 'not_found'],
@@ -144,11 +161,20 @@ export const pairsOf = (transition: LifecycleTransition): Array<[AuthorizationSt
       : transition.to.map((to) => [from, to] as [AuthorizationStatus, AuthorizationStatus]),
   );
 
-/** Whether the table lists a change from `from` to `to` through `channel` (any channel: undefined). */
-export const isListedTransition = (from: AuthorizationStatus, to: AuthorizationStatus, channel?: Channel) =>
+/**
+ * Whether the table lists a change from `from` to `to` through `channel` (undefined: any channel), made by
+ * `by` (undefined: anything).
+ */
+export const isListedTransition = (
+  from: AuthorizationStatus,
+  to: AuthorizationStatus,
+  channel?: Channel,
+  by?: Trigger,
+) =>
   LIFECYCLE.some(
     (transition) =>
       (channel === undefined || transition.channels.includes(channel)) &&
+      (by === undefined || transition.by.includes(by)) &&
       pairsOf(transition).some(([f, t]) => f === from && t === to),
   );
 
