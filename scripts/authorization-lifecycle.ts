@@ -74,7 +74,7 @@ export const lifecycleDocument = () =>
     '  event it names has a schema (lib/events/event-schemas.ts) and a `webhooks` entry, and this file is what',
     '  `npm run -s lifecycle` renders from it (it fails when the document is stale).',
     '- `test/integration/authorization-lifecycle.test.ts`: requests submitted to the local PAS payer, decided by its',
-    '  operator and read with `$inquire`, leave only changes the table lists for the channel and for what made them,',
+    '  operator, read with `$inquire` and left past a deadline, leave only changes the table lists for the channel and for what made them,',
     '  each with the events its row names.',
     "- At run time, a change the table does not list is **written all the same** (a payer's word stands: the payer,",
     '  not this table, decides) and logged as a warning, `Authorization change not in the lifecycle`, with',

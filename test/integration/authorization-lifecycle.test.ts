@@ -1,11 +1,17 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuthorizationStatus } from '#lib/entities/request';
+import { dynamo } from '#lib/aws/dynamodb';
+import { tableName } from '#lib/config/resources';
+import { decisionDeadlineEntity } from '#lib/entities/decision-deadline';
+import { type AuthorizationStatus, requestEntity } from '#lib/entities/request';
 import { LIFECYCLE, pairsOf } from '#lib/requests/authorization-lifecycle';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
 import { enableInvocationContexts } from '#local/invocations';
 import { PAS_DOCUMENTS_MEMBER_ID, PAS_PARTIAL_MEMBER_ID } from '#local/pas-payer/seed';
+import { startRecheckTimer } from '#local/rechecks';
 import { SANDBOX_MEMBERS } from '#local/sandbox-portal/seed';
 import { enforceTableGrants } from '#local/table-grants';
+import { loadSourceHandler } from '#test/support/in-process-gateway';
 import {
   claimsOf,
   createPasRequest,
@@ -25,7 +31,7 @@ import { locationOf, settledBatch, settledRun, startBatch } from './rpa-end-to-e
  * really happens: requests submitted through the API to this file's own local PAS payer (real HTTP, real client
  * assertions), decided by its operator and read again with $inquire. Every history entry they leave is a
  * transition the table lists for the PAS channel and for what made it (the run's kind: a submission or a status
- * read), and every event written with it is one that row says it sends.
+ * read; a deadline that passed), and every event written with it is one that row says it sends.
  */
 let payer: Awaited<ReturnType<typeof ownPayer>>;
 const PAYER_ID = 'PTEST-LIFECYCLE';
@@ -42,7 +48,40 @@ beforeAll(async () => {
 afterAll(() => payer?.close());
 
 const [approvedMember, deniedMember, pendedMember] = SANDBOX_MEMBERS.map((member) => member.memberId);
-const TRIGGER_OF_RUN = { submit: 'submission', 'check-auth-status': 'status-read' } as const;
+
+/** What made a change a run wrote: its kind, and a submit run's action (an update or a cancel of a claim sent). */
+const triggerOfRun = (run: { kind: string; submission?: { action?: string } }) => {
+  if (run.kind !== 'submit') return 'status-read' as const;
+  const action = run.submission?.action;
+  return action === 'update'
+    ? ('claim-update' as const)
+    : action === 'cancel'
+      ? ('cancel' as const)
+      : ('submission' as const);
+};
+
+/** The DueRechecks state machine the stack's timer runs, run once on demand (as payer-api-deadlines.test.ts does). */
+const dispatcher = startRecheckTimer(loadSourceHandler, 24 * 3600 * 1000);
+afterAll(() => dispatcher.close());
+
+/** The clock past this request's decision deadline alone: on the authorization and under watch, a minute ago. */
+const deadlinePassed = async (externalId: string) => {
+  const key = decisionDeadlineEntity.key({ clientId: tenant.clientId, externalId });
+  const { Item } = await dynamo.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  const passed = new Date(Date.now() - 60_000).toISOString();
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: requestEntity.key({ clientId: tenant.clientId, externalId }),
+      UpdateExpression: 'SET #a.#due = :passed',
+      ExpressionAttributeNames: { '#a': 'authorization', '#due': 'decisionDueAt' },
+      ExpressionAttributeValues: { ':passed': passed },
+    }),
+  );
+  const moved = { ...decisionDeadlineEntity.fromItem(Item!), decisionDueAt: passed };
+  await dynamo.send(new PutCommand({ TableName: tableName(), Item: decisionDeadlineEntity.toItem(moved) }));
+  await dispatcher.runOnce();
+};
 
 /** Submits the request (its run settled); the Bundle identifier the payer got. */
 const submitted = async (externalId: string) => {
@@ -72,15 +111,12 @@ const turnsOf = async (externalId: string) => {
   const history = (await historyOf(tenant, externalId)).reverse();
   return Promise.all(
     history.map(async (entry) => {
-      const { kind } = (await dynamoRunStore.getRun({
-        clientId: tenant.clientId,
-        externalId,
-        runId: entry.changedBy.runId,
-      }))!;
+      const { runId } = entry.changedBy;
+      const run = runId && (await dynamoRunStore.getRun({ clientId: tenant.clientId, externalId, runId }));
       return {
         from: entry.previous.status as AuthorizationStatus,
         to: entry.current.status as AuthorizationStatus,
-        by: TRIGGER_OF_RUN[kind as keyof typeof TRIGGER_OF_RUN],
+        by: run ? triggerOfRun(run) : ('deadline' as const),
         events: events.filter((event) => event.occurredAt === entry.changedAt).map((event) => event.type),
       };
     }),
@@ -97,7 +133,7 @@ const listedEventsOf = (turn: Awaited<ReturnType<typeof turnsOf>>[number]) =>
   ).map((row) => row.emits);
 
 describe('the lifecycle through the PAS channel, against the local payer', () => {
-  it('every change of a submission and a status read is one the table lists, with the events it says', async () => {
+  it('every change of a submission, a passed deadline and a status read is one the table lists, with the events it says', async () => {
     const flows = {
       approved: await createPasRequest(tenant, approvedMember!),
       denied: await createPasRequest(tenant, deniedMember!),
@@ -106,7 +142,9 @@ describe('the lifecycle through the PAS channel, against the local payer', () =>
       documents: await createPasRequest(tenant, PAS_DOCUMENTS_MEMBER_ID),
     };
     for (const externalId of [flows.approved, flows.denied, flows.partial]) await submitted(externalId);
-    await decidedAndRead(flows.pended, await submitted(flows.pended), 'denied');
+    const pendedClaim = await submitted(flows.pended);
+    await deadlinePassed(flows.pended);
+    await decidedAndRead(flows.pended, pendedClaim, 'denied');
     await decidedAndRead(flows.documents, await submitted(flows.documents), 'approved');
 
     const seen = new Map<string, Awaited<ReturnType<typeof turnsOf>>>();
@@ -116,7 +154,7 @@ describe('the lifecycle through the PAS channel, against the local payer', () =>
         approved: ['not_submitted>approved'],
         denied: ['not_submitted>denied'],
         partial: ['not_submitted>partially_approved'],
-        pended: ['not_submitted>pending', 'pending>denied'],
+        pended: ['not_submitted>pending', 'pending>pending', 'pending>denied'],
         documents: ['not_submitted>pending', 'pending>approved'],
       },
     );
@@ -128,6 +166,12 @@ describe('the lifecycle through the PAS channel, against the local payer', () =>
           expect(listed, `${flow}: ${turn.from} > ${turn.to} sent ${type}`).toContain(type);
       }
     }
+    expect(seen.get('pended')![1]).toEqual({
+      from: 'pending',
+      to: 'pending',
+      by: 'deadline',
+      events: ['authorization.decision_overdue'],
+    });
     // The pended answer that asks for documents sends both events, as the table's rows for it say.
     expect(seen.get('documents')![0]!.events.sort()).toEqual([
       'authorization.information_requested',
