@@ -17,7 +17,8 @@ import { issueToken, type TokenEndpoint, tokenStore } from './tokens.ts';
  * The local PAS payer: a payer's Da Vinci PAS FHIR endpoint on loopback, beside the sandbox portal, for the
  * payer-API channel to run end to end without a cloud (docs/pas-payer.md). SMART Backend Services token
  * endpoint, Claim/$submit and Claim/$inquire checked against R4 and PAS, decisions by member (seed.ts),
- * an operator who registers clients and decides pended claims. State in memory, new at every start.
+ * an operator who registers clients and decides pended claims, PAS subscriptions notified over rest-hook
+ * (subscription-*.ts). State in memory, new at every start.
  */
 export interface PasPayerOptions {
   port?: number;
