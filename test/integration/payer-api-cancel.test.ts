@@ -63,6 +63,39 @@ const submittedPended = async () => {
   return { externalId, claimIdentifier: record!.submission!.bundleIdentifier };
 };
 
+/**
+ * A `submit` run of the request as the SubmitPasClaim task leaves one (sent now, unless `submission` says
+ * otherwise), stored as it is: what the payer answered it is `change`'s. No execution runs it.
+ */
+const storedSubmit = async (
+  externalId: string,
+  submission: Partial<NonNullable<RpaRunRecord['submission']>>,
+  change: Partial<RpaRunRecord>,
+) => {
+  const at = new Date().toISOString();
+  const run: RpaRunRecord = {
+    clientId: tenant.clientId,
+    externalId,
+    runId: uuidv7(),
+    kind: 'submit',
+    clientUserId: tenant.clientUserId,
+    organizationId: tenant.organizationId,
+    channel: 'pas',
+    payerConnectionId: tenant.connection.externalId,
+    submission: { bundleIdentifier: randomUUID(), sentAt: at, ...submission },
+    status: 'succeeded',
+    steps: [{ at, step: 'queued' }],
+    enteredValues: {},
+    screenshots: [],
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    ...change,
+  };
+  await dynamoRunStore.createRun(run);
+  return run;
+};
+
 /** Checks that `refused` started no run of the request and made the payer no claim. */
 const sendsNothing = async (externalId: string, refused: () => Promise<void>) => {
   const runs = (await runsOf(externalId)).map((run) => run.runId);
@@ -138,29 +171,27 @@ describe('a cancel of a submitted request', () => {
     expect(cancels.map((run) => run.runId)).toEqual([first.body.runId]);
   });
 
+  it('cancels the latest claim the payer took: not an update it refused, nor an ended cancel', async () => {
+    const { externalId, claimIdentifier } = await submittedPended();
+    const refused = { status: 'failed', outcome: 'payer_refused' } as const;
+    const related = { relatedClaimIdentifier: claimIdentifier };
+    await storedSubmit(externalId, { action: 'update', ...related }, refused);
+    await storedSubmit(externalId, { action: 'cancel', ...related }, refused);
+    const res = await cancel(tenant, externalId);
+    expect(res.status, res.text).toBe(202);
+    const record = (await dynamoRunStore.getRun({ clientId: tenant.clientId, externalId, runId: res.body.runId }))!;
+    expect(record.submission).toMatchObject({ action: 'cancel', relatedClaimIdentifier: claimIdentifier });
+    await settledRun(tenant, locationOf(res));
+  });
+
   it('is refused while another cancel of the request is under way (409 cancel_in_progress)', async () => {
     const { externalId, claimIdentifier } = await submittedPended();
-    const [sent] = await runsOf(externalId);
-    const at = new Date().toISOString();
     // A cancel queued and not yet sent (its execution not started: nothing runs it in this test).
-    const queued: RpaRunRecord = {
-      ...sent!,
-      runId: uuidv7(),
-      status: 'queued',
-      submission: {
-        bundleIdentifier: randomUUID(),
-        sentAt: null,
-        action: 'cancel',
-        relatedClaimIdentifier: claimIdentifier,
-      },
-      steps: [{ at, step: 'queued' }],
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-    };
-    delete queued.outcome;
-    delete queued.executionArn;
-    await dynamoRunStore.createRun(queued);
+    await storedSubmit(
+      externalId,
+      { action: 'cancel', relatedClaimIdentifier: claimIdentifier, sentAt: null },
+      { status: 'queued' },
+    );
     await sendsNothing(externalId, async () =>
       expectRefusal(await cancel(tenant, externalId), 409, 'cancel_in_progress'),
     );
@@ -178,13 +209,15 @@ describe('a cancel refused before anything is sent', () => {
     });
   });
 
-  it('422 not_submitted: a request never sent to the payer’s API', async () => {
+  it('422 not_submitted: a request never sent to the payer’s API, or whose only claim the payer refused', async () => {
     const externalId = await createPasRequest(tenant, 'SBX-10003');
     await sendsNothing(externalId, async () => {
       const res = await cancel(tenant, externalId);
       expectRefusal(res, 422, 'not_submitted');
       expect(res.body.requestExternalId).toBe(externalId);
     });
+    await storedSubmit(externalId, {}, { status: 'failed', outcome: 'payer_refused' });
+    await sendsNothing(externalId, async () => expectRefusal(await cancel(tenant, externalId), 422, 'not_submitted'));
   });
 
   it('409 already_cancelled: the payer confirmed a cancel already', async () => {
