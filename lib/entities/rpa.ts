@@ -128,6 +128,10 @@ export interface PayerSubmissionRecord {
   bundleIdentifier: string;
   /** Set before each send: a run found with it set and no answer recorded is reconciled by $inquire first. */
   sentAt: string | null;
+  /** What the bundle is: a first claim, an update of a sent claim, or its cancel. Absent: `claim`. */
+  action?: 'claim' | 'update' | 'cancel';
+  /** An update's or a cancel's: the claim identifier of the latest sent submission it replaces. */
+  relatedClaimIdentifier?: string;
 }
 
 /** One automation run on one request, in the request's item collection. */

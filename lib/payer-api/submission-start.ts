@@ -13,6 +13,7 @@ import { TIMEOUTS } from '#lib/runs/state-machines';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
 import type { MappingProblem, PasAttachment } from './pas/mapping-context.ts';
 import { buildPasRequestBundle } from './pas/request-bundle.ts';
+import { refuseOnPortal } from './portal-refusal.ts';
 import { NoPayerApi, NoPayerConnection, RequestNotMappable } from './submission-errors.ts';
 
 /*
@@ -43,7 +44,7 @@ const payerIdOf = (request: StoredRequest): string | null => {
 };
 
 /** The connection the submission goes through: the one named, else the organization's active one to the payer. */
-async function connectionFor(
+export async function connectionFor(
   ctx: SubmissionContext,
   organizationId: string,
   request: StoredRequest,
@@ -74,7 +75,7 @@ export const pasAttachmentsOf = (records: readonly AttachmentRecord[]): PasAttac
       createdAt,
     }));
 
-function queuedSubmission(
+export function queuedSubmission(
   ctx: SubmissionContext,
   request: StoredRequest,
   clientUserId: string,
@@ -111,6 +112,7 @@ export async function startSubmission(
 ): Promise<SubmissionStart> {
   const user = await clientUserInScope(ctx.tenants, scope, clientUserId);
   const request = await existingRequest(ctx, scope.clientId, externalId);
+  refuseOnPortal(request, 'submit');
   const { connection, payerName } = await connectionFor(ctx, user.organizationId, request, payerConnectionExternalId);
   const run = queuedSubmission(ctx, request, clientUserId, connection);
   const { bundle, problems } = buildPasRequestBundle({
