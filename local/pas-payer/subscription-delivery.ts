@@ -1,5 +1,5 @@
 import type { Bundle } from '@medplum/fhirtypes';
-import type { PayerSubscription } from './subscription-hub.ts';
+import type { PayerSubscription } from './subscription-notification.ts';
 import {
   type NotificationEvent,
   type NotificationType,

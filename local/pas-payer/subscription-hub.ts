@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Bundle } from '@medplum/fhirtypes';
 import type { ClaimStore, StoredClaim } from './claims.ts';
 import { notifier } from './subscription-delivery.ts';
+import type { PayerSubscription } from './subscription-notification.ts';
 import { type SubscriptionState, subscriptionStatus } from './subscription-notification.ts';
 import type { SubscriptionTerms } from './subscription-resource.ts';
 
@@ -12,16 +13,6 @@ import type { SubscriptionTerms } from './subscription-resource.ts';
  * client that changes is an event for each of its active subscriptions. A failed delivery puts a subscription
  * in `error`; past its end it is `off`; neither is notified again.
  */
-export interface PayerSubscription {
-  id: string;
-  clientId: string;
-  terms: SubscriptionTerms;
-  status: SubscriptionState;
-  eventsSinceStart: number;
-  heartbeat?: NodeJS.Timeout;
-  /** The deliveries, chained. */
-  queue: Promise<void>;
-}
 
 export interface SubscriptionHubOptions {
   fhirBaseUrl: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Bundle, Parameters, ParametersParameter } from '@medplum/fhirtypes';
-import { BACKPORT, PAS_TOPIC } from './subscription-resource.ts';
+import { BACKPORT, PAS_TOPIC, type SubscriptionTerms } from './subscription-resource.ts';
 
 /*
  * What the payer sends a subscriber, as the R4 Subscriptions Backport shapes it: a Bundle of type history whose
@@ -89,4 +89,16 @@ export function notificationBundle(
         : []),
     ],
   };
+}
+
+/** A subscription as the local payer holds it. */
+export interface PayerSubscription {
+  id: string;
+  clientId: string;
+  terms: SubscriptionTerms;
+  status: SubscriptionState;
+  eventsSinceStart: number;
+  heartbeat?: NodeJS.Timeout;
+  /** The deliveries, chained. */
+  queue: Promise<void>;
 }

@@ -4,7 +4,8 @@ import type { RegisteredClient } from './clients.ts';
 import { clientOfBearer } from './fhir-requests.ts';
 import { r4Errors } from './fhir-validation.ts';
 import { BASE_HEADERS, mediaTypeOf, outcome, outcomeOf, parseJson, Refusal, readBody, sendFhir } from './http.ts';
-import type { PayerSubscription, SubscriptionHub } from './subscription-hub.ts';
+import type { SubscriptionHub } from './subscription-hub.ts';
+import type { PayerSubscription } from './subscription-notification.ts';
 import { type BackportSubscription, subscriptionResource, subscriptionTerms } from './subscription-resource.ts';
 import type { TokenStore } from './tokens.ts';
 
