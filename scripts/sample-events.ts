@@ -157,6 +157,12 @@ const ROUTE_SAMPLES: Partial<Record<HandlerId, RouteSample>> = {
     body: { clientUserId: DEMO_CLIENT_USER_ID, dryRun: true },
     status: 422,
   },
+  // The demo request was never submitted to a payer's API: there is no claim to cancel, nothing is sent.
+  'requests/cancel-request': {
+    pathParameters: { externalId: DEMO_REQUEST },
+    body: { clientUserId: DEMO_CLIENT_USER_ID },
+    status: 422,
+  },
   // A well-formed key set id no client has: the JWKS route answers 404 without a key.
   'payers/get-payer-jwks': { pathParameters: { keySetId: 'AAAAAAAAAAAAAAAAAAAAAA' }, status: 404 },
   'rpa/issue-rpa-access-token': { body: { clientUserId: DEMO_CLIENT_USER_ID }, status: 200 },

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { nextStatesOf } from '#lib/requests/authorization-lifecycle';
 import type { ScraperSession } from '#lib/runs/run-views';
 
 /*
@@ -163,6 +164,22 @@ const informationSection = (requested: SessionAuthorization['informationRequeste
 <ul id="information-requested">${entries}</ul>`;
 };
 
+/**
+ * Where the request stands in the authorization's lifecycle (docs/authorization-lifecycle.md, from its one table):
+ * the status, a pended one's turn (the payer asks for information), and the other statuses it can move to.
+ */
+const lifecycleSection = (authorization: SessionAuthorization) => {
+  const next = nextStatesOf(authorization.status).filter((status) => status !== authorization.status);
+  const turn = authorization.informationRequested ? ' <span class="muted">(information requested)</span>' : '';
+  return `<h2>Lifecycle</h2>
+<p id="lifecycle-state">Now <span class="status">${escapeHtml(authorization.status)}</span>${turn}</p>
+${
+  next.length === 0
+    ? '<p id="lifecycle-next" class="muted">Final: it moves no further.</p>'
+    : `<p>Can move to:</p>\n<ul id="lifecycle-next">${next.map((status) => `<li>${escapeHtml(status)}</li>`).join('')}</ul>`
+}`;
+};
+
 /** A state of the authorization in a few words: its status, number and decision date when it has them. */
 const stateText = (state: ScraperSession['authorizationHistory'][number]['current']) =>
   [state.status, state.number, state.decisionDate && `decided ${state.decisionDate}`].filter(Boolean).join(' ');
@@ -234,6 +251,7 @@ ${definitionList([
   ['Access ends', session.tokenExpiresAt],
 ])}
 ${active ? '<p class="muted">A run is in progress: this page reloads every 5 seconds.</p>' : ''}
+${lifecycleSection(authorization)}
 ${informationSection(authorization.informationRequested)}
 ${itemsSection(authorization.items)}
 ${historySection(session.authorizationHistory)}

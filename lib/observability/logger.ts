@@ -67,6 +67,9 @@ const LOG_FIELDS = [
   'payerConnectionId',
   // Queues (lib/webhooks/queued-events.ts): the SQS message a failure is about, to find it in the dead-letter queue
   'messageId',
+  // A change the authorization lifecycle does not list (lib/requests/authorization-lifecycle.ts): both statuses
+  'previousStatus',
+  'channel',
   // Errors: name and stack frames only, never a message (SDK and parser messages can quote data)
   'errorName',
   'stack',

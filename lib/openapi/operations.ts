@@ -205,6 +205,18 @@ export const operations: Record<HandlerId, OperationDoc> = {
     },
     failures: [404, 409, 422],
   },
+  'requests/cancel-request': {
+    summary: "Cancel a request's authorization at its payer",
+    tag: 'Requests',
+    body: { schema: 'CancelRequest' },
+    idempotent: true,
+    description:
+      "Cancels the claim the payer holds for the request (the latest claim or claim update sent to its PAS API) with a PAS Claim of certification type 3, through the organization's payer connection chosen as a submission's is. The authorization becomes `cancelled` when the payer confirms it (the run's outcome and the request's history follow, docs/payer-api.md). A request whose authorization is followed through the payer's portal: 422 `not_supported_on_portal`; never sent to the payer's API: 422 `not_submitted`; cancelled already: 409 `already_cancelled`; a cancel under way: 409 `cancel_in_progress`; no usable connection: 422 as a submission. Nothing is sent when refused.",
+    outcomes: {
+      202: { description: 'The cancel run is queued', body: 'SubmissionStarted', headers: ['Location'] },
+    },
+    failures: [404, 409, 422],
+  },
   'rpa/issue-rpa-access-token': {
     summary: 'Issue a scraper token for a request',
     tag: 'Service-review automation',

@@ -2,31 +2,33 @@ import type { RpaRunRecord } from '#lib/entities/rpa';
 import type { RunStore } from '#lib/runs/run-store';
 
 /*
- * A request's submissions as the payer holds them: the latest one the payer took (a `submit` run that
- * was sent and ended `submitted`) is what an update or a cancel replaces. Runs sort newest first by id;
- * re-checks add runs too, so this many of the latest are read.
+ * A request's submissions as the payer may hold them: one sent and not refused by the payer (a refused
+ * one made no claim; one that ended unavailable may have reached it) is what an update or a cancel
+ * replaces, as the cancel's start has it (cancel-start.ts). Runs sort newest first by id; re-checks add
+ * runs too, so this many of the latest are read.
  */
-const RUNS_READ = 100;
+const RUNS_READ = 50;
 
-const taken = (run: RpaRunRecord) => run.kind === 'submit' && !!run.submission?.sentAt && run.outcome === 'submitted';
+const held = (run: RpaRunRecord) =>
+  run.kind === 'submit' && !!run.submission?.sentAt && run.outcome !== 'payer_refused';
 
-/** The latest submission the payer took, if any. */
-export async function latestTakenSubmission(
+/** The latest submission the payer may hold, if any. */
+export async function latestHeldSubmission(
   runs: Pick<RunStore, 'latestRuns'>,
   clientId: string,
   externalId: string,
 ): Promise<RpaRunRecord | undefined> {
-  return (await runs.latestRuns(clientId, externalId, RUNS_READ)).find(taken);
+  return (await runs.latestRuns(clientId, externalId, RUNS_READ)).find(held);
 }
 
-/** The taken submission whose claim identifier is `claimIdentifier`. */
-export async function takenSubmissionOf(
+/** The sent submission whose claim identifier is `claimIdentifier`. */
+export async function sentSubmissionOf(
   runs: Pick<RunStore, 'latestRuns'>,
   clientId: string,
   externalId: string,
   claimIdentifier: string,
 ): Promise<RpaRunRecord | undefined> {
   return (await runs.latestRuns(clientId, externalId, RUNS_READ)).find(
-    (run) => taken(run) && run.submission!.bundleIdentifier === claimIdentifier,
+    (run) => run.kind === 'submit' && !!run.submission?.sentAt && run.submission.bundleIdentifier === claimIdentifier,
   );
 }

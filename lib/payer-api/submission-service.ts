@@ -9,11 +9,12 @@ import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
 import { sfnAutomationStarter } from '#lib/runs/sfn-automation-starter';
 import { dynamoTenantStore } from '#lib/tenancy/dynamo-tenant-store';
 import type { Scope } from '#lib/tenancy/scope';
+import { type CancelBody, startCancel } from './cancel-start.ts';
 import { type SubmissionContext, type SubmitBody, startSubmission } from './submission-start.ts';
 
 /**
  * Submissions to payers' PAS APIs on DynamoDB and Step Functions, built once per cold start: what the
- * submit route uses (no token, no signing key: the payer-API tasks send).
+ * submit and cancel routes use (no token, no signing key: the payer-API tasks send).
  */
 const ctx: SubmissionContext = {
   now: () => new Date(),
@@ -28,4 +29,5 @@ const ctx: SubmissionContext = {
 
 export const submissions = {
   start: (scope: Scope, externalId: string, body: SubmitBody) => startSubmission(ctx, scope, externalId, body),
+  cancel: (scope: Scope, externalId: string, body: CancelBody) => startCancel(ctx, scope, externalId, body),
 };

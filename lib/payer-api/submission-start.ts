@@ -11,8 +11,9 @@ import { existingRequest, type RunStartContext as StartContext } from '#lib/runs
 import { notStarted } from '#lib/runs/run-start';
 import { TIMEOUTS } from '#lib/runs/state-machines';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
-import { latestTakenSubmission } from './latest-submission.ts';
+import { latestHeldSubmission } from './latest-submission.ts';
 import type { MappingProblem, PasAttachment } from './pas/mapping-context.ts';
+import { refuseOnPortal } from './portal-refusal.ts';
 import { buildSubmissionBundle } from './submission-bundle.ts';
 import {
   AttachmentsNotAvailable,
@@ -52,7 +53,7 @@ const payerIdOf = (request: StoredRequest): string | null => {
 };
 
 /** The connection the submission goes through: the one named, else the organization's active one to the payer. */
-async function connectionFor(
+export async function connectionFor(
   ctx: SubmissionContext,
   organizationId: string,
   request: StoredRequest,
@@ -84,7 +85,7 @@ export const pasAttachmentsOf = (records: readonly AttachmentRecord[]): PasAttac
       ...(documentType !== undefined ? { documentType } : {}),
     }));
 
-function queuedSubmission(
+export function queuedSubmission(
   ctx: SubmissionContext,
   request: StoredRequest,
   clientUserId: string,
@@ -131,7 +132,7 @@ async function chainedSubmission(
   const unknown = (attachmentIds ?? []).filter((id) => !available.some((attachment) => attachment.attachmentId === id));
   if (unknown.length > 0) throw new AttachmentsNotAvailable(request.externalId, unknown);
   const named = attachmentIds ? { attachmentIds: [...new Set(attachmentIds)] } : {};
-  const latest = (await latestTakenSubmission(ctx.runs, request.clientId, request.externalId))?.submission;
+  const latest = (await latestHeldSubmission(ctx.runs, request.clientId, request.externalId))?.submission;
   if (!latest || latest.action === 'cancel') return { fields: named, replaced: undefined };
   if (request.authorization.status === 'denied') throw new DeniedNotUpdatable(request.externalId);
   return {
@@ -154,6 +155,7 @@ export async function startSubmission(
 ): Promise<SubmissionStart> {
   const user = await clientUserInScope(ctx.tenants, scope, clientUserId);
   const request = await existingRequest(ctx, scope.clientId, externalId);
+  refuseOnPortal(request, 'submit');
   const { connection, payerName } = await connectionFor(ctx, user.organizationId, request, payerConnectionExternalId);
   const attachments = pasAttachmentsOf(await ctx.attachments.listByRequest(scope.clientId, externalId));
   const chained = await chainedSubmission(ctx, request, attachments, attachmentIds);

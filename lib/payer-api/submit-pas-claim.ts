@@ -6,7 +6,7 @@ import { RunNotFound } from '#lib/runs/errors';
 import { runRefOf, type TaskResult } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef } from '#lib/runs/run-store';
 import { decisionDueAtOf, isUrgentRequest } from './decision-deadline.ts';
-import { takenSubmissionOf } from './latest-submission.ts';
+import { sentSubmissionOf } from './latest-submission.ts';
 import type { PayerDecision } from './pas/answer-model.ts';
 import { readPasAnswer } from './pas/answer-reader.ts';
 import { buildPasInquiryBundle } from './pas/inquiry-bundle.ts';
@@ -160,7 +160,7 @@ const sendingStepOf = (run: RpaRunRecord) => SENDING_STEPS[run.submission!.actio
 async function replacedOf(ctx: PayerTaskContext, ref: RunRef, run: RpaRunRecord) {
   const related = run.submission!.relatedClaimIdentifier;
   if (!related || (run.submission!.action ?? 'claim') === 'claim') return undefined;
-  return (await takenSubmissionOf(ctx.runs, ref.clientId, ref.externalId, related))?.submission;
+  return (await sentSubmissionOf(ctx.runs, ref.clientId, ref.externalId, related))?.submission;
 }
 
 /** SubmitPasClaim: one attempt; `waitSeconds` > 0 asks the state machine to call again after that long. */

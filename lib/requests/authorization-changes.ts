@@ -10,6 +10,7 @@ import { firstIntervalFor, intervalSeconds, scheduleChange, secondsAfter } from 
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { recheckShardOf } from '#lib/rechecks/recheck-shards';
 import { shardOf } from '#lib/table-shards';
+import { warnIfUnlisted } from './authorization-lifecycle.ts';
 import { decisionReasonsOf, reasonCodesOf } from './decision-reasons.ts';
 import { informationEventDataOf, keepingRequestedAt, newInformationRequest } from './information-requests.ts';
 import type { RequestStore } from './request-store.ts';
@@ -21,6 +22,7 @@ import type { RequestStore } from './request-store.ts';
  * write's own transaction; a write that changes nothing else (a status check that reads
  * the same answer) only moves lastCheckedAt, with neither. A change that makes it undecided starts
  * its scheduled re-checks, one that decides it ends them (docs/rechecks.md), in that same transaction.
+ * A change the lifecycle's table does not list is written and logged (authorization-lifecycle.ts).
  */
 
 /** What a client is told of: the decision, not when it was last read. */
@@ -183,6 +185,11 @@ export const setAuthorization = (
         ...(deadline ? { deadline } : {}),
         ...(change ? { change: { ...change, ...(recheck ? { recheck } : {}) } } : {}),
       });
+      // Once written (a retried write warns once): the payer's word stands, the table's gap is logged.
+      if (change) {
+        const transition = { ...ref, from: request.authorization.status, to: written.status };
+        warnIfUnlisted(transition, written.channel, changedBy.kind === 'run' ? changedBy.runId : undefined);
+      }
       return true;
     },
     { attempts: 8 },

@@ -238,6 +238,13 @@ export const routeAccess: Record<HandlerId, RouteAccess> = {
   // A start (START_AUTOMATION) whose channel is the payer's API: the payer directory and the organization's
   // connection to the payer (GetItem, gsi2), the request's attachments for the Bundle's documents (Query).
   'requests/submit-request': { ...START_AUTOMATION, table: { ...START_AUTOMATION.table!, queryIndexes: ['gsi2'] } },
+  // A cancel starts a submission too, with no portal account to choose: the request's runs (Query) for the claim
+  // it cancels, the payer directory and the organization's connection to the payer (GetItem, gsi2).
+  'requests/cancel-request': {
+    table: { actions: tableActions(AUTOMATION_QUOTAS, IDEMPOTENT), queryIndexes: ['gsi2'] },
+    automation: 'start',
+    requestFingerprints: 'sign',
+  },
   // PutItem: a run its execution left unended (ended, or gone) is failed when read (docs/rpa.md).
   'rpa/get-rpa-run': { table: { actions: ['GetItem', 'PutItem'] }, automation: 'read' },
   'rpa/start-check-auth-status': START_AUTOMATION,

@@ -77,6 +77,13 @@ export const routeAudit: Record<HandlerId, RouteAudit | false> = {
     clientUserId: 'body',
     createdId: 'runId',
   },
+  'requests/cancel-request': {
+    action: 'request.cancel',
+    resource: 'request',
+    ids: requestIds,
+    clientUserId: 'body',
+    createdId: 'runId',
+  },
 
   // Attachments
   'attachments/create-attachment': {

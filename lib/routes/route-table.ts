@@ -142,6 +142,8 @@ const rows = [
   },
   // Submitting to the payer's prior-authorization API (docs/payer-api.md): a start, like the automation's.
   { method: 'POST', path: `${v11}/Requests/{externalId}/submit`, handler: 'requests/submit-request' },
+  // Its cancel: a submission whose action is `cancel`, started the same way.
+  { method: 'POST', path: `${v11}/Requests/{externalId}/cancel`, handler: 'requests/cancel-request' },
 
   // Attachments. `{externalId}` is the spec's {requestExternalId}.
   { method: 'POST', path: `${v11}/Requests/{externalId}/Attachments`, handler: 'attachments/create-attachment' },

@@ -10,6 +10,7 @@ export const PUBLIC_SCHEMAS = [
   'ViewOnPageRequest',
   'CheckAuthStatusBatch',
   'SubmitRequest',
+  'CancelRequest',
 ] as const;
 const INTERNAL_SCHEMAS = [
   'RequestAddressedByPath',

@@ -1,5 +1,6 @@
 import type { SchemaName } from './schema-names.ts';
 import { presignedUploadSchema } from './schemas/attachment.ts';
+import { cancelRequestSchema } from './schemas/cancellation.ts';
 import {
   payerConnectionListQuerySchema,
   payerConnectionReplacementSchema,
@@ -34,6 +35,7 @@ export const schemaSources: Record<SchemaName, Record<string, unknown>> = {
   ViewOnPageRequest: viewOnPageRequestSchema,
   CheckAuthStatusBatch: checkAuthStatusBatchSchema,
   SubmitRequest: submitRequestSchema,
+  CancelRequest: cancelRequestSchema,
   WebhookSubscription: webhookSubscriptionSchema,
   WebhookDeliveryListQuery: webhookDeliveryListQuerySchema,
 };

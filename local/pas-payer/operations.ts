@@ -12,6 +12,7 @@ import { checkedBundle, clientOfBearer, shaped } from './fhir-requests.ts';
 import { outcomeOf, Refusal, sendFhir } from './http.ts';
 import { matchingClaims } from './inquiry.ts';
 import { type MemberRule, PAS_MEMBER_RULES } from './seed.ts';
+import { notifyClaimChanged } from './subscription-hub.ts';
 import type { TokenStore } from './tokens.ts';
 
 /**
@@ -54,7 +55,7 @@ function servedFault(state: PayerState, res: ServerResponse, rule: MemberRule | 
   return true;
 }
 
-const bundleOfClaim = (stored: StoredClaim, identifier: Bundle['identifier'], now: Date) =>
+export const bundleOfClaim = (stored: StoredClaim, identifier: Bundle['identifier'], now: Date) =>
   withDocumentationRequests(
     stored,
     responseBundleOf(claimResponseOf(stored), stored.request, identifier, now.toISOString()),
@@ -93,8 +94,10 @@ export async function submit(state: PayerState, req: IncomingMessage, res: Serve
   if (isClaimUpdate(claim)) {
     const now = state.now();
     const updated = applyUpdate(state.claims, { clientId: client.clientId, request, claim, verdict, now });
-    // A subscription to the client's claims would be told here too (not built yet: docs/pas-payer.md).
-    return answer('rejected' in updated ? updated.rejected : bundleOfClaim(updated.stored, request.identifier, now));
+    if ('rejected' in updated) return answer(updated.rejected);
+    // The client's subscriptions hear of it as of an operator's decision.
+    notifyClaimChanged(state.claims, updated.stored);
+    return answer(bundleOfClaim(updated.stored, request.identifier, now));
   }
   const stored = state.claims.create({ clientId: client.clientId, request, claim, verdict });
   answer(bundleOfClaim(stored, request.identifier, state.now()));

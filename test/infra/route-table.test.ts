@@ -47,6 +47,7 @@ describe('route table, as API Gateway needs it', () => {
     const idempotent = routes.filter((route) => handlerSource(route.handler).includes('idempotentRequests('));
     expect(idempotent.map(functionNameOf).sort()).toEqual(
       [
+        'CancelRequest',
         'CreateAttachment',
         'CreatePayerConnection',
         'CreatePortalAccount',

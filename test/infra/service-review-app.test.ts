@@ -331,10 +331,10 @@ describe('least privilege', () => {
       'ListPortalAccountsV1',
     ]);
     // The starts choose a run's account by payer (gsi2) or as the organization's only active one (gsi3); a
-    // submission (and a batch) the organization's active connection to the payer (gsi2).
+    // submission or a cancel (and a batch) the organization's active connection to the payer (gsi2).
     const choosing = ['StartCheckAuthStatus', 'StartViewOnPage'];
     for (const index of ['gsi2', 'gsi3', 'gsi4']) {
-      const submitting = index === 'gsi2' ? ['SubmitRequest'] : [];
+      const submitting = index === 'gsi2' ? ['CancelRequest', 'SubmitRequest'] : [];
       expect(queryingIndex(index), index).toEqual(
         ['FilterPortalAccounts', 'FilterPortalAccountsV1', ...(index === 'gsi4' ? [] : choosing), ...submitting].sort(),
       );
@@ -435,6 +435,7 @@ describe('least privilege', () => {
     );
     expect(readers.sort()).toEqual(
       [
+        'CancelRequest',
         'CreateAttachment',
         'CreatePayerConnection',
         'CreatePortalAccount',

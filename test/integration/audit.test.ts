@@ -248,6 +248,31 @@ const scenarios: Record<string, () => Promise<Scenario>> = {
       clientUserId: tenant.clientUserId,
     };
   },
+  // A cancel of a claim sent through the payer's API (its run as the submission left it): the cancel's run is
+  // queued and started.
+  [`POST ${v11}/Requests/{externalId}/cancel`]: async () => {
+    const id = uniqueId('aud');
+    const body = phiRequest(id);
+    const created = await api('POST', `${v11}/Requests`, {
+      body: { ...body, patient: { ...body.patient, PayerId: payerId } },
+    });
+    expect(created.status, created.text).toBe(201);
+    const connection = await newPayerConnection();
+    await storedRun(tenant, id, {
+      kind: 'submit',
+      channel: 'pas',
+      payerConnectionId: connection.externalId,
+      submission: { bundleIdentifier: crypto.randomUUID(), sentAt: new Date().toISOString() },
+      outcome: 'submitted',
+    });
+    return {
+      path: { externalId: id },
+      options: { body: { clientUserId: tenant.clientUserId } },
+      status: 202,
+      ids: { requestExternalId: id, runId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+      clientUserId: tenant.clientUserId,
+    };
+  },
   [`GET ${v11}/Requests/{externalId}`]: async () => {
     const id = await newRequest();
     return { path: { externalId: id }, status: 200, ids: { requestExternalId: id } };

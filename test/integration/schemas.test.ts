@@ -30,6 +30,7 @@ describe('schema endpoints', () => {
       'ViewOnPageRequest',
       'CheckAuthStatusBatch',
       'SubmitRequest',
+      'CancelRequest',
     ]);
     expect(res.body.schemas[0]).toEqual({
       name: 'Request',
@@ -46,6 +47,7 @@ describe('schema endpoints', () => {
     'ViewOnPageRequest',
     'CheckAuthStatusBatch',
     'SubmitRequest',
+    'CancelRequest',
   ]) {
     it(`serves ${name} with every array's items as an array of schemas`, async () => {
       const res = await call('GET', `/api/external/v1.1/Schemas/${name}`, { apiKey });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES, type EventData, type EventType, payloadOf } from '#lib/entities/service-event';
@@ -79,6 +80,21 @@ describe('the event schemas under the document’s webhooks', () => {
       expect(bodyErrors(type, { ...payload(type), id: 'evt_not-a-uuid' })).not.toEqual([]);
     });
   }
+
+  it('has a webhooks entry for every event type the code emits, and each listed type is emitted somewhere', () => {
+    // Every `newEvent('<type>'` of the tracked sources: a type emitted by code and missing from EVENT_TYPES fails tsc,
+    // one that no code emits any longer would be a webhook no receiver ever gets.
+    const sources = execFileSync('git', ['ls-files', '-z', 'lib', 'functions', 'local'], { encoding: 'utf8' })
+      .split('\0')
+      .filter((path) => path.endsWith('.ts'));
+    const emitted = new Set(
+      sources.flatMap((path) =>
+        [...readFileSync(path, 'utf8').matchAll(/newEvent(?:<[^>]*>)?\(\s*'([a-z_.]+)'/g)].map((match) => match[1]!),
+      ),
+    );
+    expect([...emitted].sort()).toEqual([...EVENT_TYPES].sort());
+    for (const type of emitted) expect(document.webhooks[type], type).toBeDefined();
+  });
 
   it('refuses an unknown status, outcome or kind, and counts that are not whole numbers', () => {
     const changed = payload('authorization.status_changed');

@@ -265,4 +265,48 @@ describe('the scraper session page', () => {
     expect(portal).not.toContain('Information requested');
     expect(portal).toContain('<dt>Read through</dt><dd>the payer&#39;s portal</dd>');
   });
+
+  it('shows where the request stands in the lifecycle: the status and the statuses the table lets it move to', () => {
+    const session = (authorization: Partial<ScraperSession['authorization']>): ScraperSession => ({
+      requestExternalId: 'A-3',
+      clientUserId: 'u1',
+      tokenExpiresAt: '2026-11-22T00:15:00.000Z',
+      authorization: {
+        status: 'approved',
+        number: 'PA-1',
+        decisionDate: '2026-11-21',
+        lastCheckedAt: '2026-11-22T00:01:00.000Z',
+        channel: 'pas',
+        items: [],
+        reasons: [],
+        decisionDueAt: null,
+        informationRequested: null,
+        ...authorization,
+      },
+      authorizationHistory: [],
+      runs: [],
+    });
+    const approved = scraperSessionPage(session({})).body;
+    expect(approved).toContain('<p id="lifecycle-state">Now <span class="status">approved</span></p>');
+    // From the table (lib/requests/authorization-lifecycle.ts): a claim update or a cancel, never back to not_submitted.
+    expect(/<ul id="lifecycle-next">(.*?)<\/ul>/.exec(approved)![1]).toBe(
+      '<li>pending</li><li>partially_approved</li><li>denied</li><li>cancelled</li>',
+    );
+    const asked = scraperSessionPage(
+      session({
+        status: 'pending',
+        number: null,
+        decisionDate: null,
+        informationRequested: { requestedAt: '2026-11-22T00:01:00.000Z', dueBy: null, items: [] },
+      }),
+    ).body;
+    expect(asked).toContain(
+      '<p id="lifecycle-state">Now <span class="status">pending</span> <span class="muted">(information requested)</span></p>',
+    );
+    expect(/<ul id="lifecycle-next">(.*?)<\/ul>/.exec(asked)![1]).toBe(
+      '<li>not_found</li><li>approved</li><li>partially_approved</li><li>denied</li><li>cancelled</li>',
+    );
+    const cancelled = scraperSessionPage(session({ status: 'cancelled' })).body;
+    expect(cancelled).toContain('<p id="lifecycle-next" class="muted">Final: it moves no further.</p>');
+  });
 });

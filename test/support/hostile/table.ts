@@ -249,6 +249,9 @@ export const hostileRoutes: { [handler in Route['handler']]?: RouteRow } = {
   // A dry run of the play request, whose payer has no API (422 no_payer_api): a case breaks a valid body and
   // reaches the submission's checks; none can send anything to a payer.
   'requests/submit-request': { body: ({ clientUserId }) => ({ clientUserId, dryRun: true }) },
+  // The play request was never submitted to a payer's API (422 not_submitted): a case reaches the cancel's checks,
+  // none can send anything.
+  'requests/cancel-request': { body: ({ clientUserId }) => ({ clientUserId }) },
   // Public: a well-formed id of a key set nobody has, so a case reaches the lookup (404), never a key set.
   'payers/get-payer-jwks': { ids: { keySetId: () => 'hostileKeySetId0000000' } },
 };
