@@ -14,6 +14,7 @@ import { r4Errors } from '#local/pas-payer/fhir-validation';
 import { PAS_PARTIAL_MEMBER_ID, PAS_RATE_LIMITED_MEMBER_ID, PAS_UNAVAILABLE_MEMBER_ID } from '#local/pas-payer/seed';
 import { type PasPayer, startPasPayer } from '#local/pas-payer/server';
 import { SANDBOX_HANG_MEMBER_ID } from '#local/sandbox-portal/seed';
+import { notificationReceiver, pasSubscription, statusOf } from './pas-payer-subscriptions-support.ts';
 import { clientAssertion, jwksServer, pasInquiryBundle, pasRequestBundle, RENDERING_NPI } from './pas-payer-support.ts';
 
 /** The local PAS payer over real HTTP: tokens from signed assertions, $submit, $inquire, the operator. */
@@ -633,6 +634,29 @@ describe('local PAS payer: Claim updates and cancels', () => {
 
     const unknown = updateOf(pasRequestBundle({ memberId: PENDED }));
     expect(statusRead((await fhir('$submit', unknown, token)).body)).toBe('refused');
+  });
+
+  it('notifies the client’s subscription of a cancel it applied, with the claim’s answer as it is now', async () => {
+    const receiver = await notificationReceiver();
+    try {
+      const token = await accessToken();
+      const created = await fetch(`${payer.fhirBaseUrl}/Subscription`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/fhir+json' },
+        body: JSON.stringify(pasSubscription({ endpoint: receiver.url('/updates'), orgIdentifier: bundleClient })),
+      });
+      expect(created.status).toBe(201);
+      await receiver.waitFor('/updates', 1, 'handshake');
+      const original = pasRequestBundle({ memberId: PENDED });
+      expect((await fhir('$submit', original, token)).status).toBe(200);
+      const cancel = updateOf(original, (claim) => ({ ...claim, extension: [...claim.extension!, cancelType] }));
+      expect(statusRead((await fhir('$submit', cancel, token)).body)).toBe('cancelled');
+      const [event] = await receiver.waitFor('/updates', 1, 'event-notification');
+      expect(statusOf(event!.body).events).toHaveLength(1);
+      expect(statusRead(event!.body.entry![1]!.resource)).toBe('cancelled');
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('refuses (400) an update whose replaced Claim is not in the Bundle (PAS spec-65)', async () => {
