@@ -191,8 +191,8 @@ const cancelRun = async (externalId: string, relatedClaimIdentifier: string) => 
   return payerTasks.submit({ clientId: run.clientId, requestExternalId: run.externalId, runId: run.runId });
 };
 
-describe('a cancel of a pended claim', () => {
-  it('ends the authorization cancelled when the payer confirms it, and a later submit is a new claim', async () => {
+describe('a cancel', () => {
+  it('of a pended claim ends the authorization cancelled when the payer confirms it; a later submit is a new claim', async () => {
     const memberId = 'SBX-10003';
     const externalId = await createPasRequest(tenant, memberId);
     const first = await submitted(externalId);
@@ -210,5 +210,25 @@ describe('a cancel of a pended claim', () => {
     const again = await submitted(externalId);
     expect(again.submission!.action).toBeUndefined();
     expect(payer.countsOf(again.submission!.bundleIdentifier).claims).toBe(1);
+  });
+
+  it('of an approved claim goes through POST …/cancel: the payer cancels its one claim', async () => {
+    const externalId = await createPasRequest(tenant, 'SBX-10001');
+    const first = await submitted(externalId);
+    expect((await getRequest(tenant, externalId)).authorization.status).toBe('approved');
+    const res = await call('POST', `/api/external/v1.1/Requests/${encodeURIComponent(externalId)}/cancel`, {
+      apiKey: tenant.apiKey,
+      body: { clientUserId: tenant.clientUserId },
+    });
+    expect(res.status, res.text).toBe(202);
+    const run = await settledRun(tenant, locationOf(res));
+    expect(run.outcome).toBe('submitted');
+    const record = await recordOf(externalId, run.runId);
+    expect(record.steps.map((step) => step.step)).toContain('sending the cancel of the claim to the payer');
+    expect((await getRequest(tenant, externalId)).authorization.status).toBe('cancelled');
+    const firstId = first.submission!.bundleIdentifier;
+    expect(payer.heldClaim(record.submission!.bundleIdentifier)).toBe(payer.heldClaim(firstId));
+    expect(payer.heldClaim(firstId)!.verdict).toBe('cancelled');
+    expect(payer.countsOf(firstId).claims).toBe(1);
   });
 });
