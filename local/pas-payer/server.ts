@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { submitAttachment } from './cdex.ts';
+import type { ReceivedDocument } from './cdex-parameters.ts';
 import { claimStore } from './claims.ts';
 import { replayCache } from './client-assertion.ts';
 import { type ClientRegistration, clientRegistry } from './clients.ts';
@@ -47,6 +49,8 @@ export interface PasPayer {
   claimsWithIdentifier(value: string, system?: string): number;
   /** $submit calls with this Bundle identifier that passed the checks, retries included. */
   submissionsWithIdentifier(value: string, system?: string): number;
+  /** The documents received by CDex $submit-attachment for the claim with this Claim identifier (value). */
+  documentsOfClaim(claimIdentifier: string): ReceivedDocument[];
   close(): Promise<void>;
 }
 
@@ -55,6 +59,7 @@ const ALLOWED = new Map([
   ['/auth/token', 'POST'],
   ['/fhir/Claim/$submit', 'POST'],
   ['/fhir/Claim/$inquire', 'POST'],
+  ['/fhir/Claim/$submit-attachment', 'POST'],
   ['/fhir/.well-known/smart-configuration', 'GET'],
   ['/assets/operator.css', 'GET'],
   ...OPERATOR_PATHS,
@@ -95,6 +100,8 @@ async function route(handlers: Handlers, req: IncomingMessage, res: ServerRespon
     return submit(handlers.payer, req, res).catch((e) => fhirRefusal(res, e));
   if (endpoint === 'POST /fhir/Claim/$inquire')
     return inquire(handlers.payer, req, res).catch((e) => fhirRefusal(res, e));
+  if (endpoint === 'POST /fhir/Claim/$submit-attachment')
+    return submitAttachment(handlers.payer, req, res).catch((e) => fhirRefusal(res, e));
   if (endpoint === 'GET /fhir/.well-known/smart-configuration')
     return sendJson(res, 200, smartConfiguration(handlers.token.tokenUrl));
   if (endpoint === 'GET /assets/operator.css') {
@@ -178,6 +185,9 @@ export const startPasPayer = async (options: PasPayerOptions = {}): Promise<PasP
     registerClient: (registration) => clients.register(registration).clientId,
     claimsWithIdentifier: (value, system) => claims.countWithIdentifier(key(value, system)),
     submissionsWithIdentifier: (value, system) => payer.submissions.get(key(value, system)) ?? 0,
+    documentsOfClaim: (claimIdentifier) =>
+      claims.all().find((claim) => claim.claimIdentifiers.some((identifier) => identifier.value === claimIdentifier))
+        ?.documents ?? [],
     close: () => closeServer(server),
   };
 };
