@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bundle, Claim } from '@medplum/fhirtypes';
 import { identifierKey, memberIdOf, providerNpisOf } from './bundle-reading.ts';
+import type { ReceivedDocument } from './cdex-parameters.ts';
 import { anyCertified, type ClaimVerdict, decideItems, type ItemDecision } from './decisions.ts';
 import type { ReasonCode } from './seed.ts';
 
@@ -32,6 +33,8 @@ export interface StoredClaim {
   preAuthRef?: string;
   /** The number a pended claim is tracked by (the items' administrationReferenceNumber). */
   pendRef?: string;
+  /** Documents received for it by CDex $submit-attachment (cdex.ts): what each is, never its bytes. */
+  documents?: ReceivedDocument[];
 }
 
 export interface ClaimInput {

@@ -39,13 +39,18 @@ const requestsOf = (stored: StoredClaim): CommunicationRequest[] =>
     ...(stored.claim.provider ? { recipient: [stored.claim.provider] } : {}),
   }));
 
+/** Whether a document of the requested code arrived for the claim (CDex $submit-attachment: cdex.ts). */
+const isAnswered = (stored: StoredClaim, request: CommunicationRequest) =>
+  (stored.documents ?? []).some((document) => document.code === request.payload?.[0]?.contentString);
+
 /**
  * The answer with the documentation requests, when the claim is of that member and still pended (a
- * decided claim asks for nothing more); else the answer as it is.
+ * decided claim asks for nothing more), less those whose documents arrived; else the answer as it is.
  */
 export const withDocumentationRequests = (stored: StoredClaim, bundle: Bundle): Bundle => {
   if (stored.memberId !== PAS_DOCUMENTS_MEMBER_ID || stored.verdict !== 'pended') return bundle;
-  const requests = requestsOf(stored);
+  const requests = requestsOf(stored).filter((request) => !isAnswered(stored, request));
+  if (requests.length === 0) return bundle;
   const [first, ...rest] = bundle.entry ?? [];
   const claimResponse: ClaimResponse = {
     ...(first!.resource as ClaimResponse),
