@@ -58,6 +58,8 @@ export const seedPayerApiDemo = async (
     name: 'Sandbox Health Plan (PAS API)',
     fhirBaseUrl: stack.pasPayer.fhirBaseUrl,
     tokenUrl: stack.pasPayer.tokenUrl,
+    // The demo answers requests for documents in a claim update; the local payer takes CDex too (docs/pas-payer.md).
+    attachmentSubmission: 'claim-update',
   });
   await ensureSigningKey(demo.clientId);
   stack.pasPayer.registerClient({

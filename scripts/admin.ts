@@ -51,8 +51,9 @@ const usage = `Usage: npm run admin -- <command>
                                                          (public parts only; docs/payer-api.md)
   set-payer-endpoint <payerId> --fhir-base-url <url> --token-url <url> [--name <text>] [--scope <scopes>]
                      [--decision-timeframes cms-0057-f|none]
+                     [--attachment-submission claim-update|cdex]
                                                          → {"payerId","name","fhirBaseUrl","tokenUrl","scope",
-                                                         "decisionTimeframes",…}
+                                                         "decisionTimeframes","attachmentSubmission",…}
                                                          (creates or replaces the payer's API: docs/payer-connections.md)
   list-payer-endpoints                                   → {"payerEndpoints":[…]} (in payer-id order)
   delete-payer-endpoint <payerId>                        → {"payerId","deleted":true}
@@ -73,7 +74,9 @@ whole minutes, hours or days (90m, 6h, 2d). Outbox items are kept 7 days. Withou
 --fhir-base-url, --token-url: https; on the local stack also http on a loopback host (the local PAS payer). A
 field not given to set-payer-endpoint is back at its default: no name; --scope "system/Claim.write
 system/ClaimResponse.read" (space-separated, system/ scopes); --decision-timeframes cms-0057-f (submissions get a
-decision deadline, 72 h urgent or 7 days; none: a payer the rule does not cover, docs/payer-api.md).
+decision deadline, 72 h urgent or 7 days; none: a payer the rule does not cover, docs/payer-api.md);
+--attachment-submission claim-update (requested documents go in a PAS claim update; cdex: by CDex
+$submit-attachment, docs/payer-api.md).
 reencrypt-portal-secrets: re-seals portal secrets stored before the Encryption SDK (v1), all clients' or one's; run it
 again until "found" is 0. Needs the secrets key's Decrypt: the local stack's key file (docs/security.md).
 --rate, --burst: the client's own requests per second (1 to 10000) and burst (1 to 5000), both or neither;
@@ -135,6 +138,7 @@ const options = {
   name: { type: 'string' },
   scope: { type: 'string' },
   'decision-timeframes': { type: 'string' },
+  'attachment-submission': { type: 'string' },
   since: { type: 'string' },
   'dry-run': { type: 'boolean' },
 } as const;
@@ -148,6 +152,7 @@ const valueOfOption: Partial<Record<string, string>> = {
   name: 'a text',
   scope: 'space-separated scopes',
   'decision-timeframes': 'cms-0057-f or none',
+  'attachment-submission': 'claim-update or cdex',
   since: 'a time or a duration back from now (e.g. 2026-03-01T10:00:00Z, 6h)',
 };
 
@@ -174,7 +179,14 @@ const { values } = parsed;
 const [command, ...args] = parsed.positionals;
 
 /** The options of set-payer-endpoint alone. */
-const endpointOptions = ['fhir-base-url', 'token-url', 'name', 'scope', 'decision-timeframes'] as const;
+const endpointOptions = [
+  'fhir-base-url',
+  'token-url',
+  'name',
+  'scope',
+  'decision-timeframes',
+  'attachment-submission',
+] as const;
 
 const wholeNumber = (name: string, value: string) => {
   if (!/^\d{1,12}$/.test(value)) fail(`--${name} takes a whole number.\n${usage}`);
@@ -220,7 +232,9 @@ const need = (
       `${command} takes no --attachment-bytes, --portal-accounts-per-organization or --payer-connections-per-organization.\n${usage}`,
     );
   if (endpointOptions.some((name) => values[name] !== undefined) && command !== 'set-payer-endpoint')
-    fail(`${command} takes no --fhir-base-url, --token-url, --name, --scope or --decision-timeframes.\n${usage}`);
+    fail(
+      `${command} takes no --fhir-base-url, --token-url, --name, --scope, --decision-timeframes or --attachment-submission.\n${usage}`,
+    );
   if ((values.since !== undefined || values['dry-run']) && command !== 'replay-events')
     fail(`${command} takes no --since or --dry-run.\n${usage}`);
   return args;
@@ -404,6 +418,7 @@ const setPayerEndpoint = async () => {
     name: values.name,
     scope: values.scope,
     decisionTimeframes: values['decision-timeframes'],
+    attachmentSubmission: values['attachment-submission'],
   });
 };
 

@@ -4,6 +4,10 @@ import { attr, defineEntity } from './define-entity.ts';
 export const DECISION_TIMEFRAMES = ['cms-0057-f', 'none'] as const;
 export type DecisionTimeframes = (typeof DECISION_TIMEFRAMES)[number];
 
+/** How the answer to a request for more information reaches the payer (docs/payer-api.md, "CDex attachments"). */
+export const ATTACHMENT_SUBMISSIONS = ['claim-update', 'cdex'] as const;
+export type AttachmentSubmission = (typeof ATTACHMENT_SUBMISSIONS)[number];
+
 /**
  * A payer's FHIR Prior Authorization API, as operators keep it (admin CLI `set-payer-endpoint`;
  * docs/payer-connections.md). Operator data, the same for every client: a request whose
@@ -27,6 +31,11 @@ export interface StoredPayerEndpoint {
    * federal-exchange QHP). Items written before it existed have none stored: `cms-0057-f`.
    */
   decisionTimeframes: DecisionTimeframes;
+  /**
+   * How requested documents go to the payer: in a PAS claim update (`claim-update`), or by Da Vinci CDex
+   * `$submit-attachment` (`cdex`). Items written before it existed have none stored: `claim-update`.
+   */
+  attachmentSubmission: AttachmentSubmission;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -47,6 +56,7 @@ export const payerEndpointEntity = defineEntity<StoredPayerEndpoint>()({
     tokenUrl: attr.string(),
     scope: attr.string(),
     decisionTimeframes: attr.absentAs(attr.string<DecisionTimeframes>(), () => 'cms-0057-f' as const),
+    attachmentSubmission: attr.absentAs(attr.string<AttachmentSubmission>(), () => 'claim-update' as const),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),

@@ -16,7 +16,7 @@ import { checkPayerUrl, type PayerUrlPolicy } from './payer-url-policy.ts';
  *   PayerAnswerRejected.
  */
 
-type PasOperation = 'Claim/$submit' | 'Claim/$inquire';
+type PasOperation = 'Claim/$submit' | 'Claim/$inquire' | 'Claim/$submit-attachment';
 
 /** PAS gives the payer 15 seconds to answer (its specification's synchronous response time). */
 export const PAS_TIMEOUT_MS = 15_000;

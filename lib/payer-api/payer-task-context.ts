@@ -1,5 +1,5 @@
-import type { Bundle } from '@medplum/fhirtypes';
-import type { DecisionTimeframes } from '#lib/entities/payer-endpoint';
+import type { Bundle, Parameters } from '@medplum/fhirtypes';
+import type { AttachmentSubmission, DecisionTimeframes } from '#lib/entities/payer-endpoint';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import type { RequestStore } from '#lib/requests/request-store';
@@ -34,10 +34,12 @@ export interface PayerEndpointView {
   name: string | null;
   /** Whether its submissions get a decision deadline (lib/requests/decision-deadlines.ts). */
   decisionTimeframes: DecisionTimeframes;
+  /** How requested documents go to it (lib/payer-api/cdex/); absent: in a claim update. */
+  attachmentSubmission?: AttachmentSubmission;
 }
 
-/** The PAS operations we call. */
-type PasOperation = 'Claim/$submit' | 'Claim/$inquire';
+/** The PAS operations we call, and CDex's `$submit-attachment` (lib/payer-api/cdex/). */
+type PasOperation = 'Claim/$submit' | 'Claim/$inquire' | 'Claim/$submit-attachment';
 
 /**
  * One PAS call's result as the tasks read it (payer-gateway.ts makes it: a token from the signer, a 401
@@ -65,7 +67,8 @@ export interface PayerCall {
   payerConnectionId: string;
   endpoint: PayerEndpointView;
   operation: PasOperation;
-  bundle: Bundle;
+  /** The PAS Bundle, or the CDex Parameters of `$submit-attachment`. */
+  bundle: Bundle | Parameters;
   /** How long the payer has to answer, when less than PAS's 15 s (the task's end is nearer). */
   timeoutMs?: number;
 }

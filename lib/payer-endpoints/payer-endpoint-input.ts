@@ -1,4 +1,9 @@
-import { DECISION_TIMEFRAMES, type DecisionTimeframes } from '#lib/entities/payer-endpoint';
+import {
+  ATTACHMENT_SUBMISSIONS,
+  type AttachmentSubmission,
+  DECISION_TIMEFRAMES,
+  type DecisionTimeframes,
+} from '#lib/entities/payer-endpoint';
 import { PAYER_ID_MAX_LENGTH, PAYER_ID_PATTERN } from '#lib/validation/schemas/common';
 import { type PayerUrlPolicy, payerUrlProblem } from './payer-endpoint-url.ts';
 
@@ -17,6 +22,8 @@ export interface PayerEndpointInput {
   scope?: string | undefined;
   /** Absent: `cms-0057-f`. */
   decisionTimeframes?: string | undefined;
+  /** Absent: `claim-update`. */
+  attachmentSubmission?: string | undefined;
 }
 
 /** What the endpoint's fields are once checked (written as they are). */
@@ -27,6 +34,7 @@ export interface CheckedPayerEndpoint {
   tokenUrl: string;
   scope: string;
   decisionTimeframes: DecisionTimeframes;
+  attachmentSubmission: AttachmentSubmission;
 }
 
 /**
@@ -95,6 +103,13 @@ const checkedTimeframes = (value: string | undefined): DecisionTimeframes => {
   return known;
 };
 
+const checkedAttachmentSubmission = (value: string | undefined): AttachmentSubmission => {
+  if (value === undefined) return 'claim-update';
+  const known = ATTACHMENT_SUBMISSIONS.find((submission) => submission === value);
+  if (!known) throw new Error(`--attachment-submission takes ${ATTACHMENT_SUBMISSIONS.join(' or ')}.`);
+  return known;
+};
+
 /** A URL checked by payerUrlProblem, as stored: a base URL without its trailing slash (paths are appended). */
 const checkedUrl = (option: string, raw: string, policy: PayerUrlPolicy, base: boolean): string => {
   const problem = payerUrlProblem(raw, policy, { query: !base });
@@ -113,5 +128,6 @@ export const checkedPayerEndpoint = (input: PayerEndpointInput, policy: PayerUrl
     tokenUrl: checkedUrl('--token-url', input.tokenUrl, policy, false),
     scope: checkedScope(input.scope),
     decisionTimeframes: checkedTimeframes(input.decisionTimeframes),
+    attachmentSubmission: checkedAttachmentSubmission(input.attachmentSubmission),
   };
 };

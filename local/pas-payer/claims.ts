@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bundle, Claim } from '@medplum/fhirtypes';
 import { documentCodesOf, identifierKey, memberIdOf, providerNpisOf } from './bundle-reading.ts';
+import type { ReceivedDocument } from './cdex-parameters.ts';
 import { anyCertified, type ClaimVerdict, decideItems, type ItemDecision } from './decisions.ts';
 import type { ReasonCode } from './seed.ts';
 
@@ -34,6 +35,8 @@ export interface StoredClaim {
   pendRef?: string;
   /** The LOINC codes of the documents the claim carries, as submitted and updated. */
   documentCodes: string[];
+  /** Documents received for it by CDex $submit-attachment (cdex.ts): what each is, never its bytes. */
+  documents?: ReceivedDocument[];
 }
 
 export interface ClaimInput {

@@ -22,11 +22,8 @@ export const REQUESTED_DOCUMENTS = [
 const documentsDueOf = (stored: StoredClaim) =>
   new Date(Date.parse(stored.receivedAt) + DOCUMENTS_DUE_DAYS * 86_400_000).toISOString().slice(0, 10);
 
-/** What is still asked: a document whose code a submission or an update of the claim carried is in. */
 const requestsOf = (stored: StoredClaim): CommunicationRequest[] =>
-  REQUESTED_DOCUMENTS.flatMap((document, index) =>
-    stored.documentCodes.includes(document.loinc) ? [] : [requestOf(stored, document, index)],
-  );
+  REQUESTED_DOCUMENTS.map((document, index) => requestOf(stored, document, index));
 
 const requestOf = (
   stored: StoredClaim,
@@ -49,14 +46,25 @@ const requestOf = (
 });
 
 /**
- * The answer with the documentation requests, when the claim is of that member, still pended (a decided
- * claim asks for nothing more) and lacks a document asked for; else the answer as it is.
+ * Whether a document of the requested code arrived for the claim: by CDex $submit-attachment (cdex.ts), or
+ * in a Claim update's supportingInfo (claim-updates.ts).
+ */
+const isAnswered = (stored: StoredClaim, request: CommunicationRequest) => {
+  const code = request.payload?.[0]?.contentString;
+  return (
+    (stored.documents ?? []).some((document) => document.code === code) ||
+    (code !== undefined && stored.documentCodes.includes(code))
+  );
+};
+
+/**
+ * The answer with the documentation requests, when the claim is of that member and still pended (a
+ * decided claim asks for nothing more), less those whose documents arrived; else the answer as it is.
  */
 export const withDocumentationRequests = (stored: StoredClaim, bundle: Bundle): Bundle => {
-  const requests = requestsOf(stored);
-  if (stored.memberId !== PAS_DOCUMENTS_MEMBER_ID || stored.verdict !== 'pended' || requests.length === 0) {
-    return bundle;
-  }
+  if (stored.memberId !== PAS_DOCUMENTS_MEMBER_ID || stored.verdict !== 'pended') return bundle;
+  const requests = requestsOf(stored).filter((request) => !isAnswered(stored, request));
+  if (requests.length === 0) return bundle;
   const [first, ...rest] = bundle.entry ?? [];
   const claimResponse: ClaimResponse = {
     ...(first!.resource as ClaimResponse),

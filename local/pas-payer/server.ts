@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { submitAttachment } from './cdex.ts';
+import type { ReceivedDocument } from './cdex-parameters.ts';
 import { claimStore, type StoredClaim } from './claims.ts';
 import { replayCache } from './client-assertion.ts';
 import { type ClientRegistration, clientRegistry } from './clients.ts';
@@ -57,6 +59,8 @@ export interface PasPayer {
   subscriptions(): { id: string; status: SubscriptionState; endpoint: string; eventsSinceStart: number }[];
   /** Tests: the payer turns a subscription off or finds it in error; it is notified no more. */
   setSubscriptionStatus(id: string, status: 'off' | 'error'): void;
+  /** The documents received by CDex $submit-attachment for the claim with this Claim identifier (value). */
+  documentsOfClaim(claimIdentifier: string): ReceivedDocument[];
   close(): Promise<void>;
 }
 
@@ -65,6 +69,7 @@ const ALLOWED = new Map([
   ['/auth/token', 'POST'],
   ['/fhir/Claim/$submit', 'POST'],
   ['/fhir/Claim/$inquire', 'POST'],
+  ['/fhir/Claim/$submit-attachment', 'POST'],
   ['/fhir/.well-known/smart-configuration', 'GET'],
   ['/assets/operator.css', 'GET'],
   ...OPERATOR_PATHS,
@@ -113,6 +118,8 @@ async function route(handlers: Handlers, req: IncomingMessage, res: ServerRespon
   if (isSubscriptionPath(path)) {
     return routeSubscriptions(handlers.subscriptions, req, res, path).catch((e) => fhirRefusal(res, e));
   }
+  if (endpoint === 'POST /fhir/Claim/$submit-attachment')
+    return submitAttachment(handlers.payer, req, res).catch((e) => fhirRefusal(res, e));
   if (endpoint === 'GET /fhir/.well-known/smart-configuration')
     return sendJson(res, 200, smartConfiguration(handlers.token.tokenUrl));
   if (endpoint === 'GET /assets/operator.css') {
@@ -221,6 +228,9 @@ export const startPasPayer = async (options: PasPayerOptions = {}): Promise<PasP
       const subscription = hub.all().find((found) => found.id === id);
       if (subscription) hub.setStatus(subscription, status);
     },
+    documentsOfClaim: (claimIdentifier) =>
+      claims.all().find((claim) => claim.claimIdentifiers.some((identifier) => identifier.value === claimIdentifier))
+        ?.documents ?? [],
     close: () => closeSubscriptionsAndServer(hub, server),
   };
 };

@@ -105,6 +105,7 @@ describe('checkedPayerEndpoint', () => {
       tokenUrl: 'https://payer.example/oauth2/token',
       scope: DEFAULT_PAYER_SCOPE,
       decisionTimeframes: 'cms-0057-f',
+      attachmentSubmission: 'claim-update',
     });
     expect(DEFAULT_PAYER_SCOPE).toBe('system/Claim.write system/ClaimResponse.read');
   });
@@ -116,6 +117,15 @@ describe('checkedPayerEndpoint', () => {
     expect(timeframesOf('cms-0057-f')).toBe('cms-0057-f');
     expect(() => timeframesOf('CMS-0057-F')).toThrow('--decision-timeframes takes cms-0057-f or none.');
     expect(() => timeframesOf('')).toThrow('--decision-timeframes');
+  });
+
+  it('takes how requested documents reach the payer: claim-update or cdex, nothing else', () => {
+    const submissionOf = (attachmentSubmission: string) =>
+      checkedPayerEndpoint({ ...valid, attachmentSubmission }, 'public-https').attachmentSubmission;
+    expect(submissionOf('cdex')).toBe('cdex');
+    expect(submissionOf('claim-update')).toBe('claim-update');
+    expect(() => submissionOf('CDex')).toThrow('--attachment-submission takes claim-update or cdex.');
+    expect(() => submissionOf('')).toThrow('--attachment-submission');
   });
 
   it('takes scopes as RFC 6749 tokens, one space apart, bounded, system/ only among SMART contexts', () => {
