@@ -52,6 +52,12 @@ export const problemDetailsSchema: JsonSchema = {
         properties: { requestExternalId: { type: 'string' }, reason: { type: 'string' } },
       },
     },
+    runId: { type: 'string', description: 'submit (reason submission_in_progress): the run under way' },
+    attachmentIds: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'submit (reason attachment_not_available): the attachments named that are not available',
+    },
     problems: {
       type: 'array',
       items: ref('MappingProblem'),

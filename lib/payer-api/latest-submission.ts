@@ -1,5 +1,5 @@
 import type { RpaRunRecord } from '#lib/entities/rpa';
-import type { RunStore } from '#lib/runs/run-store';
+import { isTerminal, type RunStore } from '#lib/runs/run-store';
 
 /*
  * A request's submissions as the payer may hold them: one sent and not refused by the payer (a refused
@@ -12,13 +12,20 @@ const RUNS_READ = 50;
 const held = (run: RpaRunRecord) =>
   run.kind === 'submit' && !!run.submission?.sentAt && run.outcome !== 'payer_refused';
 
-/** The latest submission the payer may hold, if any. */
-export async function latestHeldSubmission(
+/**
+ * The latest submission the payer may hold, if any; and a `submit` run of the request that has not ended
+ * (its claim may not exist at the payer yet, so another submission cannot know what it replaces).
+ */
+export async function latestSubmissions(
   runs: Pick<RunStore, 'latestRuns'>,
   clientId: string,
   externalId: string,
-): Promise<RpaRunRecord | undefined> {
-  return (await runs.latestRuns(clientId, externalId, RUNS_READ)).find(held);
+): Promise<{ held: RpaRunRecord | undefined; live: RpaRunRecord | undefined }> {
+  const latest = await runs.latestRuns(clientId, externalId, RUNS_READ);
+  return {
+    held: latest.find(held),
+    live: latest.find((run) => run.kind === 'submit' && !isTerminal(run.status)),
+  };
 }
 
 /** The sent submission whose claim identifier is `claimIdentifier`. */

@@ -1,4 +1,4 @@
-import { Unprocessable } from '#lib/errors';
+import { Conflict, Unprocessable } from '#lib/errors';
 import type { MappingProblem } from './pas/mapping-context.ts';
 
 /*
@@ -67,5 +67,16 @@ export class AttachmentsNotAvailable extends Unprocessable {
         attachmentIds,
       },
     );
+  }
+}
+
+/** A submission or cancel of the request has not ended: the next one waits for it, so that it knows what it replaces. */
+export class SubmissionInProgress extends Conflict {
+  constructor(requestExternalId: string, runId: string) {
+    super(`A submission of request ${requestExternalId} is under way (run ${runId}). Nothing more was sent.`, {
+      reason: 'submission_in_progress',
+      requestExternalId,
+      runId,
+    });
   }
 }

@@ -11,7 +11,7 @@ import { existingRequest, type RunStartContext as StartContext } from '#lib/runs
 import { notStarted } from '#lib/runs/run-start';
 import { TIMEOUTS } from '#lib/runs/state-machines';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
-import { latestHeldSubmission } from './latest-submission.ts';
+import { latestSubmissions } from './latest-submission.ts';
 import type { MappingProblem, PasAttachment } from './pas/mapping-context.ts';
 import { refuseOnPortal } from './portal-refusal.ts';
 import { buildSubmissionBundle } from './submission-bundle.ts';
@@ -21,6 +21,7 @@ import {
   NoPayerApi,
   NoPayerConnection,
   RequestNotMappable,
+  SubmissionInProgress,
 } from './submission-errors.ts';
 
 /*
@@ -132,7 +133,9 @@ async function chainedSubmission(
   const unknown = (attachmentIds ?? []).filter((id) => !available.some((attachment) => attachment.attachmentId === id));
   if (unknown.length > 0) throw new AttachmentsNotAvailable(request.externalId, unknown);
   const named = attachmentIds ? { attachmentIds: [...new Set(attachmentIds)] } : {};
-  const latest = (await latestHeldSubmission(ctx.runs, request.clientId, request.externalId))?.submission;
+  const { held, live } = await latestSubmissions(ctx.runs, request.clientId, request.externalId);
+  if (live) throw new SubmissionInProgress(request.externalId, live.runId);
+  const latest = held?.submission;
   if (!latest || latest.action === 'cancel') return { fields: named, replaced: undefined };
   if (request.authorization.status === 'denied') throw new DeniedNotUpdatable(request.externalId);
   return {

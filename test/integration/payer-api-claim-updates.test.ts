@@ -154,6 +154,27 @@ describe('a request the payer holds a claim of, changed and submitted again', ()
     expect(added).toHaveLength(REQUESTED_DOCUMENTS.length);
   });
 
+  it('waits for a submission under way (409 submission_in_progress): no second claim', async () => {
+    const externalId = await createPasRequest(tenant, 'SBX-10003');
+    const first = await submit(tenant, externalId);
+    expect(first.status, first.text).toBe(202);
+    const second = await submit(tenant, externalId);
+    expect(second.status, second.text).toBe(409);
+    expect(second.body).toMatchObject({ reason: 'submission_in_progress', runId: first.body.runId });
+    expect((await settledRun(tenant, locationOf(first))).outcome).toBe('submitted');
+    expect((await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10)).map((run) => run.runId)).toEqual([
+      first.body.runId,
+    ]);
+  });
+
+  it('refuses attachments the request does not have available (422 attachment_not_available)', async () => {
+    const externalId = await createPasRequest(tenant, 'SBX-10003');
+    const res = await submit(tenant, externalId, { attachmentIds: ['no-such-attachment'] });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body).toMatchObject({ reason: 'attachment_not_available', attachmentIds: ['no-such-attachment'] });
+    expect(await dynamoRunStore.latestRuns(tenant.clientId, externalId, 10)).toEqual([]);
+  });
+
   it('is refused when the payer denied it (422 authorization_denied): nothing is sent', async () => {
     const externalId = await createPasRequest(tenant, 'SBX-10002');
     const first = await submitted(externalId);
