@@ -120,10 +120,9 @@ async function startEach(deps: NotificationDependencies, batches: NotificationBa
   return started;
 }
 
-const replayed = (eventNumber: number) =>
+const replayed = () =>
   new Conflict('This event was already received: its number is not above the last one recorded.', {
     reason: 'replayed_event',
-    eventNumber,
   });
 
 async function receiveEvent(
@@ -136,7 +135,7 @@ async function receiveEvent(
   if (eventNumber === undefined) {
     throw new Unprocessable('An event notification needs its event number.', { reason: 'no_event_number' });
   }
-  if (eventNumber <= subscription.lastEventNumber) throw replayed(eventNumber);
+  if (eventNumber <= subscription.lastEventNumber) throw replayed();
   const claims = await claimsOf(deps, subscription, read.claimIdentifiers);
   if (claims.length === 0) {
     throw new Unprocessable('The notification names no claim submitted through this subscription’s connection.', {
@@ -146,7 +145,7 @@ async function receiveEvent(
   const batches = await startEach(deps, batchesOf(subscription, claims));
   const at = deps.now().toISOString();
   const recorded = await deps.subscriptions.recordNotification(subscriptionId, { at, status: 'active', eventNumber });
-  if (recorded === 'replayed') throw replayed(eventNumber);
+  if (recorded === 'replayed') throw replayed();
   if (recorded === 'not_found') throw new NotFound(`Subscription ${subscriptionId}`);
   log.info('Payer notification received', {
     subscriptionId,
