@@ -13,6 +13,7 @@ import { call } from '#test/support/api';
 import { hostileNotifications } from '#test/support/hostile/table';
 import {
   claimsOf,
+  createConnection,
   createPasRequest,
   decideAtPayer,
   historyOf,
@@ -35,11 +36,14 @@ import { rpaOf } from './rpa-support.ts';
 const payer = stackPayer();
 /** This file's payer in the directory: the shared stack's payer, under an id no other file uses. */
 const PAYER_ID = 'PTEST-NOTIFY';
+/** The same payer under another id: a second connection of the same organization. */
+const SECOND_PAYER_ID = 'PTEST-NOTIFY-2';
 const TOPIC = 'http://hl7.org/fhir/us/davinci-pas/SubscriptionTopic/PASSubscriptionTopic';
 const notificationPath = (subscriptionId: string) => `/api/external/v1.1/Payers/notifications/${subscriptionId}`;
 
 beforeAll(async () => {
   await setPayerEndpoint(PAYER_ID, payer);
+  await setPayerEndpoint(SECOND_PAYER_ID, payer);
 });
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -309,6 +313,25 @@ describe('payers’ notifications on our PAS subscriptions', () => {
         theirs: await partitionOf(other.tenant.clientId, other.claim.externalId),
       }).toEqual(before);
     });
+  });
+
+  it('refuse an event on another connection’s subscription naming this connection’s claim (422), storing nothing', async () => {
+    const second = await createConnection(tenant, SECOND_PAYER_ID, tenant.payerClientId);
+    const { subscription: theirs, secret: theirSecret } = await subscriptionOf({
+      ...tenant,
+      payerId: SECOND_PAYER_ID,
+      connection: second,
+    });
+    const before = await partitionOf(tenant.clientId, claim.externalId);
+    const res = await post(
+      theirs.subscriptionId,
+      theirSecret,
+      eventOf(theirs.payerSubscriptionId!, 1, claim.claimIdentifier),
+    );
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.reason).toBe('unknown_claims');
+    expect(await dynamoPayerSubscriptionStore.get(theirs.subscriptionId)).toEqual(theirs);
+    expect(await partitionOf(tenant.clientId, claim.externalId)).toEqual(before);
   });
 
   it('refuse what is not a notification: another media type (415), not a history Bundle (400)', async () => {
