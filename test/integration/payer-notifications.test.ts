@@ -240,6 +240,9 @@ describe('payers’ notifications on our PAS subscriptions', () => {
       status: 'active',
       version: 3,
     });
+    // Up to 1 MiB, above the API's 256 KiB for JSON bodies: full-resource content carries whole PAS Response Bundles.
+    const large = { ...ping(subscription.payerSubscriptionId!, 'heartbeat'), id: 'x'.repeat(600 * 1024) };
+    expect((await post(subscription.subscriptionId, secret, large)).status).toBe(200);
   });
 
   it('start a $inquire of an event’s claim through the subscription’s connection (202): the read changes the status', async () => {
