@@ -141,8 +141,9 @@ export async function startSubmission(
   });
   if (dryRun) return { dryRun: true, bundle, problems };
   if (problems.length > 0) throw new RequestNotMappable(externalId, problems);
-  const admitted = await ctx.quotas.admit(scope.clientId, run.runId, 1, TIMEOUTS.submitToPayer);
+  // Before the admission, which a failed write here would leave taken; a pointer without its run names no one.
   await recordSubmittedClaim(ctx, run);
+  const admitted = await ctx.quotas.admit(scope.clientId, run.runId, 1, TIMEOUTS.submitToPayer);
   await ctx.runs.createRun(run);
   let executionArn: string;
   try {
