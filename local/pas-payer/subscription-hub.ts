@@ -3,7 +3,7 @@ import type { Bundle } from '@medplum/fhirtypes';
 import type { ClaimStore, StoredClaim } from './claims.ts';
 import { notifier } from './subscription-delivery.ts';
 import type { PayerSubscription } from './subscription-notification.ts';
-import { type SubscriptionState, subscriptionStatus } from './subscription-notification.ts';
+import { subscriptionStatus } from './subscription-notification.ts';
 import type { SubscriptionTerms } from './subscription-resource.ts';
 
 /**
