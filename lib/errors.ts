@@ -15,7 +15,8 @@ export type DomainErrorKind =
   | 'too-large'
   | 'unsupported-content'
   | 'unprocessable'
-  | 'rate-limited';
+  | 'rate-limited'
+  | 'unauthenticated';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
@@ -89,6 +90,11 @@ export class UnsupportedContent extends DomainError {
 /** Well-formed input the current state of things cannot act on (details say why, as a `reason` code). */
 export class Unprocessable extends DomainError {
   readonly kind = 'unprocessable';
+}
+
+/** A caller the API key does not authenticate (a public route's own credential: a payer's channel secret) is missing or wrong. */
+export class Unauthenticated extends DomainError {
+  readonly kind = 'unauthenticated';
 }
 
 /** A rate or quota of the client's is used up until `retryAfterSeconds` from now. */

@@ -165,6 +165,16 @@ const ROUTE_SAMPLES: Partial<Record<HandlerId, RouteSample>> = {
   },
   // A well-formed key set id no client has: the JWKS route answers 404 without a key.
   'payers/get-payer-jwks': { pathParameters: { keySetId: 'AAAAAAAAAAAAAAAAAAAAAA' }, status: 404 },
+  // A well-formed subscription id nobody has: the notification route answers 404 before any secret is asked.
+  'payers/receive-payer-notification': {
+    pathParameters: { subscriptionId: 'sample-subscription-0000' },
+    body: {
+      resourceType: 'Bundle',
+      type: 'history',
+      entry: [{ resource: { resourceType: 'Parameters', parameter: [{ name: 'type', valueCode: 'heartbeat' }] } }],
+    },
+    status: 404,
+  },
   'rpa/issue-rpa-access-token': { body: { clientUserId: DEMO_CLIENT_USER_ID }, status: 200 },
   // No scraper token in a sample: the session answers 401, as it does to anyone without one.
   'rpa/get-scraper-session': { status: 401 },

@@ -14,6 +14,7 @@ const STATUS_OF_KIND: Readonly<Record<DomainErrorKind, number>> = {
   'unsupported-content': 415,
   unprocessable: 422,
   'rate-limited': 429,
+  unauthenticated: 401,
 };
 
 /** When trying again may succeed (a quota refills, concurrent writers calm down): seconds, else undefined. */

@@ -65,6 +65,12 @@ const LOG_FIELDS = [
   // Payer APIs (lib/payer-endpoints, lib/payer-connections): ids only, never the client_id a payer issued
   'payerId',
   'payerConnectionId',
+  // Payers' notifications (lib/payer-subscriptions/notification-receipt.ts): our subscription's id, the type and
+  // event number, how many claims it named that are ours
+  'subscriptionId',
+  'notificationType',
+  'eventNumber',
+  'claims',
   // Queues (lib/webhooks/queued-events.ts): the SQS message a failure is about, to find it in the dead-letter queue
   'messageId',
   // A change the authorization lifecycle does not list (lib/requests/authorization-lifecycle.ts): both statuses

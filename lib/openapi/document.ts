@@ -4,6 +4,7 @@ import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '#lib/http/idempotency';
 import { UUID_PATTERN } from '#lib/http/path';
 import { SCRAPER_SESSION_COOKIE } from '#lib/http/scraper-credentials';
 import { KEY_SET_ID_PATTERN } from '#lib/payer-api/signing-keys/key-set-id';
+import { SUBSCRIPTION_ID_PATTERN } from '#lib/payer-subscriptions/notification-limits';
 import { functionNameOf, type Route } from '#lib/routes/route-table';
 import type { SchemaName } from '#lib/validation/schema-names';
 import { ID_MAX_LENGTH, ID_PATTERN } from '#lib/validation/schemas/common';
@@ -26,6 +27,7 @@ import type { OperationDoc, Outcome } from './operation-doc.ts';
 import { operations } from './operations.ts';
 import { payerConnectionSchemasOf } from './payer-connection-schemas.ts';
 import { payerJwksSchemas } from './payer-jwks-schemas.ts';
+import { payerNotificationSchemas } from './payer-notification-schemas.ts';
 import { rpaSchemas } from './rpa-schemas.ts';
 import { globalTagsOf } from './tags.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
@@ -173,6 +175,10 @@ const requestBodyOf = (body: NonNullable<OperationDoc['body']>): Json => {
     content['application/json'] = { schema: ref('RequestMergePatch') };
   }
   if (body.multipart) content['multipart/form-data'] = { schema: ref('MultipartUpload') };
+  if (body.fhir) {
+    content['application/fhir+json'] = { schema: ref(body.fhir) };
+    content['application/json'] = { schema: ref(body.fhir) };
+  }
   return { required: !body.optional, content };
 };
 
@@ -190,6 +196,11 @@ const PATH_PARAMETER_SCHEMAS: Record<string, Json> = {
   batchId: OUR_ID,
   webhookId: OUR_ID,
   deliveryId: OUR_ID,
+  subscriptionId: {
+    type: 'string',
+    pattern: SUBSCRIPTION_ID_PATTERN,
+    description: 'Our id of the PAS subscription, as the notification URL given to the payer names it',
+  },
   keySetId: {
     type: 'string',
     pattern: KEY_SET_ID_PATTERN,
@@ -362,6 +373,7 @@ export const buildOpenApiDocument = ({ routes, schemaSources, version }: Documen
         ...eventSchemas,
         ...webhookSchemas,
         ...payerJwksSchemas,
+        ...payerNotificationSchemas,
         SchemaList: schemaListSchema,
         JsonSchema: jsonSchemaSchema,
         OpenApiDocument: openApiDocumentSchema,

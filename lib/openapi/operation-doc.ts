@@ -27,6 +27,8 @@ export interface OperationDoc {
     anyJson?: true;
     mergePatch?: true;
     multipart?: true;
+    /** A FHIR resource (application/fhir+json, and application/json) described by this component schema. */
+    fhir?: string;
     /** An absent body stands for `{}` (the RPA endpoints, which once took none). */
     optional?: true;
   };

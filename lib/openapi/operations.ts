@@ -353,6 +353,18 @@ export const operations: Record<HandlerId, OperationDoc> = {
     outcomes: { 200: { description: 'The published keys', body: 'PayerJwks', headers: ['Cache-Control'] } },
     failures: [404],
   },
+  'payers/receive-payer-notification': {
+    summary: "A payer's notification on our PAS subscription",
+    tag: 'Payer notifications',
+    description:
+      "For payers, not API clients: the notification URL our PAS Subscription gave the payer, authenticated by the channel header it was given (`Authorization: Bearer <secret>`), up to 1 MiB. A handshake or heartbeat is recorded (200). An event notification (202) starts a `$inquire` of the claims it names through the subscription's payer connection; that read, not the notification, changes an authorization. Refused without storing anything: an unknown subscription (404), a missing or wrong secret (401), a body naming another subscription or no claim of this connection (422), an event number not above the last one received (409, a replay).",
+    body: { fhir: 'PayerNotification' },
+    outcomes: {
+      200: { description: 'A handshake, heartbeat or status, recorded', body: 'PayerNotificationReceipt' },
+      202: { description: 'An event: the status reads of its claims have started', body: 'PayerNotificationReceipt' },
+    },
+    failures: [401, 404, 409, 422],
+  },
   'schemas/list-schemas': {
     summary: 'List the JSON Schemas',
     tag: 'Schemas',

@@ -18,6 +18,8 @@ const TAG_DESCRIPTIONS = {
     "Subscriptions that POST events to the client's URL, signed by the Standard Webhooks scheme, and the record of their deliveries.",
   'Payer keys':
     'The public keys payers verify our SMART client assertions with: a JWK Set per API client, at the jwksUri registered with each payer; no API key needed.',
+  'Payer notifications':
+    "Where payers POST their notifications on our PAS subscriptions (R4 Subscriptions Backport, rest-hook): no API key, the subscription's channel secret instead; an event starts a status read of the claims it names.",
   Schemas: 'The JSON Schemas the API validates bodies with, to read, or to validate a payload against.',
   'API description': 'This OpenAPI document and its reference page; no API key needed.',
   Events:

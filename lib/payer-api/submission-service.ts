@@ -2,6 +2,7 @@ import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store'
 import { dynamoPayerConnectionStore } from '#lib/payer-connections/dynamo-payer-connection-store';
 import { payerDirectoryOf } from '#lib/payer-connections/payer-directory';
 import { dynamoPayerEndpointStore } from '#lib/payer-endpoints/dynamo-payer-endpoint-store';
+import { dynamoSubmittedClaimStore } from '#lib/payer-subscriptions/dynamo-submitted-claim-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { automationQuotas } from '#lib/runs/automation-quotas';
 import { dynamoAutomationUsage } from '#lib/runs/dynamo-automation-usage';
@@ -25,6 +26,7 @@ const ctx: SubmissionContext = {
   tenants: dynamoTenantStore,
   automation: sfnAutomationStarter,
   quotas: automationQuotas({ usage: dynamoAutomationUsage, tenants: dynamoTenantStore }),
+  submittedClaims: dynamoSubmittedClaimStore,
 };
 
 export const submissions = {

@@ -5,6 +5,7 @@ import type { StoredRequest } from '#lib/entities/request';
 import type { PayerSubmissionRecord, RpaRunRecord } from '#lib/entities/rpa';
 import { NotFound } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
+import type { SubmittedClaimStore } from '#lib/payer-subscriptions/submitted-claim-store';
 import type { PayerConnectionChoice } from '#lib/runs/payer-directory';
 import { changeRun, withStep } from '#lib/runs/run-changes';
 import { existingRequest, type RunStartContext as StartContext } from '#lib/runs/run-context';
@@ -36,7 +37,7 @@ import {
 export type SubmissionContext = Pick<
   StartContext,
   'runs' | 'requests' | 'payers' | 'attachments' | 'tenants' | 'automation' | 'quotas' | 'now'
->;
+> & { submittedClaims: SubmittedClaimStore };
 
 export interface SubmitBody {
   clientUserId: string;
@@ -149,6 +150,24 @@ async function chainedSubmission(
   };
 }
 
+/**
+ * The claim's pointer to its request, written before the run exists: a payer's notification names the claim
+ * by this identifier (lib/payer-subscriptions/notification-receipt.ts), whichever attempt of the run sends it.
+ */
+function recordSubmittedClaim(ctx: SubmissionContext, run: RpaRunRecord) {
+  return ctx.submittedClaims.record({
+    clientId: run.clientId,
+    claimIdentifier: run.submission!.bundleIdentifier,
+    externalId: run.externalId,
+    organizationId: run.organizationId,
+    clientUserId: run.clientUserId,
+    payerConnectionId: run.payerConnectionId!,
+    version: 1,
+    createdAt: run.createdAt,
+    updatedAt: run.createdAt,
+  });
+}
+
 /** Checks and builds; a dry run answers here; else queues the run and starts its execution. */
 export async function startSubmission(
   ctx: SubmissionContext,
@@ -174,6 +193,8 @@ export async function startSubmission(
   });
   if (dryRun) return { dryRun: true, bundle, problems };
   if (problems.length > 0) throw new RequestNotMappable(externalId, problems);
+  // Before the admission, which a failed write here would leave taken; a pointer without its run names no one.
+  await recordSubmittedClaim(ctx, run);
   const admitted = await ctx.quotas.admit(scope.clientId, run.runId, 1, TIMEOUTS.submitToPayer);
   await ctx.runs.createRun(run);
   let executionArn: string;

@@ -264,6 +264,27 @@ export const routeAccess: Record<HandlerId, RouteAccess> = {
   // The payer JWKS: its key set found by its public id (gsi1), nothing else; no key of any keeper.
   'payers/get-payer-jwks': { table: { actions: [], queryIndexes: ['gsi1'] } },
 
+  // A payer's notification (public): its subscription (GetItem; PutItem records the notification), the named claims'
+  // pointers in the client's keys, then a re-check's batch start (lib/routes/automation-tasks.ts, StartRecheckBatch):
+  // held to those partitions, since anyone may call it.
+  'payers/receive-payer-notification': {
+    table: {
+      actions: tableActions(CHOOSE_ACCOUNT, AUTOMATION_QUOTAS, ['GetItem', 'PutItem']),
+      queryIndexes: CHOOSE_ACCOUNT_INDEXES,
+      leadingKeys: {
+        // The subscription; the claims, the client user and client, the requests, payer endpoints and connections.
+        GetItem: [PARTITION.payerSubscription, PARTITION.anyClient, PARTITION.payerEndpoint],
+        BatchGetItem: [PARTITION.portalAccount],
+        Query: [PARTITION.automation],
+        // The subscription's notification; the runs, the batch, the flight.
+        PutItem: [PARTITION.payerSubscription, PARTITION.request, PARTITION.batch, PARTITION.automation],
+        UpdateItem: [PARTITION.anyClient],
+        DeleteItem: [PARTITION.automation],
+      },
+    },
+    automation: 'start',
+  },
+
   // Schemas and the API's description
   'schemas/list-schemas': {},
   'schemas/get-schema': {},

@@ -205,6 +205,9 @@ export const routeAudit: Record<HandlerId, RouteAudit | false> = {
 
   // Public keys, published for anyone to read: no PHI, no credential.
   'payers/get-payer-jwks': false,
+  // A payer's notification: no API client calls it, and it reads nothing back; the batches it starts are the
+  // record of what it did (runs and their steps), like the re-checks'.
+  'payers/receive-payer-notification': false,
 
   // Schemas and the API's description
   'schemas/list-schemas': false,

@@ -127,6 +127,20 @@ const payerJwksRoutes = [
   { method: 'GET', path: `${v11}/Payers/jwks/{keySetId}`, handler: 'payers/get-payer-jwks', auth: 'public' },
 ] as const satisfies readonly RouteRow[];
 
+/**
+ * Payers' notifications on our PAS subscriptions (docs/payer-api.md, "Notifications"): public, since the payer
+ * holds no API key of ours; it authenticates with the subscription's channel secret, checked by the handler
+ * (docs/security.md, "Payer notifications"). `{subscriptionId}` is ours, random.
+ */
+const payerNotificationRoutes = [
+  {
+    method: 'POST',
+    path: `${v11}/Payers/notifications/{subscriptionId}`,
+    handler: 'payers/receive-payer-notification',
+    auth: 'public',
+  },
+] as const satisfies readonly RouteRow[];
+
 /** Every row; `as const` keeps each handler a literal, so `HandlerId` is their union. */
 const rows = [
   // Requests
@@ -180,6 +194,9 @@ const rows = [
 
   // Payer signing keys: the public JWKS payers verify our client assertions with
   ...payerJwksRoutes,
+
+  // Payers' notifications on our PAS subscriptions: public, the subscription's channel secret
+  ...payerNotificationRoutes,
 
   // Schemas and validation
   { method: 'GET', path: `${v11}/Schemas`, handler: 'schemas/list-schemas' },

@@ -26,6 +26,10 @@ export const PARTITION = {
   automation: 'CLIENT#*#AUTOMATION#INFLIGHT',
   /** A payer's endpoint in the operators' directory. */
   payerEndpoint: 'PAYER#*',
+  /** A payer connection's PAS subscription, by our own id (lib/entities/payer-subscription.ts). */
+  payerSubscription: 'PASSUB#*',
+  /** A claim we submitted through PAS, by its identifier: its request. */
+  submittedClaim: 'CLIENT#*#PASCLAIM#*',
   apiKey: 'APIKEY#*',
   /**
    * The client's own partition, `CLIENT#<clientId>` (the client, its organizations, users, webhooks, usage

@@ -271,6 +271,15 @@ describe('least privilege', () => {
         `dynamodb:Query ${FLIGHTS}`,
         'dynamodb:UpdateItem CLIENT#*',
       ],
+      // Public: its subscription, then a re-check's batch start (StartRecheckBatch's partitions).
+      ReceivePayerNotification: [
+        `dynamodb:BatchGetItem ${PACC}`,
+        `dynamodb:DeleteItem ${FLIGHTS}`,
+        `dynamodb:GetItem CLIENT#*,PASSUB#*,${PAYER}`,
+        `dynamodb:PutItem ${FLIGHTS},${REQ},${BATCH},PASSUB#*`,
+        `dynamodb:Query ${FLIGHTS}`,
+        'dynamodb:UpdateItem CLIENT#*',
+      ],
       VerifyUploadedAttachment: [
         `dynamodb:DeleteItem ${REQ}`,
         `dynamodb:GetItem ${REQ}`,
@@ -331,8 +340,9 @@ describe('least privilege', () => {
       'ListPortalAccountsV1',
     ]);
     // The starts choose a run's account by payer (gsi2) or as the organization's only active one (gsi3); a
-    // submission or a cancel (and a batch) the organization's active connection to the payer (gsi2).
-    const choosing = ['StartCheckAuthStatus', 'StartViewOnPage'];
+    // submission or a cancel (and a batch, and a payer's notification) the organization's active connection to
+    // the payer (gsi2).
+    const choosing = ['ReceivePayerNotification', 'StartCheckAuthStatus', 'StartViewOnPage'];
     for (const index of ['gsi2', 'gsi3', 'gsi4']) {
       const submitting = index === 'gsi2' ? ['CancelRequest', 'SubmitRequest'] : [];
       expect(queryingIndex(index), index).toEqual(
@@ -1060,10 +1070,12 @@ describe('REST API', () => {
     expect(tokenRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
       'GET /api/external/v1/ServiceReviews/requests/{requestExternalId}/rpa/session',
     ]);
-    // The API's description and the payers' JWKS are public (docs/security.md): no authorizer, no key.
+    // The API's description, the payers' JWKS and their notifications are public (docs/security.md): no authorizer,
+    // no key (a notification carries the subscription's channel secret, checked by its handler).
     const publicRoutes = routes.filter((route) => route.auth === 'public');
     expect(publicRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
       'GET /api/external/v1.1/Payers/jwks/{keySetId}',
+      'POST /api/external/v1.1/Payers/notifications/{subscriptionId}',
       'GET /api/external/openapi.json',
       'GET /api/external/docs',
       'GET /api/external/docs/api-reference.js',

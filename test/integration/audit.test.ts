@@ -539,9 +539,10 @@ describe('the route table declares the audit of every route', () => {
     }
   });
 
-  it("leaves out only the payers' JWKS, the schemas and the API's description, which touch no PHI", () => {
+  it("leaves out only the payers' JWKS and notifications, the schemas and the API's description: no API client reads PHI", () => {
     expect(routes.filter((route) => routeAudit[route.handler] === false).map((route) => route.handler)).toEqual([
       'payers/get-payer-jwks',
+      'payers/receive-payer-notification',
       'schemas/list-schemas',
       'schemas/get-schema',
       'schemas/validate-payload',

@@ -52,8 +52,11 @@ describe('the OpenAPI document', () => {
     // The body: the schema the handler validates with, multipart where it takes a form.
     const body = handlerBodyOf(route.handler);
     const content = operation.requestBody?.content ?? {};
-    // A merge patch is checked once merged (against Request): its body schema is derived from Request's.
-    const bodySchema = operations[route.handler]?.body?.mergePatch ? 'RequestMergePatch' : body.schema;
+    // A merge patch is checked once merged (against Request): its body schema is derived from Request's. A FHIR
+    // body (a payer's notification) is read by its handler, described by its own component, in both media types.
+    const { mergePatch, fhir } = operations[route.handler]?.body ?? {};
+    const bodySchema = mergePatch ? 'RequestMergePatch' : (fhir ?? body.schema);
+    if (fhir) expect(content['application/fhir+json']?.schema?.$ref).toBe(`#/components/schemas/${fhir}`);
     expect(content['application/json']?.schema?.$ref).toBe(
       bodySchema ? `#/components/schemas/${bodySchema}` : undefined,
     );

@@ -216,6 +216,29 @@ const uuid = (ids: CaseIds) => ids.uuid;
  */
 const WEBHOOK_ACTION: RouteRow = { ids: { webhookId: uuid, deliveryId: uuid }, accepts: [] };
 
+/**
+ * A payer's heartbeat (R4 Subscriptions Backport): the notification route's valid body. Sent to a subscription
+ * id nobody has, a case reaches the lookup (404) once its body passed, never a subscription.
+ */
+const heartbeat = (): Body => ({
+  resourceType: 'Bundle',
+  type: 'history',
+  entry: [
+    {
+      fullUrl: 'urn:uuid:4f7c8b1e-0c8e-4b4a-9d7e-2f1a1b2c3d4e',
+      resource: {
+        resourceType: 'Parameters',
+        parameter: [
+          { name: 'subscription', valueReference: { reference: 'Subscription/hostile' } },
+          { name: 'status', valueCode: 'active' },
+          { name: 'type', valueCode: 'heartbeat' },
+          { name: 'events-since-subscription-start', valueString: '0' },
+        ],
+      },
+    },
+  ],
+});
+
 export const hostileRoutes: { [handler in Route['handler']]?: RouteRow } = {
   'requests/create-request': { body: request, freeForm: UNVALIDATED, stores: 'request' },
   'requests/upsert-request-v1': {
@@ -254,7 +277,30 @@ export const hostileRoutes: { [handler in Route['handler']]?: RouteRow } = {
   'requests/cancel-request': { body: ({ clientUserId }) => ({ clientUserId }) },
   // Public: a well-formed id of a key set nobody has, so a case reaches the lookup (404), never a key set.
   'payers/get-payer-jwks': { ids: { keySetId: () => 'hostileKeySetId0000000' } },
+  // Public: FHIR or plain JSON, to a subscription nobody has.
+  'payers/receive-payer-notification': {
+    body: heartbeat,
+    accepts: [...JSON_ONLY, 'application/fhir+json'],
+    ids: { subscriptionId: () => 'hostileSubscription0000' },
+  },
 };
+
+/**
+ * The notification route's own hostile cases, sent to a real subscription with its real channel secret
+ * (test/integration/payer-notifications.test.ts builds each by its name): every one answered with its 4xx,
+ * and nothing stored (the subscription's item and version, the requests' partitions, no run).
+ */
+export const hostileNotifications = [
+  { name: 'oversize', input: 'a notification of 1 MiB and one byte', status: 413 },
+  { name: 'deep JSON', input: 'a notification nested 40 levels deep', status: 400 },
+  { name: 'replayed notification', input: 'an event whose number is not above the last one received', status: 409 },
+  {
+    name: "another connection's subscription id",
+    input: "a body naming another connection's subscription than the one of its URL",
+    status: 422,
+  },
+  { name: "another tenant's claim", input: 'an event naming a claim another client submitted', status: 422 },
+] as const;
 
 /** Body routes take JSON only unless their row says otherwise. */
 export const DEFAULT_ACCEPTS = JSON_ONLY;
