@@ -24,6 +24,7 @@ import {
   RequestNotMappable,
   SubmissionInProgress,
 } from './submission-errors.ts';
+import { startSubmitRun } from './submit-run-start.ts';
 
 /*
  * Starting a submission to the payer's PAS API (POST …/Requests/{externalId}/submit): the payer and the
@@ -150,24 +151,6 @@ async function chainedSubmission(
   };
 }
 
-/**
- * The claim's pointer to its request, written before the run exists: a payer's notification names the claim
- * by this identifier (lib/payer-subscriptions/notification-receipt.ts), whichever attempt of the run sends it.
- */
-function recordSubmittedClaim(ctx: SubmissionContext, run: RpaRunRecord) {
-  return ctx.submittedClaims.record({
-    clientId: run.clientId,
-    claimIdentifier: run.submission!.bundleIdentifier,
-    externalId: run.externalId,
-    organizationId: run.organizationId,
-    clientUserId: run.clientUserId,
-    payerConnectionId: run.payerConnectionId!,
-    version: 1,
-    createdAt: run.createdAt,
-    updatedAt: run.createdAt,
-  });
-}
-
 /** Checks and builds; a dry run answers here; else queues the run and starts its execution. */
 export async function startSubmission(
   ctx: SubmissionContext,
@@ -193,22 +176,5 @@ export async function startSubmission(
   });
   if (dryRun) return { dryRun: true, bundle, problems };
   if (problems.length > 0) throw new RequestNotMappable(externalId, problems);
-  // Before the admission, which a failed write here would leave taken; a pointer without its run names no one.
-  await recordSubmittedClaim(ctx, run);
-  const admitted = await ctx.quotas.admit(scope.clientId, run.runId, 1, TIMEOUTS.submitToPayer);
-  await ctx.runs.createRun(run);
-  let executionArn: string;
-  try {
-    executionArn = await ctx.automation.start('submit', run.runId, {
-      clientId: scope.clientId,
-      requestExternalId: externalId,
-      runId: run.runId,
-    });
-  } catch (error) {
-    await notStarted(ctx, run);
-    await admitted.giveBack();
-    throw error;
-  }
-  const started = await changeRun(ctx.runs, run, (current) => ({ ...current, executionArn }), ctx.now);
-  return { run: started ?? { ...run, executionArn } };
+  return { run: await startSubmitRun(ctx, run) };
 }

@@ -5,13 +5,33 @@ import { TIMEOUTS } from '#lib/runs/state-machines';
 import type { SubmissionContext } from './submission-start.ts';
 
 /**
- * Starts a queued `submit` run: admitted against the client's quotas, stored, its SubmitToPayer
+ * The claim's pointer to its request, written before the run exists: a payer's notification names the claim
+ * by this identifier (lib/payer-subscriptions/notification-receipt.ts), whichever attempt of the run sends it.
+ */
+function recordSubmittedClaim(ctx: Pick<SubmissionContext, 'submittedClaims'>, run: RpaRunRecord) {
+  return ctx.submittedClaims.record({
+    clientId: run.clientId,
+    claimIdentifier: run.submission!.bundleIdentifier,
+    externalId: run.externalId,
+    organizationId: run.organizationId,
+    clientUserId: run.clientUserId,
+    payerConnectionId: run.payerConnectionId!,
+    version: 1,
+    createdAt: run.createdAt,
+    updatedAt: run.createdAt,
+  });
+}
+
+/**
+ * Starts a queued `submit` run (a claim, an update or a cancel): its claim's pointer written, admitted against the client's quotas, stored, its SubmitToPayer
  * execution started (a start that fails ends the run and gives the quota back), the execution recorded.
  */
 export async function startSubmitRun(
-  ctx: Pick<SubmissionContext, 'runs' | 'automation' | 'quotas' | 'now'>,
+  ctx: Pick<SubmissionContext, 'runs' | 'automation' | 'quotas' | 'now' | 'submittedClaims'>,
   run: RpaRunRecord,
 ): Promise<RpaRunRecord> {
+  // Before the admission, which a failed write here would leave taken; a pointer without its run names no one.
+  await recordSubmittedClaim(ctx, run);
   const admitted = await ctx.quotas.admit(run.clientId, run.runId, 1, TIMEOUTS.submitToPayer);
   await ctx.runs.createRun(run);
   let executionArn: string;
