@@ -58,6 +58,7 @@ export const seedPayerApiDemo = async (
     name: 'Sandbox Health Plan (PAS API)',
     fhirBaseUrl: stack.pasPayer.fhirBaseUrl,
     tokenUrl: stack.pasPayer.tokenUrl,
+    subscriptions: 'rest-hook',
   });
   await ensureSigningKey(demo.clientId);
   stack.pasPayer.registerClient({

@@ -50,9 +50,9 @@ const usage = `Usage: npm run admin -- <command>
   list-payer-signing-keys <clientId>                     → {"clientId","keySetId"[,"jwksUri"],"keys":[{"kid","state",…}]}
                                                          (public parts only; docs/payer-api.md)
   set-payer-endpoint <payerId> --fhir-base-url <url> --token-url <url> [--name <text>] [--scope <scopes>]
-                     [--decision-timeframes cms-0057-f|none]
+                     [--decision-timeframes cms-0057-f|none] [--subscriptions rest-hook|none]
                                                          → {"payerId","name","fhirBaseUrl","tokenUrl","scope",
-                                                         "decisionTimeframes",…}
+                                                         "decisionTimeframes","subscriptions",…}
                                                          (creates or replaces the payer's API: docs/payer-connections.md)
   list-payer-endpoints                                   → {"payerEndpoints":[…]} (in payer-id order)
   delete-payer-endpoint <payerId>                        → {"payerId","deleted":true}
@@ -73,7 +73,8 @@ whole minutes, hours or days (90m, 6h, 2d). Outbox items are kept 7 days. Withou
 --fhir-base-url, --token-url: https; on the local stack also http on a loopback host (the local PAS payer). A
 field not given to set-payer-endpoint is back at its default: no name; --scope "system/Claim.write
 system/ClaimResponse.read" (space-separated, system/ scopes); --decision-timeframes cms-0057-f (submissions get a
-decision deadline, 72 h urgent or 7 days; none: a payer the rule does not cover, docs/payer-api.md).
+decision deadline, 72 h urgent or 7 days; none: a payer the rule does not cover, docs/payer-api.md); --subscriptions
+none (rest-hook: one PAS subscription per connection, made at its first pended answer; docs/payer-api.md).
 reencrypt-portal-secrets: re-seals portal secrets stored before the Encryption SDK (v1), all clients' or one's; run it
 again until "found" is 0. Needs the secrets key's Decrypt: the local stack's key file (docs/security.md).
 --rate, --burst: the client's own requests per second (1 to 10000) and burst (1 to 5000), both or neither;
@@ -135,6 +136,7 @@ const options = {
   name: { type: 'string' },
   scope: { type: 'string' },
   'decision-timeframes': { type: 'string' },
+  subscriptions: { type: 'string' },
   since: { type: 'string' },
   'dry-run': { type: 'boolean' },
 } as const;
@@ -148,6 +150,7 @@ const valueOfOption: Partial<Record<string, string>> = {
   name: 'a text',
   scope: 'space-separated scopes',
   'decision-timeframes': 'cms-0057-f or none',
+  subscriptions: 'rest-hook or none',
   since: 'a time or a duration back from now (e.g. 2026-03-01T10:00:00Z, 6h)',
 };
 
@@ -174,7 +177,14 @@ const { values } = parsed;
 const [command, ...args] = parsed.positionals;
 
 /** The options of set-payer-endpoint alone. */
-const endpointOptions = ['fhir-base-url', 'token-url', 'name', 'scope', 'decision-timeframes'] as const;
+const endpointOptions = [
+  'fhir-base-url',
+  'token-url',
+  'name',
+  'scope',
+  'decision-timeframes',
+  'subscriptions',
+] as const;
 
 const wholeNumber = (name: string, value: string) => {
   if (!/^\d{1,12}$/.test(value)) fail(`--${name} takes a whole number.\n${usage}`);
@@ -220,7 +230,9 @@ const need = (
       `${command} takes no --attachment-bytes, --portal-accounts-per-organization or --payer-connections-per-organization.\n${usage}`,
     );
   if (endpointOptions.some((name) => values[name] !== undefined) && command !== 'set-payer-endpoint')
-    fail(`${command} takes no --fhir-base-url, --token-url, --name, --scope or --decision-timeframes.\n${usage}`);
+    fail(
+      `${command} takes no --fhir-base-url, --token-url, --name, --scope, --decision-timeframes or --subscriptions.\n${usage}`,
+    );
   if ((values.since !== undefined || values['dry-run']) && command !== 'replay-events')
     fail(`${command} takes no --since or --dry-run.\n${usage}`);
   return args;
@@ -404,6 +416,7 @@ const setPayerEndpoint = async () => {
     name: values.name,
     scope: values.scope,
     decisionTimeframes: values['decision-timeframes'],
+    subscriptions: values.subscriptions,
   });
 };
 

@@ -4,6 +4,10 @@ import { attr, defineEntity } from './define-entity.ts';
 export const DECISION_TIMEFRAMES = ['cms-0057-f', 'none'] as const;
 export type DecisionTimeframes = (typeof DECISION_TIMEFRAMES)[number];
 
+/** Whether we subscribe to the payer's pended results (docs/payer-api.md, "Subscriptions"). */
+export const PAYER_SUBSCRIPTION_CHANNELS = ['rest-hook', 'none'] as const;
+export type PayerSubscriptionChannel = (typeof PAYER_SUBSCRIPTION_CHANNELS)[number];
+
 /**
  * A payer's FHIR Prior Authorization API, as operators keep it (admin CLI `set-payer-endpoint`;
  * docs/payer-connections.md). Operator data, the same for every client: a request whose
@@ -27,6 +31,11 @@ export interface StoredPayerEndpoint {
    * federal-exchange QHP). Items written before it existed have none stored: `cms-0057-f`.
    */
   decisionTimeframes: DecisionTimeframes;
+  /**
+   * `rest-hook`: the payer takes PAS subscriptions (R4 Subscriptions Backport), one per connection, made at
+   * its first pended answer; `none` (items written before it existed too): re-checks alone.
+   */
+  subscriptions: PayerSubscriptionChannel;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -47,6 +56,7 @@ export const payerEndpointEntity = defineEntity<StoredPayerEndpoint>()({
     tokenUrl: attr.string(),
     scope: attr.string(),
     decisionTimeframes: attr.absentAs(attr.string<DecisionTimeframes>(), () => 'cms-0057-f' as const),
+    subscriptions: attr.absentAs(attr.string<PayerSubscriptionChannel>(), () => 'none' as const),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),

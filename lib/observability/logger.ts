@@ -65,6 +65,8 @@ const LOG_FIELDS = [
   // Payer APIs (lib/payer-endpoints, lib/payer-connections): ids only, never the client_id a payer issued
   'payerId',
   'payerConnectionId',
+  // PAS subscriptions (lib/payer-subscriptions): our subscription's id, never its secret or the payer's words
+  'subscriptionId',
   // Queues (lib/webhooks/queued-events.ts): the SQS message a failure is about, to find it in the dead-letter queue
   'messageId',
   // Errors: name and stack frames only, never a message (SDK and parser messages can quote data)

@@ -1,4 +1,9 @@
-import { DECISION_TIMEFRAMES, type DecisionTimeframes } from '#lib/entities/payer-endpoint';
+import {
+  DECISION_TIMEFRAMES,
+  type DecisionTimeframes,
+  PAYER_SUBSCRIPTION_CHANNELS,
+  type PayerSubscriptionChannel,
+} from '#lib/entities/payer-endpoint';
 import { PAYER_ID_MAX_LENGTH, PAYER_ID_PATTERN } from '#lib/validation/schemas/common';
 import { type PayerUrlPolicy, payerUrlProblem } from './payer-endpoint-url.ts';
 
@@ -17,6 +22,8 @@ export interface PayerEndpointInput {
   scope?: string | undefined;
   /** Absent: `cms-0057-f`. */
   decisionTimeframes?: string | undefined;
+  /** Absent: `none`. */
+  subscriptions?: string | undefined;
 }
 
 /** What the endpoint's fields are once checked (written as they are). */
@@ -27,6 +34,7 @@ export interface CheckedPayerEndpoint {
   tokenUrl: string;
   scope: string;
   decisionTimeframes: DecisionTimeframes;
+  subscriptions: PayerSubscriptionChannel;
 }
 
 /**
@@ -95,6 +103,13 @@ const checkedTimeframes = (value: string | undefined): DecisionTimeframes => {
   return known;
 };
 
+const checkedSubscriptions = (value: string | undefined): PayerSubscriptionChannel => {
+  if (value === undefined) return 'none';
+  const known = PAYER_SUBSCRIPTION_CHANNELS.find((channel) => channel === value);
+  if (!known) throw new Error(`--subscriptions takes ${PAYER_SUBSCRIPTION_CHANNELS.join(' or ')}.`);
+  return known;
+};
+
 /** A URL checked by payerUrlProblem, as stored: a base URL without its trailing slash (paths are appended). */
 const checkedUrl = (option: string, raw: string, policy: PayerUrlPolicy, base: boolean): string => {
   const problem = payerUrlProblem(raw, policy, { query: !base });
@@ -113,5 +128,6 @@ export const checkedPayerEndpoint = (input: PayerEndpointInput, policy: PayerUrl
     tokenUrl: checkedUrl('--token-url', input.tokenUrl, policy, false),
     scope: checkedScope(input.scope),
     decisionTimeframes: checkedTimeframes(input.decisionTimeframes),
+    subscriptions: checkedSubscriptions(input.subscriptions),
   };
 };

@@ -57,6 +57,8 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       'system/Claim.write  system/ClaimResponse.read system/Coverage.read',
       '--decision-timeframes',
       'none',
+      '--subscriptions',
+      'rest-hook',
     );
     expect(created).toEqual({
       payerId,
@@ -65,6 +67,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       tokenUrl: 'https://payer.example/oauth2/token',
       scope: 'system/Claim.write system/ClaimResponse.read system/Coverage.read',
       decisionTimeframes: 'none',
+      subscriptions: 'rest-hook',
       version: 1,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -80,6 +83,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       tokenUrl: 'https://payer.example/t?x=1',
       scope: 'system/Claim.write system/ClaimResponse.read',
       decisionTimeframes: 'cms-0057-f',
+      subscriptions: 'none',
       version: 2,
       updatedAt: expect.any(String),
     });
@@ -144,7 +148,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       [[...https(newPayerId()), '--decision-timeframes', 'qhp'], /^--decision-timeframes takes cms-0057-f or none\./],
       [
         ['list-payer-endpoints', '--decision-timeframes', 'none'],
-        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name, --scope or --decision-timeframes\./,
+        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name, --scope, --decision-timeframes or --subscriptions\./,
       ],
       [
         ['set-payer-endpoint', newPayerId(), '--fhir-base-url', 'https://payer.example/fhir'],
@@ -157,7 +161,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       [['set-payer-endpoint', newPayerId(), '--fhir-base-url'], /^--fhir-base-url takes a URL\.\nUsage:/],
       [
         ['list-payer-endpoints', '--scope', 'system/Claim.write'],
-        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name, --scope or --decision-timeframes\.\nUsage:/,
+        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name, --scope, --decision-timeframes or --subscriptions\.\nUsage:/,
       ],
       [['delete-payer-endpoint'], /^delete-payer-endpoint takes 1 argument\(s\)\.\nUsage:/],
       [[...https(newPayerId()), '--fhir-url', 'x'], /^Unknown option --fhir-url\.\nUsage:/],

@@ -55,13 +55,19 @@ export const ownPayer = async () => {
 const directory = payerEndpointDirectory({ store: dynamoPayerEndpointStore, urlPolicy: () => 'local' });
 
 /** The payer in the operator's directory (the admin CLI's `set-payer-endpoint`), pointing at `payer`. */
-export const setPayerEndpoint = (payerId: string, payer: PayerSide, decisionTimeframes?: 'none' | 'cms-0057-f') =>
+export const setPayerEndpoint = (
+  payerId: string,
+  payer: PayerSide,
+  decisionTimeframes?: 'none' | 'cms-0057-f',
+  subscriptions?: 'rest-hook' | 'none',
+) =>
   directory.set({
     payerId,
     name: `${payerId} plan`,
     fhirBaseUrl: payer.fhirBaseUrl,
     tokenUrl: payer.tokenUrl,
     decisionTimeframes,
+    subscriptions,
   });
 
 const asOperator = (payer: PayerSide, path: string, body: unknown) =>

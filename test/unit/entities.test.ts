@@ -226,6 +226,7 @@ describe('PayerEndpoint', () => {
       tokenUrl: 'https://payer.example/token',
       scope: 'system/Claim.write',
       decisionTimeframes: 'cms-0057-f' as const,
+      subscriptions: 'rest-hook' as const,
       version: 1,
       createdAt: t0,
       updatedAt: t0,
@@ -241,6 +242,7 @@ describe('PayerEndpoint', () => {
       tokenUrl: 'https://payer.example/token',
       scope: 'system/Claim.write',
       decisionTimeframes: 'cms-0057-f',
+      subscriptions: 'rest-hook',
       version: 1,
       createdAt: t0,
       updatedAt: t0,
@@ -251,6 +253,9 @@ describe('PayerEndpoint', () => {
     // Written before the option existed: held to the timeframes.
     const { decisionTimeframes: _, ...older } = payerEndpointEntity.toItem(endpoint);
     expect(payerEndpointEntity.fromItem(older).decisionTimeframes).toBe('cms-0057-f');
+    // Written before subscriptions: none made.
+    const { subscriptions: __, ...unsubscribed } = payerEndpointEntity.toItem(endpoint);
+    expect(payerEndpointEntity.fromItem(unsubscribed).subscriptions).toBe('none');
   });
 });
 

@@ -105,6 +105,7 @@ describe('checkedPayerEndpoint', () => {
       tokenUrl: 'https://payer.example/oauth2/token',
       scope: DEFAULT_PAYER_SCOPE,
       decisionTimeframes: 'cms-0057-f',
+      subscriptions: 'none',
     });
     expect(DEFAULT_PAYER_SCOPE).toBe('system/Claim.write system/ClaimResponse.read');
   });
@@ -116,6 +117,14 @@ describe('checkedPayerEndpoint', () => {
     expect(timeframesOf('cms-0057-f')).toBe('cms-0057-f');
     expect(() => timeframesOf('CMS-0057-F')).toThrow('--decision-timeframes takes cms-0057-f or none.');
     expect(() => timeframesOf('')).toThrow('--decision-timeframes');
+  });
+
+  it('takes whether the payer takes PAS subscriptions: rest-hook or none, nothing else', () => {
+    const subscriptionsOf = (subscriptions: string) =>
+      checkedPayerEndpoint({ ...valid, subscriptions }, 'public-https').subscriptions;
+    expect(subscriptionsOf('rest-hook')).toBe('rest-hook');
+    expect(subscriptionsOf('none')).toBe('none');
+    expect(() => subscriptionsOf('websocket')).toThrow('--subscriptions takes rest-hook or none.');
   });
 
   it('takes scopes as RFC 6749 tokens, one space apart, bounded, system/ only among SMART contexts', () => {
