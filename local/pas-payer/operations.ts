@@ -53,7 +53,7 @@ function servedFault(state: PayerState, res: ServerResponse, rule: MemberRule | 
   return true;
 }
 
-const bundleOfClaim = (stored: StoredClaim, identifier: Bundle['identifier'], now: Date) =>
+export const bundleOfClaim = (stored: StoredClaim, identifier: Bundle['identifier'], now: Date) =>
   withDocumentationRequests(
     stored,
     responseBundleOf(claimResponseOf(stored), stored.request, identifier, now.toISOString()),

@@ -8,6 +8,7 @@ import { OPERATOR_VERDICTS } from './decisions.ts';
 import { BASE_HEADERS, mediaTypeOf, parseJson, Refusal, readBody, sendJson } from './http.ts';
 import { errorPage, operatorPage } from './operator-page.ts';
 import { DENIAL_REASONS } from './seed.ts';
+import { notifyClaimChanged } from './subscription-hub.ts';
 
 /*
  * The payer's operator, as the sandbox portal's (docs/sandbox-portal.md, "The operator"): a token of its own,
@@ -133,6 +134,7 @@ async function decide(state: OperatorState, req: IncomingMessage, res: ServerRes
   }
   const { claim, verdict, reason, number } = decisionOf(state, fields, json);
   state.claims.decide(claim, verdict, reason, number);
+  notifyClaimChanged(state.claims, claim);
   if (!json) return redirect(res, '/operator');
   sendJson(res, 200, { claimId: claim.id, status: claim.verdict, preAuthRef: claim.preAuthRef ?? null });
 }

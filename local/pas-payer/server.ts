@@ -5,16 +5,20 @@ import { claimStore } from './claims.ts';
 import { replayCache } from './client-assertion.ts';
 import { type ClientRegistration, clientRegistry } from './clients.ts';
 import { BASE_HEADERS, outcomeOf, Refusal, sendFhir, sendJson } from './http.ts';
-import { fhirRefusal, inquire, type PayerState, submit } from './operations.ts';
+import { bundleOfClaim, fhirRefusal, inquire, type PayerState, submit } from './operations.ts';
 import { OPERATOR_PATHS, type OperatorState, routeOperator } from './operator.ts';
 import { STYLESHEET } from './operator-page.ts';
+import { type SubscriptionHub, subscriptionHub, watchClaims } from './subscription-hub.ts';
+import type { SubscriptionState } from './subscription-notification.ts';
+import { isSubscriptionPath, routeSubscriptions, type SubscriptionEndpoints } from './subscription-routes.ts';
 import { issueToken, type TokenEndpoint, tokenStore } from './tokens.ts';
 
 /**
  * The local PAS payer: a payer's Da Vinci PAS FHIR endpoint on loopback, beside the sandbox portal, for the
  * payer-API channel to run end to end without a cloud (docs/pas-payer.md). SMART Backend Services token
  * endpoint, Claim/$submit and Claim/$inquire checked against R4 and PAS, decisions by member (seed.ts),
- * an operator who registers clients and decides pended claims. State in memory, new at every start.
+ * an operator who registers clients and decides pended claims, PAS subscriptions notified over rest-hook
+ * (subscription-*.ts). State in memory, new at every start.
  */
 export interface PasPayerOptions {
   port?: number;
@@ -47,6 +51,10 @@ export interface PasPayer {
   claimsWithIdentifier(value: string, system?: string): number;
   /** $submit calls with this Bundle identifier that passed the checks, retries included. */
   submissionsWithIdentifier(value: string, system?: string): number;
+  /** The subscriptions, as the payer holds them (tests). */
+  subscriptions(): { id: string; status: SubscriptionState; endpoint: string; eventsSinceStart: number }[];
+  /** Tests: the payer turns a subscription off or finds it in error; it is notified no more. */
+  setSubscriptionStatus(id: string, status: 'off' | 'error'): void;
   close(): Promise<void>;
 }
 
@@ -70,7 +78,12 @@ const smartConfiguration = (tokenUrl: string) => ({
   capabilities: ['client-confidential-asymmetric'],
 });
 
-type Handlers = { payer: PayerState; operator: OperatorState; token: TokenEndpoint };
+type Handlers = {
+  payer: PayerState;
+  operator: OperatorState;
+  token: TokenEndpoint;
+  subscriptions: SubscriptionEndpoints;
+};
 
 const pathOf = (url: URL) => {
   try {
@@ -95,6 +108,9 @@ async function route(handlers: Handlers, req: IncomingMessage, res: ServerRespon
     return submit(handlers.payer, req, res).catch((e) => fhirRefusal(res, e));
   if (endpoint === 'POST /fhir/Claim/$inquire')
     return inquire(handlers.payer, req, res).catch((e) => fhirRefusal(res, e));
+  if (isSubscriptionPath(path)) {
+    return routeSubscriptions(handlers.subscriptions, req, res, path).catch((e) => fhirRefusal(res, e));
+  }
   if (endpoint === 'GET /fhir/.well-known/smart-configuration')
     return sendJson(res, 200, smartConfiguration(handlers.token.tokenUrl));
   if (endpoint === 'GET /assets/operator.css') {
@@ -112,6 +128,12 @@ function closeServer(server: Server): Promise<void> {
     // Hung requests (the hang member) and keep-alive connections would hold close() open forever.
     server.closeAllConnections();
   });
+}
+
+/** Heartbeat timers stopped and deliveries under way aborted, then the server. */
+function closeSubscriptionsAndServer(hub: SubscriptionHub, server: Server): Promise<void> {
+  hub.close();
+  return closeServer(server);
 }
 
 async function listen(server: Server, port: number, host: string): Promise<string> {
@@ -167,7 +189,14 @@ export const startPasPayer = async (options: PasPayerOptions = {}): Promise<PasP
     tokens,
     ttlSeconds: options.tokenTtlSeconds ?? 300,
   };
-  handlers = { payer, operator, token };
+  const hub = subscriptionHub({
+    fhirBaseUrl: `${url}/fhir`,
+    now,
+    answerOf: (claim) => bundleOfClaim(claim, claim.request.identifier, now()),
+  });
+  watchClaims(claims, hub);
+  const subscriptions = { hub, tokens, clients, fhirBaseUrl: `${url}/fhir`, now };
+  handlers = { payer, operator, token, subscriptions };
   const key = (value: string, system?: string) => (system ? `${system}|${value}` : value);
   return {
     url,
@@ -178,6 +207,17 @@ export const startPasPayer = async (options: PasPayerOptions = {}): Promise<PasP
     registerClient: (registration) => clients.register(registration).clientId,
     claimsWithIdentifier: (value, system) => claims.countWithIdentifier(key(value, system)),
     submissionsWithIdentifier: (value, system) => payer.submissions.get(key(value, system)) ?? 0,
-    close: () => closeServer(server),
+    subscriptions: () =>
+      hub.all().map(({ id, status, terms, eventsSinceStart }) => ({
+        id,
+        status,
+        endpoint: terms.endpoint,
+        eventsSinceStart,
+      })),
+    setSubscriptionStatus: (id, status) => {
+      const subscription = hub.all().find((found) => found.id === id);
+      if (subscription) hub.setStatus(subscription, status);
+    },
+    close: () => closeSubscriptionsAndServer(hub, server),
   };
 };
