@@ -19,10 +19,10 @@ import { checkPayerUrl, type PayerUrlPolicy } from './payer-url-policy.ts';
 
 /**
  * What is called, as a path under the FHIR base: PAS's two operations (POST), a Subscription's create
- * (POST `Subscription`), read (GET) and renewal (PUT `Subscription/<id>`), and its `$status` (GET).
+ * (POST `Subscription`), read (GET), renewal (PUT) and end (DELETE `Subscription/<id>`), its `$status` (GET).
  */
 export type PayerOperation = 'Claim/$submit' | 'Claim/$inquire' | 'Subscription' | `Subscription/${string}`;
-export type PayerMethod = 'POST' | 'PUT' | 'GET';
+export type PayerMethod = 'POST' | 'PUT' | 'GET' | 'DELETE';
 
 /** PAS gives the payer 15 seconds to answer (its specification's synchronous response time). */
 export const PAS_TIMEOUT_MS = 15_000;
@@ -34,7 +34,7 @@ export interface FhirOperationCall {
   /** POST unless said. */
   method?: PayerMethod;
   accessToken: string;
-  /** The PAS Bundle (or Parameters, or Subscription), sent as JSON; none for a GET. */
+  /** The PAS Bundle (or Parameters, or Subscription), sent as JSON; none for a GET or DELETE. */
   body?: unknown;
   /** PAS_TIMEOUT_MS unless less is left (the task's end is nearer) or a test needs less. */
   timeoutMs?: number;
@@ -82,6 +82,7 @@ export const postFhirOperation = async (call: FhirOperationCall): Promise<FhirAn
   if (status === 401) throw new TokenRejected();
   if (isUnavailable(status)) throw new PayerUnavailable(status, retryAfterSecondsOf(answer.headers.get('retry-after')));
   if (status >= 300 && status < 400) throw new PayerAnswerRejected('redirect');
-  if (status >= 400 && answer.body.byteLength === 0) return { status, body: null };
+  // A 4xx without a body, or a DELETE's 204 No Content.
+  if ((status >= 400 || status === 204) && answer.body.byteLength === 0) return { status, body: null };
   return { status, body: parsePayerJson(answer.body) };
 };

@@ -67,7 +67,7 @@ export interface PayerCall {
   operation: PayerOperation;
   /** POST unless said. */
   method?: PayerMethod;
-  /** What is sent: the PAS Bundle, or the Subscription; none for a GET. */
+  /** What is sent: the PAS Bundle, or the Subscription; none for a GET or DELETE. */
   bundle?: Resource;
   /** How long the payer has to answer, when less than PAS's 15 s (the task's end is nearer). */
   timeoutMs?: number;

@@ -23,7 +23,7 @@ import { endAtFrom, heartbeatIsMissing, NEVER_DUE, nextCheckOf, renewalIsDue } f
  * not `active` changes nothing for the re-checks: they go on as they would without one.
  */
 
-export type Kept = 'renewed' | 'checked' | 'recreated' | 'waiting' | 'retired' | 'not_due';
+type Kept = 'renewed' | 'checked' | 'recreated' | 'waiting' | 'retired' | 'not_due';
 
 /** Due subscriptions read per query, and kept per shard and run at most (the next run takes the rest). */
 const PAGE = 25;
@@ -38,9 +38,17 @@ const later = (ctx: SubscriptionContext, subscription: StoredPayerSubscription) 
   return update(ctx, subscription, { checkDueAt });
 };
 
+/**
+ * A new subscription (new id and secret) in its place; the old one, `off` on our side, is deleted at the
+ * payer once the new one is made (best effort: a payer that keeps it notifies a subscription we refuse).
+ */
 const recreate = async (ctx: SubscriptionContext, subscription: StoredPayerSubscription, site: SubscriptionSite) => {
-  const { clientId, organizationId, payerConnectionId } = subscription;
-  await createSubscription(ctx, { clientId, organizationId, payerConnectionId }, site, subscription);
+  const { clientId, organizationId, payerConnectionId, payerSubscriptionId } = subscription;
+  const created = await createSubscription(ctx, { clientId, organizationId, payerConnectionId }, site, subscription);
+  if (created !== 'raced' && payerSubscriptionId !== null) {
+    const operation = `Subscription/${payerSubscriptionId}` as const;
+    await ctx.call(callOf(clientId, payerConnectionId, site, { operation, method: 'DELETE' }));
+  }
   return 'recreated' as const;
 };
 
@@ -99,7 +107,7 @@ const retire = async (ctx: SubscriptionContext, subscription: StoredPayerSubscri
 };
 
 /** What one due subscription needs, done; the subscription as read (a version that changed writes nothing). */
-async function keepSubscription(ctx: SubscriptionContext, subscription: StoredPayerSubscription): Promise<Kept> {
+export async function keepSubscription(ctx: SubscriptionContext, subscription: StoredPayerSubscription): Promise<Kept> {
   const now = ctx.now();
   if (subscription.checkDueAt > now.toISOString()) return 'not_due';
   const { clientId, payerConnectionId } = subscription;
