@@ -115,9 +115,10 @@ export async function subscribeConnection(
   ctx: SubscriptionContext,
   owner: { clientId: string; organizationId: string; payerConnectionId: string },
 ): Promise<Created | 'not_subscribed' | 'subscribed'> {
-  const site = await siteOf(ctx, owner.clientId, owner.payerConnectionId);
-  if (typeof site === 'string' || site.connection.status !== 'active') return 'not_subscribed';
+  // The pointer first: every pended read of a subscribed connection ends here, after two reads.
   const current = await ctx.store.currentOf(owner.clientId, owner.payerConnectionId);
   if (current && current.status !== 'off') return 'subscribed';
+  const site = await siteOf(ctx, owner.clientId, owner.payerConnectionId);
+  if (typeof site === 'string' || site.connection.status !== 'active') return 'not_subscribed';
   return createSubscription(ctx, owner, site, current);
 }

@@ -22,6 +22,10 @@ export const dynamoSubscriptionContext = (call: (call: PayerCall) => Promise<Pay
     publicApiBaseUrl,
   });
 
-const keeper = dynamoSubscriptionContext(payerGateway({ token: requestPayerToken, post: postFhirOperation }));
+let keeper: ReturnType<typeof dynamoSubscriptionContext> | undefined;
 
-export const keepPayerSubscriptions = () => keepDueSubscriptions(keeper);
+/** The keeper function's run; its gateway (and the tokens it keeps while warm) made on first use. */
+export const keepPayerSubscriptions = () => {
+  keeper ??= dynamoSubscriptionContext(payerGateway({ token: requestPayerToken, post: postFhirOperation }));
+  return keepDueSubscriptions(keeper);
+};

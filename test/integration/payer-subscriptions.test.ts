@@ -7,7 +7,7 @@ import { payerGateway } from '#lib/payer-api/payer-gateway';
 import { dynamoPayerSubscriptionStore as store } from '#lib/payer-subscriptions/dynamo-payer-subscription-store';
 import type { SubscriptionContext } from '#lib/payer-subscriptions/subscription-context';
 import { subscribeConnection } from '#lib/payer-subscriptions/subscription-creation';
-import { keepSubscription } from '#lib/payer-subscriptions/subscription-keeper';
+import { keepDueSubscriptions, keepSubscription } from '#lib/payer-subscriptions/subscription-keeper';
 import { dynamoSubscriptionContext } from '#lib/payer-subscriptions/subscription-service';
 import { enableInvocationContexts } from '#local/invocations';
 import { SANDBOX_MEMBERS } from '#local/sandbox-portal/seed';
@@ -198,5 +198,24 @@ describe('the keeper', () => {
     expect(await keepSubscription(ctx, (await store.get(subscriptionId))!)).toBe('retired');
     expect(await store.get(subscriptionId)).toMatchObject({ status: 'off', checkDueAt: '9999-12-31T23:59:59.999Z' });
     expect(payer.subscriptions()).toHaveLength(before);
+  });
+
+  it('takes the due ones from the index, shard by shard, and moves each one on', async () => {
+    const other = await payerApiTenant('pas-kept-due', { payer, payerId: PAYER_ID });
+    const ids = { clientId: other.clientId, payerConnectionId: other.connection.externalId };
+    // Made an hour ago: due now, its heartbeat missing.
+    clock = new Date(Date.now() - 60 * MINUTE);
+    expect(await subscribeConnection(ctx, { ...ids, organizationId: other.organizationId })).toBe('created');
+    const made = (await store.currentOf(ids.clientId, ids.payerConnectionId))!;
+    clock = new Date();
+    expect(made.checkDueAt < clock.toISOString()).toBe(true);
+    // The index as it is, other files' subscriptions left to them.
+    const ownDue: typeof store.due = async (...args) =>
+      (await store.due(...args)).filter((due) => due.clientId === ids.clientId);
+    expect(await keepDueSubscriptions({ ...ctx, store: { ...store, due: ownDue } })).toEqual({ checked: 1 });
+    const kept = (await store.get(made.subscriptionId))!;
+    expect(kept).toMatchObject({ status: 'active', version: made.version + 1 });
+    expect(kept.checkDueAt > clock.toISOString()).toBe(true);
+    expect(await keepDueSubscriptions({ ...ctx, store: { ...store, due: ownDue } })).toEqual({});
   });
 });
