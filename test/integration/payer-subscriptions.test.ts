@@ -9,7 +9,8 @@ import type { SubscriptionContext } from '#lib/payer-subscriptions/subscription-
 import { subscribeConnection } from '#lib/payer-subscriptions/subscription-creation';
 import { keepDueSubscriptions, keepSubscription } from '#lib/payer-subscriptions/subscription-keeper';
 import { dynamoSubscriptionContext } from '#lib/payer-subscriptions/subscription-service';
-import { enableInvocationContexts } from '#local/invocations';
+import { lambdaContext } from '#local/gateway/invoke';
+import { enableInvocationContexts, ownInvocation } from '#local/invocations';
 import { SANDBOX_MEMBERS } from '#local/sandbox-portal/seed';
 import { enforceTableGrants } from '#local/table-grants';
 import { baseUrl } from '#test/support/api';
@@ -115,7 +116,19 @@ describe('the keeper', () => {
     tenant = await payerApiTenant('pas-kept', { payer, payerId: PAYER_ID });
     // Our notification route stood in by a receiver that answers 200: the payer's handshake makes it active.
     const base = dynamoSubscriptionContext(payerGateway({ token: requestPayerToken, post: postFhirOperation }));
-    ctx = { ...base, publicApiBaseUrl: () => receiver.url(''), now: () => clock };
+    const context = { ...base, publicApiBaseUrl: () => receiver.url(''), now: () => clock };
+    // Every table call as the keeper function's, held to its grants (LOCAL_TABLE_GRANTS=enforce).
+    const asKeeper = <T>(work: () => Promise<T>) =>
+      ownInvocation(work, 'payers/keep-payer-subscriptions')({}, lambdaContext('KeepPayerSubscriptions')) as Promise<T>;
+    const keptStore = Object.fromEntries(
+      Object.entries(store).map(([name, method]) => [name, (...args: never[]) => asKeeper(() => method(...args))]),
+    ) as unknown as typeof store;
+    ctx = {
+      ...context,
+      store: keptStore,
+      connectionOf: (...args) => asKeeper(() => context.connectionOf(...args)),
+      endpointOf: (...args) => asKeeper(() => context.endpointOf(...args)),
+    };
   });
   const owner = () => ({
     clientId: tenant.clientId,
@@ -211,11 +224,11 @@ describe('the keeper', () => {
     expect(made.checkDueAt < clock.toISOString()).toBe(true);
     // The index as it is, other files' subscriptions left to them.
     const ownDue: typeof store.due = async (...args) =>
-      (await store.due(...args)).filter((due) => due.clientId === ids.clientId);
-    expect(await keepDueSubscriptions({ ...ctx, store: { ...store, due: ownDue } })).toEqual({ checked: 1 });
+      (await ctx.store.due(...args)).filter((due) => due.clientId === ids.clientId);
+    expect(await keepDueSubscriptions({ ...ctx, store: { ...ctx.store, due: ownDue } })).toEqual({ checked: 1 });
     const kept = (await store.get(made.subscriptionId))!;
     expect(kept).toMatchObject({ status: 'active', version: made.version + 1 });
     expect(kept.checkDueAt > clock.toISOString()).toBe(true);
-    expect(await keepDueSubscriptions({ ...ctx, store: { ...store, due: ownDue } })).toEqual({});
+    expect(await keepDueSubscriptions({ ...ctx, store: { ...ctx.store, due: ownDue } })).toEqual({});
   });
 });
