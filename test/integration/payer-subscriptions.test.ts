@@ -202,6 +202,23 @@ describe('the keeper', () => {
     expect(atPayer(old)).toEqual([]);
   });
 
+  it('renews by PUT a payer that shows the channel header on read: same subscription, a new end', async () => {
+    const old = (await current())!;
+    // A payer that shows headers on read: its copy as the local payer answers it, with the header shown.
+    const showing: typeof ctx.call = async (call) => {
+      const result = await ctx.call(call);
+      if (call.method !== 'GET' || result.kind !== 'answer' || call.operation.endsWith('$status')) return result;
+      const body = result.body as { channel: Record<string, unknown> };
+      return { ...result, body: { ...body, channel: { ...body.channel, header: ['Authorization: Bearer shown'] } } };
+    };
+    clock = new Date(Date.parse(old.endAt) - 12 * 60 * MINUTE);
+    expect(await keepSubscription({ ...ctx, call: showing }, old)).toBe('renewed');
+    const renewed = (await current())!;
+    expect(renewed).toMatchObject({ subscriptionId: old.subscriptionId, version: old.version + 1 });
+    expect(renewed.endAt).toBe(new Date(clock.getTime() + 7 * 24 * 60 * MINUTE).toISOString());
+    expect(atPayer(renewed)).toHaveLength(1);
+  });
+
   it('retires one whose connection is gone: never due again, nothing asked of the payer', async () => {
     const live = (await current())!;
     const subscriptionId = randomUUID();
