@@ -1,4 +1,6 @@
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { serviceConfigOf } from '#infra/config';
@@ -12,7 +14,11 @@ import type { DataStack } from '#infra/data-stack';
 import { RECHECKS_STATE_MACHINE_NAME } from '#lib/rechecks/state-machine';
 import type { InvokedFunctionName } from '#lib/routes/access-model';
 import type { AutomationTask, InvokedFunction, RecheckTask } from '#lib/routes/automation-tasks';
-import type { EventFunction, ExecutionStatusTrigger as ExecutionStatusChange } from '#lib/routes/event-functions';
+import type {
+  EventFunction,
+  ExecutionStatusTrigger as ExecutionStatusChange,
+  ScheduleTrigger,
+} from '#lib/routes/event-functions';
 import {
   type AutomationTaskName,
   type StateMachineKey,
@@ -33,6 +39,14 @@ export interface AutomationStackProps extends StackProps {
   invokedFunctions: readonly InvokedFunction[];
   /** The scheduled re-checks' task table (lib/routes/automation-tasks.ts `recheckTasks`). */
   recheckTasks: readonly RecheckTask[];
+  /** Scheduled functions that call payers (lib/routes/event-functions.ts `scheduledPayerFunctions`). */
+  scheduledPayerFunctions: readonly EventFunction<ScheduleTrigger>[];
+  /**
+   * The API's public base URL payers notify (CDK context `publicApiBaseUrl`: the deployment's stable
+   * address, e.g. its custom domain). A context value, not the API stack's URL: that stack depends on this
+   * one, so a reference would be a cycle. Unset: no PAS subscription is made; re-checks read pended results.
+   */
+  publicApiBaseUrl?: string;
 }
 
 type Sizing = Pick<ServiceFunctionProps, 'memorySize' | 'timeout' | 'architecture' | 'installedModules'>;
@@ -74,6 +88,8 @@ export class AutomationStack extends Stack {
   readonly stateMachineNames: Record<StateMachineKey, string>;
   /** Scheduled re-checks: their state machine, its functions and schedule (docs/rechecks.md). */
   readonly dueRechecks: DueRechecks;
+  /** The scheduled payer functions (the subscription keeper), by name. */
+  readonly scheduledFunctions: Record<string, ServiceFunction> = {};
 
   constructor(scope: Construct, id: string, props: AutomationStackProps) {
     super(scope, id, props);
@@ -113,6 +129,7 @@ export class AutomationStack extends Stack {
         ...readerRole(task.name, task.access),
       });
       bindRouteAccess(fn, task.access, data, { invokeTargets: this.invokeTargets });
+      this.addPublicApiBaseUrl(fn, props, task.worker === 'payer');
       this.functions[task.name] = fn;
     }
 
@@ -141,6 +158,40 @@ export class AutomationStack extends Stack {
       stateMachineName: `${this.stackName}-${RECHECKS_STATE_MACHINE_NAME}`,
       logKey,
     });
+    for (const row of props.scheduledPayerFunctions) this.addScheduledFunction(row, props);
+  }
+
+  /** Where payers notify us: the payer functions make PAS subscriptions with it. */
+  private addPublicApiBaseUrl(fn: ServiceFunction, props: AutomationStackProps, payer = true) {
+    if (payer && props.publicApiBaseUrl) fn.addEnvironment('PUBLIC_API_BASE_URL', props.publicApiBaseUrl);
+  }
+
+  /** A payer function on an EventBridge schedule, with the payer token function to invoke. */
+  private addScheduledFunction(row: EventFunction<ScheduleTrigger>, props: AutomationStackProps) {
+    const { everyMinutes } = row.trigger.schedule;
+    const fn = new ServiceFunction(this, row.name, {
+      handler: row.handler,
+      invocation: 'event',
+      logKey: props.data.keys.data,
+      ...SIZING.payer,
+      timeout: Duration.minutes(everyMinutes - 1),
+      concurrencyBound: `Started once every ${everyMinutes} minutes by its schedule, within a timeout shorter than the period; runs that overlap write each subscription on its version.`,
+    });
+    bindRouteAccess(fn, row.access, props.data, { invokeTargets: this.invokeTargets });
+    this.addPublicApiBaseUrl(fn, props);
+    // A missed run is the next one's to do: no retry of an old one behind it.
+    new Rule(this, `${row.name}Schedule`, {
+      description: `${row.name} every ${everyMinutes} minutes`,
+      schedule: Schedule.rate(Duration.minutes(everyMinutes)),
+      targets: [
+        new LambdaFunction(fn.function, {
+          ...(fn.deadLetterQueue ? { deadLetterQueue: fn.deadLetterQueue } : {}),
+          maxEventAge: Duration.minutes(1),
+          retryAttempts: 0,
+        }),
+      ],
+    });
+    this.scheduledFunctions[row.name] = fn;
   }
 
   /** Each event function, told the three state machines' ARNs, behind a rule on their executions' status changes. */

@@ -37,6 +37,12 @@ export interface ServiceConfig {
    * client has its key (docs/deploy.md, "Usage keys on an existing deployment").
    */
   usageKeysRequired: boolean;
+  /**
+   * The API's public base URL (https, no query), which payers POST PAS notifications under
+   * (docs/payer-api.md, "Subscriptions"): the deployment's stable address, such as its custom domain, known
+   * before deploying. Unset: no PAS subscription is made, and re-checks alone read pended results.
+   */
+  publicApiBaseUrl?: string;
 }
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -110,6 +116,10 @@ export const serviceConfigOf = (scope: IConstruct): ServiceConfig => {
   if (removalPolicy !== 'retain' && removalPolicy !== 'destroy') {
     throw invalid('removalPolicy', removalPolicy, 'retain or destroy');
   }
+  const publicApiBaseUrl = text('publicApiBaseUrl');
+  if (publicApiBaseUrl && !/^https:\/\/[^\s?#]+$/.test(publicApiBaseUrl)) {
+    throw invalid('publicApiBaseUrl', publicApiBaseUrl, 'an https URL without query or fragment');
+  }
   const config: ServiceConfig = {
     stage,
     logLevel,
@@ -120,6 +130,7 @@ export const serviceConfigOf = (scope: IConstruct): ServiceConfig => {
     usageKeysRequired: usageKeys === true || usageKeys === 'true',
     ...(alarmTopicArn ? { alarmTopicArn } : {}),
     ...(alarmEmail ? { alarmEmail } : {}),
+    ...(publicApiBaseUrl ? { publicApiBaseUrl } : {}),
   };
   if (removalPolicy === 'destroy' && isProduction(config)) {
     throw new Error(`CDK context removalPolicy=destroy is refused for stage ${stage}: production data is retained.`);

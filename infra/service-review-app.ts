@@ -32,6 +32,8 @@ import {
   type EventFunction,
   type ExecutionStatusTrigger,
   eventFunctions,
+  type ScheduleTrigger,
+  scheduledPayerFunctions,
   type WebhookDeliveryTrigger,
   webhookDeliveryFunctions,
 } from '#lib/routes/event-functions';
@@ -53,6 +55,7 @@ export interface ServiceReviewAppOptions {
   automationEventFunctions?: readonly EventFunction<ExecutionStatusTrigger>[];
   invokedFunctions?: readonly InvokedFunction[];
   recheckTasks?: readonly RecheckTask[];
+  scheduledPayerFunctions?: readonly EventFunction<ScheduleTrigger>[];
   webhookDeliveryFunctions?: readonly EventFunction<WebhookDeliveryTrigger>[];
 }
 
@@ -103,6 +106,8 @@ export const buildServiceReviewApp = (options: ServiceReviewAppOptions = {}) => 
     eventFunctions: options.automationEventFunctions ?? automationEventFunctions,
     invokedFunctions: invoked,
     recheckTasks: options.recheckTasks ?? recheckTasks,
+    scheduledPayerFunctions: options.scheduledPayerFunctions ?? scheduledPayerFunctions,
+    ...(config.publicApiBaseUrl ? { publicApiBaseUrl: config.publicApiBaseUrl } : {}),
   });
   const api = new ApiStack(app, 'ServiceReviewApi', {
     env,

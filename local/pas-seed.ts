@@ -60,6 +60,7 @@ export const seedPayerApiDemo = async (
     tokenUrl: stack.pasPayer.tokenUrl,
     // The demo answers requests for documents in a claim update; the local payer takes CDex too (docs/pas-payer.md).
     attachmentSubmission: 'claim-update',
+    subscriptions: 'rest-hook',
   });
   await ensureSigningKey(demo.clientId);
   stack.pasPayer.registerClient({

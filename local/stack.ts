@@ -11,6 +11,7 @@ import type { HandlerLoader } from './gateway/invoke.ts';
 import { enableInvocationContexts, ownInvocation } from './invocations.ts';
 import { type LocalLambda, startLambda } from './lambda.ts';
 import { type PasPayer, type PasPayerOptions, startPasPayer } from './pas-payer/server.ts';
+import type { PayerSubscriptionTimer } from './payer-subscriptions.ts';
 import type { RecheckTimer } from './rechecks.ts';
 import { relayS3Events } from './s3-events.ts';
 import { type SandboxPortal, type SandboxPortalOptions, startSandboxPortal } from './sandbox-portal/server.ts';
@@ -72,6 +73,8 @@ export interface LocalStack {
   relay: OutboxRelay;
   /** Runs the scheduled re-checks' state machine, as EventBridge Scheduler does on AWS. */
   rechecks: RecheckTimer;
+  /** The PAS subscription keeper's timer (local/payer-subscriptions.ts). */
+  payerSubscriptions: PayerSubscriptionTimer;
   close(): Promise<void>;
 }
 
@@ -194,6 +197,14 @@ async function startGateway(options: LocalStackOptions, settings: StackSettings,
   return server;
 }
 
+/** The PAS subscriptions' keeper on a timer; payers notify this gateway (docs/payer-api.md, "Subscriptions"). */
+async function startPayerSubscriptions(env: Record<string, string>, baseUrl: string, loadHandler: HandlerLoader) {
+  env.PUBLIC_API_BASE_URL = baseUrl;
+  setFunctionEnvironment({ PUBLIC_API_BASE_URL: baseUrl });
+  const { startPayerSubscriptionTimer } = await import('./payer-subscriptions.ts');
+  return startPayerSubscriptionTimer(loadHandler);
+}
+
 export const startLocalStack = async (options: LocalStackOptions = {}): Promise<LocalStack> => {
   // Before the first SDK request: every function runs in this process, each invocation in its own context.
   await enableInvocationContexts();
@@ -238,6 +249,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   const rechecks = startRecheckTimer(loadHandler, options.rechecks?.intervalMs);
   const server = await startGateway(options, settings, loadHandler);
   const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  const payerSubscriptions = await startPayerSubscriptions(env, baseUrl, loadHandler);
 
   const close = async () => {
     server.closeAllConnections();
@@ -245,6 +258,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     await Promise.allSettled([...invocations]);
     await webhookTimer.close();
     await rechecks.close();
+    await payerSubscriptions.close();
     await stepFunctions.close();
     await lambda.close();
     // The browser workers' shared Chromium (lib/portal/warm-browser.ts), once no task uses it.
@@ -259,6 +273,6 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     await pasPayer.close();
     if (!stateDir) rmSync(scratch, { recursive: true, force: true });
   };
-  const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
-  return { baseUrl, env, ...(s3 ? { s3 } : {}), portal, pasPayer, stepFunctions, lambda, relay, rechecks, close };
+  const timers = { rechecks, payerSubscriptions };
+  return { baseUrl, env, ...(s3 ? { s3 } : {}), portal, pasPayer, stepFunctions, lambda, relay, ...timers, close };
 };

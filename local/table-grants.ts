@@ -3,7 +3,12 @@ import { clientSettingsAttributes } from '#lib/entities/tenancy';
 import { log } from '#lib/observability/logger';
 import { leadingKeysOf, type RouteAccess, routeAccess, type TableAccess } from '#lib/routes/access-model';
 import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
-import { automationEventFunctions, eventFunctions, webhookDeliveryFunctions } from '#lib/routes/event-functions';
+import {
+  automationEventFunctions,
+  eventFunctions,
+  scheduledPayerFunctions,
+  webhookDeliveryFunctions,
+} from '#lib/routes/event-functions';
 import { PARTITION, stringLike } from '#lib/routes/table-partitions';
 import { TABLE_KEY } from '#lib/table';
 import { currentHandler } from './invocations.ts';
@@ -136,6 +141,7 @@ const checkedFunctions = (): Map<string, TableAccess> => {
       ...eventFunctions,
       ...automationEventFunctions,
       ...webhookDeliveryFunctions,
+      ...scheduledPayerFunctions,
     ].map((row): [string, RouteAccess] => [row.handler, row.access]),
   ];
   return new Map(

@@ -50,10 +50,10 @@ const usage = `Usage: npm run admin -- <command>
   list-payer-signing-keys <clientId>                     → {"clientId","keySetId"[,"jwksUri"],"keys":[{"kid","state",…}]}
                                                          (public parts only; docs/payer-api.md)
   set-payer-endpoint <payerId> --fhir-base-url <url> --token-url <url> [--name <text>] [--scope <scopes>]
-                     [--decision-timeframes cms-0057-f|none]
+                     [--decision-timeframes cms-0057-f|none] [--subscriptions rest-hook|none]
                      [--attachment-submission claim-update|cdex]
                                                          → {"payerId","name","fhirBaseUrl","tokenUrl","scope",
-                                                         "decisionTimeframes","attachmentSubmission",…}
+                                                         "decisionTimeframes","subscriptions","attachmentSubmission",…}
                                                          (creates or replaces the payer's API: docs/payer-connections.md)
   list-payer-endpoints                                   → {"payerEndpoints":[…]} (in payer-id order)
   delete-payer-endpoint <payerId>                        → {"payerId","deleted":true}
@@ -74,7 +74,8 @@ whole minutes, hours or days (90m, 6h, 2d). Outbox items are kept 7 days. Withou
 --fhir-base-url, --token-url: https; on the local stack also http on a loopback host (the local PAS payer). A
 field not given to set-payer-endpoint is back at its default: no name; --scope "system/Claim.write
 system/ClaimResponse.read" (space-separated, system/ scopes); --decision-timeframes cms-0057-f (submissions get a
-decision deadline, 72 h urgent or 7 days; none: a payer the rule does not cover, docs/payer-api.md);
+decision deadline, 72 h urgent or 7 days; none: a payer the rule does not cover, docs/payer-api.md); --subscriptions
+none (rest-hook: one PAS subscription per connection, made at its first pended answer; docs/payer-api.md);
 --attachment-submission claim-update (requested documents go in a PAS claim update; cdex: by CDex
 $submit-attachment, docs/payer-api.md).
 reencrypt-portal-secrets: re-seals portal secrets stored before the Encryption SDK (v1), all clients' or one's; run it
@@ -139,6 +140,7 @@ const options = {
   scope: { type: 'string' },
   'decision-timeframes': { type: 'string' },
   'attachment-submission': { type: 'string' },
+  subscriptions: { type: 'string' },
   since: { type: 'string' },
   'dry-run': { type: 'boolean' },
 } as const;
@@ -153,6 +155,7 @@ const valueOfOption: Partial<Record<string, string>> = {
   scope: 'space-separated scopes',
   'decision-timeframes': 'cms-0057-f or none',
   'attachment-submission': 'claim-update or cdex',
+  subscriptions: 'rest-hook or none',
   since: 'a time or a duration back from now (e.g. 2026-03-01T10:00:00Z, 6h)',
 };
 
@@ -186,6 +189,7 @@ const endpointOptions = [
   'scope',
   'decision-timeframes',
   'attachment-submission',
+  'subscriptions',
 ] as const;
 
 const wholeNumber = (name: string, value: string) => {
@@ -233,7 +237,7 @@ const need = (
     );
   if (endpointOptions.some((name) => values[name] !== undefined) && command !== 'set-payer-endpoint')
     fail(
-      `${command} takes no --fhir-base-url, --token-url, --name, --scope, --decision-timeframes or --attachment-submission.\n${usage}`,
+      `${command} takes no --fhir-base-url, --token-url, --name, --scope, --decision-timeframes, --subscriptions or --attachment-submission.\n${usage}`,
     );
   if ((values.since !== undefined || values['dry-run']) && command !== 'replay-events')
     fail(`${command} takes no --since or --dry-run.\n${usage}`);
@@ -419,6 +423,7 @@ const setPayerEndpoint = async () => {
     scope: values.scope,
     decisionTimeframes: values['decision-timeframes'],
     attachmentSubmission: values['attachment-submission'],
+    subscriptions: values.subscriptions,
   });
 };
 

@@ -49,3 +49,6 @@ export const DEFAULT_QUOTA_PER_DAY = 1_000_000;
  * authorizer's resultsCacheTtl, and the local gateway's default): a revoked key keeps working that long.
  */
 export const AUTHORIZER_CACHE_TTL_SECONDS = 60;
+
+/** The subscription keeper's period (its EventBridge schedule on AWS, the local timer's default). */
+export const PAYER_SUBSCRIPTIONS_EVERY_SECONDS_DEFAULT = 300;

@@ -23,3 +23,10 @@ export const submitToPayerStateMachineArn = () => required('SUBMIT_TO_PAYER_STAT
 /** The run credentials function (`invokedFunctions` in lib/routes/automation-tasks.ts), bound by the browser workers' `invoke` access. */
 export const runCredentialsFunctionName = () => required('RUN_CREDENTIALS_FUNCTION_NAME');
 export const payerTokenFunctionName = () => required('PAYER_TOKEN_FUNCTION_NAME');
+
+/**
+ * The API's public base URL (no trailing slash needed), which payers reach our notification route at
+ * (docs/payer-api.md, "Subscriptions"): a deployment's stable address, from CDK context `publicApiBaseUrl`;
+ * locally the gateway's URL. Unset: no subscription is made and the re-checks alone read pended results.
+ */
+export const publicApiBaseUrl = (): string | undefined => environment().PUBLIC_API_BASE_URL || undefined;

@@ -1,6 +1,7 @@
 import {
   AUTOMATION_QUOTA_DEFAULTS,
   PAYER_RECHECK_EVERY_SECONDS_DEFAULT,
+  PAYER_SUBSCRIPTIONS_EVERY_SECONDS_DEFAULT,
   RECHECK_EVERY_SECONDS_DEFAULT,
   STORAGE_QUOTA_DEFAULTS,
 } from './defaults.ts';
@@ -41,6 +42,11 @@ export interface Settings {
    * portal's, never longer than the client's own step. Locally the re-check timer also runs this often.
    */
   payerRecheckEverySeconds: number;
+  /**
+   * How often the local stack's subscription keeper looks at the due subscriptions (renewal, heartbeats,
+   * `$status`; docs/payer-api.md, "Subscriptions"); on AWS its schedule runs every 5 minutes.
+   */
+  payerSubscriptionsEverySeconds: number;
   /**
    * https and public addresses only, unless WEBHOOK_URL_POLICY=local (set by the local stack alone),
    * which also allows http and loopback. Anything else is a configuration error, never a looser policy.
@@ -149,6 +155,10 @@ export const parseSettings = (env: Env): Settings => {
     },
     recheckEverySeconds: number('RECHECK_EVERY_SECONDS', RECHECK_EVERY_SECONDS_DEFAULT),
     payerRecheckEverySeconds: number('PAYER_RECHECK_EVERY_SECONDS', PAYER_RECHECK_EVERY_SECONDS_DEFAULT),
+    payerSubscriptionsEverySeconds: number(
+      'PAYER_SUBSCRIPTIONS_EVERY_SECONDS',
+      PAYER_SUBSCRIPTIONS_EVERY_SECONDS_DEFAULT,
+    ),
     webhookUrlPolicy: webhookUrlPolicyOf(env, problems),
     payerUrlPolicy: payerUrlPolicyOf(env, problems),
     s3ForcePathStyle: trueOrFalse(env, problems, 'S3_FORCE_PATH_STYLE', false),
@@ -180,6 +190,7 @@ export const storageQuotaDefaults = () => settings().storageQuotas;
 export const automationQuotaDefaults = () => settings().automationQuotas;
 export const recheckEverySeconds = () => settings().recheckEverySeconds;
 export const payerRecheckEverySeconds = () => settings().payerRecheckEverySeconds;
+export const payerSubscriptionsEverySeconds = () => settings().payerSubscriptionsEverySeconds;
 export const webhookUrlPolicy = () => settings().webhookUrlPolicy;
 export const payerUrlPolicy = () => settings().payerUrlPolicy;
 export const s3ForcePathStyle = () => settings().s3ForcePathStyle;

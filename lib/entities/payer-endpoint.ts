@@ -7,6 +7,9 @@ export type DecisionTimeframes = (typeof DECISION_TIMEFRAMES)[number];
 /** How the answer to a request for more information reaches the payer (docs/payer-api.md, "CDex attachments"). */
 export const ATTACHMENT_SUBMISSIONS = ['claim-update', 'cdex'] as const;
 export type AttachmentSubmission = (typeof ATTACHMENT_SUBMISSIONS)[number];
+/** Whether we subscribe to the payer's pended results (docs/payer-api.md, "Subscriptions"). */
+export const PAYER_SUBSCRIPTION_CHANNELS = ['rest-hook', 'none'] as const;
+export type PayerSubscriptionChannel = (typeof PAYER_SUBSCRIPTION_CHANNELS)[number];
 
 /**
  * A payer's FHIR Prior Authorization API, as operators keep it (admin CLI `set-payer-endpoint`;
@@ -36,6 +39,11 @@ export interface StoredPayerEndpoint {
    * `$submit-attachment` (`cdex`). Items written before it existed have none stored: `claim-update`.
    */
   attachmentSubmission: AttachmentSubmission;
+  /**
+   * `rest-hook`: the payer takes PAS subscriptions (R4 Subscriptions Backport), one per connection, made at
+   * its first pended answer; `none` (items written before it existed too): re-checks alone.
+   */
+  subscriptions: PayerSubscriptionChannel;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -57,6 +65,7 @@ export const payerEndpointEntity = defineEntity<StoredPayerEndpoint>()({
     scope: attr.string(),
     decisionTimeframes: attr.absentAs(attr.string<DecisionTimeframes>(), () => 'cms-0057-f' as const),
     attachmentSubmission: attr.absentAs(attr.string<AttachmentSubmission>(), () => 'claim-update' as const),
+    subscriptions: attr.absentAs(attr.string<PayerSubscriptionChannel>(), () => 'none' as const),
     version: attr.number(),
     createdAt: attr.string(),
     updatedAt: attr.string(),

@@ -5,10 +5,12 @@ import type { OperationDoc } from './operation-doc.ts';
  * What the document says of the payer-API routes: submitting and cancelling through a payer's PAS API, the
  * JWKS payers verify us with, and payers' notifications (./operations.ts holds every route's, these among them).
  */
-export const payerApiOperations: Record<
-  'requests/submit-request' | 'requests/cancel-request' | 'payers/get-payer-jwks' | 'payers/receive-payer-notification',
-  OperationDoc
-> = {
+type PayerApiHandlerId = Extract<
+  HandlerId,
+  'requests/submit-request' | 'requests/cancel-request' | 'payers/get-payer-jwks' | 'payers/receive-payer-notification'
+>;
+
+export const payerApiOperations: Record<PayerApiHandlerId, OperationDoc> = {
   'requests/submit-request': {
     summary: "Submit a request to its payer's prior-authorization API",
     tag: 'Requests',

@@ -4,7 +4,8 @@ import { exchangeWithPayer, MAX_PAYER_ANSWER_BYTES, parsePayerJson, retryAfterSe
 import { checkPayerUrl, type PayerUrlPolicy } from './payer-url-policy.ts';
 
 /**
- * HTTP to a payer's Da Vinci PAS endpoint: one FHIR operation, POSTed as FHIR JSON with the access token,
+ * HTTP to a payer's Da Vinci PAS endpoint: one FHIR operation or interaction (PAS's operations, and the
+ * subscription's create, read, renewal and `$status`), as FHIR JSON with the access token,
  * its answer bounded (15 s, 5 MB, our JSON depth limit) and sorted into what the run can act on:
  * - 2xx, and a 4xx with a body (the payer's OperationOutcome): `{status, body}`, the body parsed, for the
  *   answer reader (a 4xx without a body: `body: null`);
@@ -16,7 +17,17 @@ import { checkPayerUrl, type PayerUrlPolicy } from './payer-url-policy.ts';
  *   PayerAnswerRejected.
  */
 
-type PasOperation = 'Claim/$submit' | 'Claim/$inquire' | 'Claim/$submit-attachment';
+/**
+ * What is called, as a path under the FHIR base: PAS's two operations and CDex's `$submit-attachment` (POST), a Subscription's create
+ * (POST `Subscription`), read (GET), renewal (PUT) and end (DELETE `Subscription/<id>`), its `$status` (GET).
+ */
+export type PayerOperation =
+  | 'Claim/$submit'
+  | 'Claim/$inquire'
+  | 'Claim/$submit-attachment'
+  | 'Subscription'
+  | `Subscription/${string}`;
+export type PayerMethod = 'POST' | 'PUT' | 'GET' | 'DELETE';
 
 /** PAS gives the payer 15 seconds to answer (its specification's synchronous response time). */
 export const PAS_TIMEOUT_MS = 15_000;
@@ -24,10 +35,12 @@ export const PAS_TIMEOUT_MS = 15_000;
 export interface FhirOperationCall {
   /** The payer's FHIR base URL (its endpoint in the operator directory), with or without a final slash. */
   baseUrl: string;
-  operation: PasOperation;
+  operation: PayerOperation;
+  /** POST unless said. */
+  method?: PayerMethod;
   accessToken: string;
-  /** The PAS Bundle (or Parameters), sent as JSON. */
-  body: unknown;
+  /** The PAS Bundle (or Parameters, or Subscription), sent as JSON; none for a GET or DELETE. */
+  body?: unknown;
   /** PAS_TIMEOUT_MS unless less is left (the task's end is nearer) or a test needs less. */
   timeoutMs?: number;
   /** The process's PAYER_URL_POLICY unless given. */
@@ -45,7 +58,7 @@ const FHIR_JSON = 'application/fhir+json';
 const isUnavailable = (status: number) => status === 429 || status >= 500;
 
 /** `[base]/Claim/$submit`: the operation appended to the base URL's path. */
-const operationUrl = (baseUrl: string, operation: PasOperation, policy: PayerUrlPolicy): URL => {
+const operationUrl = (baseUrl: string, operation: PayerOperation, policy: PayerUrlPolicy): URL => {
   const base = checkPayerUrl(baseUrl, policy);
   base.pathname = `${base.pathname.replace(/\/+$/, '')}/${operation}`;
   return base;
@@ -56,12 +69,13 @@ export const postFhirOperation = async (call: FhirOperationCall): Promise<FhirAn
   const answer = await exchangeWithPayer(
     url,
     {
+      method: call.method ?? 'POST',
       headers: {
-        'content-type': FHIR_JSON,
+        ...(call.body === undefined ? {} : { 'content-type': FHIR_JSON }),
         accept: FHIR_JSON,
         authorization: `Bearer ${call.accessToken}`,
       },
-      body: JSON.stringify(call.body),
+      ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
     },
     {
       timeoutMs: call.timeoutMs ?? PAS_TIMEOUT_MS,
@@ -73,6 +87,7 @@ export const postFhirOperation = async (call: FhirOperationCall): Promise<FhirAn
   if (status === 401) throw new TokenRejected();
   if (isUnavailable(status)) throw new PayerUnavailable(status, retryAfterSecondsOf(answer.headers.get('retry-after')));
   if (status >= 300 && status < 400) throw new PayerAnswerRejected('redirect');
-  if (status >= 400 && answer.body.byteLength === 0) return { status, body: null };
+  // A 4xx without a body, or a DELETE's 204 No Content.
+  if ((status >= 400 || status === 204) && answer.body.byteLength === 0) return { status, body: null };
   return { status, body: parsePayerJson(answer.body) };
 };

@@ -1,6 +1,7 @@
 import { changedByRun } from '#lib/entities/authorization-history';
 import type { Authorization } from '#lib/entities/request';
 import type { PortalAuthorizationRecord, RpaRunRecord, RunOutcome } from '#lib/entities/rpa';
+import { log } from '#lib/observability/logger';
 import { type RecheckContext, setAuthorization } from '#lib/requests/authorization-changes';
 import type { TaskResult } from '#lib/runs/run-recorder';
 import type { RunRef } from '#lib/runs/run-store';
@@ -65,7 +66,28 @@ export async function recordDecision(
   const summary = runSummaryOf(decision);
   const change = summary ? { authorization: summary } : {};
   if (!updated) return ctx.finish(ref, 'request_not_found', change);
-  return ctx.finish(ref, outcome, change);
+  const finished = await ctx.finish(ref, outcome, change);
+  if (decision.status === 'pending') await subscribeAfterPended(ctx, ref, run);
+  return finished;
+}
+
+/**
+ * A pended answer subscribes its connection to the payer's notifications (one subscription per
+ * connection), after the run ended: a subscription that cannot be made changes nothing for the run, and
+ * the re-checks read the decision as they would without one.
+ */
+async function subscribeAfterPended(ctx: PayerTaskContext, ref: RunRef, run: RpaRunRecord) {
+  const { payerConnectionId } = run;
+  if (!ctx.subscribe || !payerConnectionId) return;
+  try {
+    await ctx.subscribe({ clientId: ref.clientId, organizationId: run.organizationId, payerConnectionId });
+  } catch (error) {
+    log.error('Payer subscription not made', {
+      clientId: ref.clientId,
+      payerConnectionId,
+      errorName: (error as Error).name,
+    });
+  }
 }
 
 /** $inquire found no claim: the request's authorization says so (`not_found`), as a portal read would. */

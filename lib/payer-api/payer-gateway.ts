@@ -65,8 +65,9 @@ async function callWith(
     const answer = await deps.post({
       baseUrl: call.endpoint.fhirBaseUrl,
       operation: call.operation,
+      ...(call.method ? { method: call.method } : {}),
       accessToken,
-      body: call.bundle,
+      ...(call.bundle ? { body: call.bundle } : {}),
       ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
     });
     return { kind: 'answer', status: answer.status, body: answer.body };

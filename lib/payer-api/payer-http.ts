@@ -60,7 +60,7 @@ const asPayerError = (error: unknown, timeout: AbortSignal): Error => {
   return new PayerUnavailable(null, null);
 };
 
-/** POSTs to the payer and reads its answer within the limits. Redirects are not followed (see pas-transport.ts). */
+/** Calls the payer (POST unless `init` says otherwise) and reads its answer within the limits. Redirects are not followed (see pas-transport.ts). */
 export const exchangeWithPayer = async (
   url: URL,
   init: RequestInit,
@@ -71,7 +71,7 @@ export const exchangeWithPayer = async (
   try {
     const response = await fetch(url, {
       ...init,
-      method: 'POST',
+      method: init.method ?? 'POST',
       redirect: 'manual',
       signal: AbortSignal.any([timeout, abort.signal]),
     });

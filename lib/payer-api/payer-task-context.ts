@@ -1,5 +1,5 @@
-import type { Bundle, Parameters } from '@medplum/fhirtypes';
-import type { AttachmentSubmission, DecisionTimeframes } from '#lib/entities/payer-endpoint';
+import type { Resource } from '@medplum/fhirtypes';
+import type { AttachmentSubmission, DecisionTimeframes, PayerSubscriptionChannel } from '#lib/entities/payer-endpoint';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import type { RecheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import type { RequestStore } from '#lib/requests/request-store';
@@ -9,6 +9,7 @@ import { finisherOf } from '#lib/runs/run-recorder';
 import type { RunRef, RunStore } from '#lib/runs/run-store';
 import { TIMEOUTS } from '#lib/runs/state-machines';
 import type { PasAttachment } from './pas/mapping-context.ts';
+import type { PayerMethod, PayerOperation } from './pas-transport.ts';
 
 /*
  * What the payer-API channel's two tasks share (SubmitPasClaim, CheckPayerStatus): their dependencies
@@ -36,10 +37,9 @@ export interface PayerEndpointView {
   decisionTimeframes: DecisionTimeframes;
   /** How requested documents go to it (lib/payer-api/cdex/); absent: in a claim update. */
   attachmentSubmission?: AttachmentSubmission;
+  /** Whether a pended answer subscribes the connection (lib/payer-subscriptions/, docs/payer-api.md). */
+  subscriptions: PayerSubscriptionChannel;
 }
-
-/** The PAS operations we call, and CDex's `$submit-attachment` (lib/payer-api/cdex/). */
-type PasOperation = 'Claim/$submit' | 'Claim/$inquire' | 'Claim/$submit-attachment';
 
 /**
  * One PAS call's result as the tasks read it (payer-gateway.ts makes it: a token from the signer, a 401
@@ -66,9 +66,11 @@ export interface PayerCall {
   clientId: string;
   payerConnectionId: string;
   endpoint: PayerEndpointView;
-  operation: PasOperation;
-  /** The PAS Bundle, or the CDex Parameters of `$submit-attachment`. */
-  bundle: Bundle | Parameters;
+  operation: PayerOperation;
+  /** POST unless said. */
+  method?: PayerMethod;
+  /** What is sent: the PAS Bundle, the CDex Parameters of `$submit-attachment`, or the Subscription; none for a GET or DELETE. */
+  bundle?: Resource;
   /** How long the payer has to answer, when less than PAS's 15 s (the task's end is nearer). */
   timeoutMs?: number;
 }
@@ -85,6 +87,11 @@ export interface PayerTaskDependencies {
   call: (call: PayerCall) => Promise<PayerCallResult>;
   /** A client's re-check settings: a read that finds the authorization undecided schedules re-checks. */
   recheckSettings?: RecheckSettingsOf;
+  /**
+   * After a pended answer read through a connection: its PAS subscription made, unless it has one
+   * (lib/payer-subscriptions/subscription-creation.ts); absent: none is made.
+   */
+  subscribe?: (owner: { clientId: string; organizationId: string; payerConnectionId: string }) => Promise<unknown>;
   /** The client's runs in flight (automation-quotas.ts): a submit run that ends lands. */
   flights?: Pick<AutomationQuotaService, 'landed'>;
   /** Attempts at a payer that stays unavailable, per run, before the run ends `payer_unavailable`. */
@@ -94,8 +101,8 @@ export interface PayerTaskDependencies {
   now?: () => Date;
 }
 
-export type PayerTaskContext = Omit<Required<PayerTaskDependencies>, 'recheckSettings' | 'flights'> &
-  Pick<PayerTaskDependencies, 'recheckSettings' | 'flights'> & {
+export type PayerTaskContext = Omit<Required<PayerTaskDependencies>, 'recheckSettings' | 'flights' | 'subscribe'> &
+  Pick<PayerTaskDependencies, 'recheckSettings' | 'flights' | 'subscribe'> & {
     finish: ReturnType<typeof finisherOf>;
     /** A step of a run still going; called as a method, so the step texts read as they are written. */
     addStep: (

@@ -2,6 +2,8 @@ import { dynamoAttachmentStore } from '#lib/attachments/dynamo-attachment-store'
 import { s3ObjectStorage } from '#lib/attachments/s3-object-storage';
 import { dynamoPayerConnectionStore } from '#lib/payer-connections/dynamo-payer-connection-store';
 import { dynamoPayerEndpointStore } from '#lib/payer-endpoints/dynamo-payer-endpoint-store';
+import { subscribeConnection } from '#lib/payer-subscriptions/subscription-creation';
+import { dynamoSubscriptionContext } from '#lib/payer-subscriptions/subscription-service';
 import { recheckSettingsOf } from '#lib/rechecks/recheck-settings';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { flightLandings } from '#lib/runs/automation-quotas';
@@ -21,6 +23,9 @@ import { submitPasClaim } from './submit-pas-claim.ts';
  * function, built once per cold start. No browser, no portal driver, no signing key: the token function
  * alone signs (docs/payer-api.md).
  */
+const call = payerGateway({ token: requestPayerToken, post: postFhirOperation });
+const subscriptions = dynamoSubscriptionContext(call);
+
 const payerTaskDependencies: PayerTaskDependencies = {
   runs: dynamoRunStore,
   requests: dynamoRequestStore,
@@ -30,7 +35,8 @@ const payerTaskDependencies: PayerTaskDependencies = {
   },
   endpointOf: (payerId) => dynamoPayerEndpointStore.get(payerId),
   attachmentsOf: attachmentsWithData(dynamoAttachmentStore, s3ObjectStorage),
-  call: payerGateway({ token: requestPayerToken, post: postFhirOperation }),
+  call,
+  subscribe: (owner) => subscribeConnection(subscriptions, owner),
   // The client's settings alone: IAM lets these functions read no more of a client's own partition.
   recheckSettings: recheckSettingsOf({ getClient: dynamoTenantStore.getClientSettings }),
   flights: flightLandings(dynamoAutomationUsage),

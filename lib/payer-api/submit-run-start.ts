@@ -1,14 +1,15 @@
 import type { RpaRunRecord } from '#lib/entities/rpa';
+import type { SubmittedClaimStore } from '#lib/payer-subscriptions/submitted-claim-store';
 import { changeRun } from '#lib/runs/run-changes';
+import type { RunStartContext } from '#lib/runs/run-context';
 import { notStarted } from '#lib/runs/run-start';
 import { TIMEOUTS } from '#lib/runs/state-machines';
-import type { SubmissionContext } from './submission-start.ts';
 
 /**
  * The claim's pointer to its request, written before the run exists: a payer's notification names the claim
  * by this identifier (lib/payer-subscriptions/notification-receipt.ts), whichever attempt of the run sends it.
  */
-function recordSubmittedClaim(ctx: Pick<SubmissionContext, 'submittedClaims'>, run: RpaRunRecord) {
+function recordSubmittedClaim(ctx: { submittedClaims: SubmittedClaimStore }, run: RpaRunRecord) {
   return ctx.submittedClaims.record({
     clientId: run.clientId,
     claimIdentifier: run.submission!.bundleIdentifier,
@@ -27,7 +28,7 @@ function recordSubmittedClaim(ctx: Pick<SubmissionContext, 'submittedClaims'>, r
  * execution started (a start that fails ends the run and gives the quota back), the execution recorded.
  */
 export async function startSubmitRun(
-  ctx: Pick<SubmissionContext, 'runs' | 'automation' | 'quotas' | 'now' | 'submittedClaims'>,
+  ctx: Pick<RunStartContext, 'runs' | 'automation' | 'quotas' | 'now'> & { submittedClaims: SubmittedClaimStore },
   run: RpaRunRecord,
 ): Promise<RpaRunRecord> {
   // Before the admission, which a failed write here would leave taken; a pointer without its run names no one.

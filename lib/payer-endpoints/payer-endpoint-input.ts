@@ -3,6 +3,8 @@ import {
   type AttachmentSubmission,
   DECISION_TIMEFRAMES,
   type DecisionTimeframes,
+  PAYER_SUBSCRIPTION_CHANNELS,
+  type PayerSubscriptionChannel,
 } from '#lib/entities/payer-endpoint';
 import { PAYER_ID_MAX_LENGTH, PAYER_ID_PATTERN } from '#lib/validation/schemas/common';
 import { type PayerUrlPolicy, payerUrlProblem } from './payer-endpoint-url.ts';
@@ -24,6 +26,8 @@ export interface PayerEndpointInput {
   decisionTimeframes?: string | undefined;
   /** Absent: `claim-update`. */
   attachmentSubmission?: string | undefined;
+  /** Absent: `none`. */
+  subscriptions?: string | undefined;
 }
 
 /** What the endpoint's fields are once checked (written as they are). */
@@ -35,6 +39,7 @@ export interface CheckedPayerEndpoint {
   scope: string;
   decisionTimeframes: DecisionTimeframes;
   attachmentSubmission: AttachmentSubmission;
+  subscriptions: PayerSubscriptionChannel;
 }
 
 /**
@@ -110,6 +115,13 @@ const checkedAttachmentSubmission = (value: string | undefined): AttachmentSubmi
   return known;
 };
 
+const checkedSubscriptions = (value: string | undefined): PayerSubscriptionChannel => {
+  if (value === undefined) return 'none';
+  const known = PAYER_SUBSCRIPTION_CHANNELS.find((channel) => channel === value);
+  if (!known) throw new Error(`--subscriptions takes ${PAYER_SUBSCRIPTION_CHANNELS.join(' or ')}.`);
+  return known;
+};
+
 /** A URL checked by payerUrlProblem, as stored: a base URL without its trailing slash (paths are appended). */
 const checkedUrl = (option: string, raw: string, policy: PayerUrlPolicy, base: boolean): string => {
   const problem = payerUrlProblem(raw, policy, { query: !base });
@@ -129,5 +141,6 @@ export const checkedPayerEndpoint = (input: PayerEndpointInput, policy: PayerUrl
     scope: checkedScope(input.scope),
     decisionTimeframes: checkedTimeframes(input.decisionTimeframes),
     attachmentSubmission: checkedAttachmentSubmission(input.attachmentSubmission),
+    subscriptions: checkedSubscriptions(input.subscriptions),
   };
 };

@@ -17,6 +17,7 @@ import {
 import { PARTITION } from './table-partitions.ts';
 
 const { request, batch, portalAccount, payerConnection, outbox, automation, payerEndpoint, anyClient } = PARTITION;
+const { payerSubscription } = PARTITION;
 
 /**
  * Functions run by the automation's state machines, one per Task state: the CDK stack binds each
@@ -95,13 +96,14 @@ export const automationTasks: readonly AutomationTask[] = [
       table: {
         actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
         leadingKeys: {
-          // The run, its request, connection and the payer's endpoint; its flight, when the run ends.
-          GetItem: [request, payerConnection, payerEndpoint, automation],
+          // The run, its request, connection and the payer's endpoint; its flight, when the run ends; the
+          // connection's PAS subscription (a pended answer makes one).
+          GetItem: [request, payerConnection, payerEndpoint, automation, payerSubscription],
           // The request's earlier runs and its attachments.
           Query: [request],
           // The run's steps and end with its event; a changed authorization's history entry, event and
-          // re-check; the connection marked `attention`.
-          PutItem: [request, outbox, payerConnection],
+          // re-check; the connection marked `attention`; a subscription and the connection's pointer to it.
+          PutItem: [request, outbox, payerConnection, payerSubscription],
           // The request's authorization; the count in flight the run's landing lowers.
           UpdateItem: [request, automation],
           // The re-check a decision ends; the run's flight landed.
@@ -124,15 +126,15 @@ export const automationTasks: readonly AutomationTask[] = [
       table: {
         actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
         leadingKeys: {
-          // Each run and request, the connection and the payer's endpoint.
-          GetItem: [request, payerConnection, payerEndpoint],
+          // Each run and request, the connection and the payer's endpoint; the connection's PAS subscription.
+          GetItem: [request, payerConnection, payerEndpoint, payerSubscription],
           // The group's runs.
           BatchGetItem: [request],
           // A request's latest submit run.
           Query: [request],
           // The runs' steps and ends with their events; a changed authorization's history entry, event and
-          // re-check; the connection marked `attention`.
-          PutItem: [request, outbox, payerConnection],
+          // re-check; the connection marked `attention`; a subscription and the connection's pointer to it.
+          PutItem: [request, outbox, payerConnection, payerSubscription],
           // The request's authorization.
           UpdateItem: [request],
           // The re-check a decision ends (in the authorization's transaction).

@@ -5,7 +5,7 @@
 import type { RouteAccess } from './access-model.ts';
 import { PARTITION } from './table-partitions.ts';
 
-const { request, batch, outbox, anyClient } = PARTITION;
+const { request, batch, outbox, anyClient, payerConnection, payerEndpoint, payerSubscription } = PARTITION;
 
 /** S3 ObjectCreated notifications of the attachments bucket, for keys with this prefix and suffix. */
 interface S3ObjectCreatedTrigger {
@@ -77,14 +77,44 @@ export const automationEventFunctions: readonly EventFunction<ExecutionStatusTri
   },
 ];
 
+/** A function started every `everyMinutes` by an EventBridge rule. */
+export interface ScheduleTrigger {
+  schedule: { everyMinutes: number };
+}
+
+/**
+ * Deployed with the automation (infra/automation-stack.ts: an EventBridge rule on a schedule), beside the
+ * payer token function they invoke; locally a timer runs the same code (local/payer-subscriptions.ts).
+ */
+export const scheduledPayerFunctions: readonly EventFunction<ScheduleTrigger>[] = [
+  {
+    // The connections' PAS subscriptions (docs/payer-api.md, "Subscriptions"): renewed, checked, made again.
+    name: 'KeepPayerSubscriptions',
+    handler: 'payers/keep-payer-subscriptions',
+    trigger: { schedule: { everyMinutes: 5 } },
+    access: {
+      table: {
+        actions: ['GetItem', 'PutItem'],
+        // gsi1: the due subscriptions, shard by shard.
+        queryIndexes: ['gsi1'],
+        leadingKeys: {
+          // Each subscription; the connection and its pointer to its current subscription; the payer's endpoint.
+          GetItem: [payerSubscription, payerConnection, payerEndpoint],
+          // A subscription's next look, renewal or status; one made again with the pointer moved to it.
+          PutItem: [payerSubscription, payerConnection],
+        },
+      },
+      invoke: ['IssuePayerToken'],
+    },
+  },
+];
+
 /**
  * What starts a webhook delivery function on AWS (infra/events-stack.ts). `serviceEvents`: the SQS queue
  * the service-review bus's rule fills (docs/events.md, "On AWS"), polled in batches of `batchSize` by at
  * most `maxConcurrency` invocations at once. `schedule`: every `everyMinutes`.
  */
-export type WebhookDeliveryTrigger =
-  | { serviceEvents: { batchSize: number; maxConcurrency: number } }
-  | { schedule: { everyMinutes: number } };
+export type WebhookDeliveryTrigger = { serviceEvents: { batchSize: number; maxConcurrency: number } } | ScheduleTrigger;
 
 /**
  * The delivery side of webhooks on AWS (docs/webhooks.md, "On AWS"), deployed in the events stack. Locally

@@ -14,7 +14,10 @@ export const PARTITION = {
   batch: 'CLIENT#*#RPABATCH#*',
   /** A portal account, its payer and search index entries, and its session lease. */
   portalAccount: 'CLIENT#*#PACC#*',
+  /** A payer connection, and its pointer to its current PAS subscription. */
   payerConnection: 'CLIENT#*#PCONN#*',
+  /** A PAS subscription, by our own id (the notification route's): no tenant's id in its key. */
+  payerSubscription: 'PASSUB#*',
   /** One outbox item (an event). */
   outbox: 'CLIENT#*#EVENT#*',
   /** A webhook subscription's deliveries. */
@@ -26,8 +29,6 @@ export const PARTITION = {
   automation: 'CLIENT#*#AUTOMATION#INFLIGHT',
   /** A payer's endpoint in the operators' directory. */
   payerEndpoint: 'PAYER#*',
-  /** A payer connection's PAS subscription, by our own id (lib/entities/payer-subscription.ts). */
-  payerSubscription: 'PASSUB#*',
   /** A claim we submitted through PAS, by its identifier: its request. */
   submittedClaim: 'CLIENT#*#PASCLAIM#*',
   apiKey: 'APIKEY#*',

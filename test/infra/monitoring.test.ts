@@ -6,7 +6,12 @@ import { SERVER_ERROR_RATE_THRESHOLD } from '#infra/constructs/monitoring';
 import { ServiceFunction } from '#infra/constructs/service-function';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability/names';
 import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
-import { automationEventFunctions, eventFunctions, webhookDeliveryFunctions } from '#lib/routes/event-functions';
+import {
+  automationEventFunctions,
+  eventFunctions,
+  scheduledPayerFunctions,
+  webhookDeliveryFunctions,
+} from '#lib/routes/event-functions';
 import { functionNameOf, routes } from '#lib/routes/route-table';
 import { logicalIdOf, resourceNamedBy, synthesize } from './synthesized-app.ts';
 
@@ -28,11 +33,13 @@ const functionCount =
   automationEventFunctions.length +
   invokedFunctions.length +
   webhookDeliveryFunctions.length +
-  recheckTasks.length;
-/** Functions invoked asynchronously, each with a dead-letter queue (the scheduled webhook sweep too). */
+  recheckTasks.length +
+  scheduledPayerFunctions.length;
+/** Functions invoked asynchronously, each with a dead-letter queue (the scheduled sweep and keeper too). */
 const withDeadLetters = [
   ...eventFunctions,
   ...automationEventFunctions,
+  ...scheduledPayerFunctions,
   ...webhookDeliveryFunctions.filter((fn) => 'schedule' in fn.trigger),
 ];
 
@@ -219,7 +226,8 @@ describe('monitoring of a dev stack configured from context', () => {
         automationEventFunctions.length -
         invokedFunctions.length -
         webhookDeliveryFunctions.length -
-        recheckTasks.length,
+        recheckTasks.length -
+        scheduledPayerFunctions.length,
     );
     const [table] = resourcesOf(app.dataTemplate, 'AWS::DynamoDB::Table');
     expect(table?.DeletionPolicy).toBe('Delete');

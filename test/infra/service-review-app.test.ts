@@ -18,7 +18,7 @@ import { GATEWAY_PROBLEMS, problemBody } from '#lib/http/gateway-responses';
 import { dueRechecksDefinition, type RecheckTaskName, type RecheckTaskResources } from '#lib/rechecks/state-machine';
 import { authorizerAccess, type InvokedFunctionName, routeAccess } from '#lib/routes/access-model';
 import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
-import { automationEventFunctions, eventFunctions } from '#lib/routes/event-functions';
+import { automationEventFunctions, eventFunctions, scheduledPayerFunctions } from '#lib/routes/event-functions';
 import { functionNameOf, type Route, routes } from '#lib/routes/route-table';
 import {
   type AutomationTaskName,
@@ -187,6 +187,7 @@ describe('least privilege', () => {
       synthesized.automation.functions[name as AutomationTaskName] ??
       synthesized.automation.eventFunctions[name]?.fn ??
       synthesized.automation.invokeTargets[name as InvokedFunctionName]?.fn ??
+      synthesized.automation.scheduledFunctions[name] ??
       synthesized.automation.dueRechecks.functions[name as RecheckTaskName]!;
     /** The function's grants on the table's items, each action with the partitions its condition names. */
     const onItems = (name: string) =>
@@ -196,7 +197,7 @@ describe('least privilege', () => {
           grant.replace(' on table if dynamodb:LeadingKeys ', ' ').replace(/ on table if \{.*/, ' settings'),
         );
     // Written out here, pattern by pattern: what each function's code reaches (docs/security.md).
-    const [REQ, BATCH, PACC, PCONN, EVENT, FLIGHTS, PAYER] = [
+    const [REQ, BATCH, PACC, PCONN, EVENT, FLIGHTS, PAYER, PASSUB] = [
       'CLIENT#*#REQ#*',
       'CLIENT#*#RPABATCH#*',
       'CLIENT#*#PACC#*',
@@ -204,6 +205,7 @@ describe('least privilege', () => {
       'CLIENT#*#EVENT#*',
       'CLIENT#*#AUTOMATION#INFLIGHT',
       'PAYER#*',
+      'PASSUB#*',
     ];
     const expected: Record<string, string[]> = {
       FillPortalForm: [
@@ -240,24 +242,26 @@ describe('least privilege', () => {
       ],
       SubmitPasClaim: [
         `dynamodb:DeleteItem ${FLIGHTS},${REQ}`,
-        `dynamodb:GetItem ${FLIGHTS},${PCONN},${REQ},${PAYER}`,
+        `dynamodb:GetItem ${FLIGHTS},${PCONN},${REQ},${PASSUB},${PAYER}`,
         'dynamodb:GetItem settings',
-        `dynamodb:PutItem ${EVENT},${PCONN},${REQ}`,
+        `dynamodb:PutItem ${EVENT},${PCONN},${REQ},${PASSUB}`,
         `dynamodb:Query ${REQ}`,
         `dynamodb:UpdateItem ${FLIGHTS},${REQ}`,
       ],
       CheckPayerStatus: [
         `dynamodb:BatchGetItem ${REQ}`,
         `dynamodb:DeleteItem ${REQ}`,
-        `dynamodb:GetItem ${PCONN},${REQ},${PAYER}`,
+        `dynamodb:GetItem ${PCONN},${REQ},${PASSUB},${PAYER}`,
         'dynamodb:GetItem settings',
-        `dynamodb:PutItem ${EVENT},${PCONN},${REQ}`,
+        `dynamodb:PutItem ${EVENT},${PCONN},${REQ},${PASSUB}`,
         `dynamodb:Query ${REQ}`,
         `dynamodb:UpdateItem ${REQ}`,
       ],
       IssueRunCredentials: [`dynamodb:GetItem ${PACC},${REQ}`, `dynamodb:PutItem ${REQ}`],
       // Its client's key set is in the client's own partition: CLIENT#* is every client partition (reads only).
       IssuePayerToken: [`dynamodb:GetItem CLIENT#*,${PCONN},${PAYER}`, `dynamodb:PutItem ${PCONN}`],
+      // The subscriptions (our ids), the connections' pointers to them; no request, no client's own partition.
+      KeepPayerSubscriptions: [`dynamodb:GetItem ${PCONN},${PASSUB},${PAYER}`, `dynamodb:PutItem ${PCONN},${PASSUB}`],
       SelectDueRechecks: [
         'dynamodb:GetItem CLIENT#*',
         `dynamodb:DeleteItem ${REQ}`,
@@ -610,7 +614,11 @@ describe('automation', () => {
   it('has one function per automation task with exactly its access; browser workers sized for Chromium, on x86_64', () => {
     synthesized.automationTemplate.resourceCountIs(
       'AWS::Lambda::Function',
-      automationTasks.length + automationEventFunctions.length + invokedFunctions.length + recheckTasks.length,
+      automationTasks.length +
+        automationEventFunctions.length +
+        invokedFunctions.length +
+        recheckTasks.length +
+        scheduledPayerFunctions.length,
     );
     for (const task of automationTasks) {
       const fn = taskFunction(task.name);
@@ -629,6 +637,44 @@ describe('automation', () => {
         }[task.worker],
       });
     }
+  });
+
+  it('keeps the PAS subscriptions every 5 minutes: KeepPayerSubscriptions, its access, the token function to invoke', () => {
+    const fn = synthesized.automation.scheduledFunctions.KeepPayerSubscriptions!;
+    const row = scheduledPayerFunctions.find((candidate) => candidate.name === 'KeepPayerSubscriptions')!;
+    expect(grantsOf(statementsOf(fn), resourceIdsOf(synthesized))).toEqual(expectedGrants(row.access, 'event'));
+    const schedule = synthesized.automation.node.findChild('KeepPayerSubscriptionsSchedule');
+    const functionArn = { 'Fn::GetAtt': [logicalIdOf(fn.function), 'Arn'] };
+    expect(resourceOf(schedule).Properties).toMatchObject({
+      ScheduleExpression: 'rate(5 minutes)',
+      State: 'ENABLED',
+      Targets: [{ Arn: functionArn, RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 0 } }],
+    });
+    const variables = resourceOf(fn.function).Properties.Environment.Variables;
+    expect(variables).toMatchObject({ PAYER_TOKEN_FUNCTION_NAME: expect.anything() });
+    // No public base URL in the context: no subscription is made, and nothing tells the functions one.
+    expect(variables.PUBLIC_API_BASE_URL).toBeUndefined();
+    expect(resourceOf(fn.function).Properties).toMatchObject({ Timeout: 240, MemorySize: 512 });
+  });
+
+  it('tells the payer functions the public base URL of CDK context publicApiBaseUrl, and refuses one not https', () => {
+    const context = { 'aws:cdk:bundling-stacks': [], publicApiBaseUrl: 'https://api.example.org' };
+    const withUrl = synthesize({ context });
+    try {
+      const payerFunctions = [
+        withUrl.automation.scheduledFunctions.KeepPayerSubscriptions!,
+        withUrl.automation.functions.SubmitPasClaim!,
+        withUrl.automation.functions.CheckPayerStatus!,
+      ];
+      const variablesOf = (fn: ServiceFunction) =>
+        withUrl.automationTemplate.toJSON().Resources[logicalIdOf(fn.function)].Properties.Environment.Variables;
+      for (const fn of payerFunctions) expect(variablesOf(fn).PUBLIC_API_BASE_URL).toBe('https://api.example.org');
+      expect(variablesOf(withUrl.automation.functions.FillPortalForm!)).not.toHaveProperty('PUBLIC_API_BASE_URL');
+    } finally {
+      withUrl.cleanUp();
+    }
+    const app = new App({ context: { publicApiBaseUrl: 'http://api.example.org' } });
+    expect(() => serviceConfigOf(app)).toThrow(/publicApiBaseUrl/);
   });
 
   it('reserves concurrency for each browser worker (infra/config.ts browserConcurrency, 10), and for nothing else', () => {
@@ -665,9 +711,10 @@ describe('automation', () => {
       },
       Targets: [{ Arn: functionArn, DeadLetterConfig: { Arn: deadLetters }, Id: expect.any(String) }],
     });
-    expect(Object.keys(synthesized.automationTemplate.findResources('AWS::Events::Rule'))).toEqual([
-      logicalIdOf(trigger.rule),
-    ]);
+    const keeperSchedule = synthesized.automation.node.findChild('KeepPayerSubscriptionsSchedule');
+    expect(Object.keys(synthesized.automationTemplate.findResources('AWS::Events::Rule')).sort()).toEqual(
+      [logicalIdOf(trigger.rule), logicalIdOf(keeperSchedule)].sort(),
+    );
     // EventBridge may invoke it for this rule only, and send what it cannot deliver to its dead letters.
     const permissions = Object.values(
       synthesized.automationTemplate.findResources('AWS::Lambda::Permission', {

@@ -59,6 +59,8 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       'none',
       '--attachment-submission',
       'cdex',
+      '--subscriptions',
+      'rest-hook',
     );
     expect(created).toEqual({
       payerId,
@@ -68,6 +70,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       scope: 'system/Claim.write system/ClaimResponse.read system/Coverage.read',
       decisionTimeframes: 'none',
       attachmentSubmission: 'cdex',
+      subscriptions: 'rest-hook',
       version: 1,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -84,6 +87,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       scope: 'system/Claim.write system/ClaimResponse.read',
       decisionTimeframes: 'cms-0057-f',
       attachmentSubmission: 'claim-update',
+      subscriptions: 'none',
       version: 2,
       updatedAt: expect.any(String),
     });
@@ -152,7 +156,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       ],
       [
         ['list-payer-endpoints', '--decision-timeframes', 'none'],
-        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name, --scope, --decision-timeframes or --attachment-submission\./,
+        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name, --scope, --decision-timeframes, --subscriptions or --attachment-submission\./,
       ],
       [
         ['set-payer-endpoint', newPayerId(), '--fhir-base-url', 'https://payer.example/fhir'],
@@ -165,7 +169,7 @@ describe('set-payer-endpoint, list-payer-endpoints, delete-payer-endpoint', () =
       [['set-payer-endpoint', newPayerId(), '--fhir-base-url'], /^--fhir-base-url takes a URL\.\nUsage:/],
       [
         ['list-payer-endpoints', '--scope', 'system/Claim.write'],
-        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name, --scope, --decision-timeframes or --attachment-submission\.\nUsage:/,
+        /^list-payer-endpoints takes no --fhir-base-url, --token-url, --name, --scope, --decision-timeframes, --subscriptions or --attachment-submission\.\nUsage:/,
       ],
       [['delete-payer-endpoint'], /^delete-payer-endpoint takes 1 argument\(s\)\.\nUsage:/],
       [[...https(newPayerId()), '--fhir-url', 'x'], /^Unknown option --fhir-url\.\nUsage:/],

@@ -60,6 +60,7 @@ export const setPayerEndpoint = (
   payer: PayerSide,
   decisionTimeframes?: 'none' | 'cms-0057-f',
   attachmentSubmission?: 'claim-update' | 'cdex',
+  subscriptions?: 'rest-hook' | 'none',
 ) =>
   directory.set({
     payerId,
@@ -68,6 +69,7 @@ export const setPayerEndpoint = (
     tokenUrl: payer.tokenUrl,
     decisionTimeframes,
     attachmentSubmission,
+    subscriptions,
   });
 
 const asOperator = (payer: PayerSide, path: string, body: unknown) =>

@@ -227,6 +227,7 @@ describe('PayerEndpoint', () => {
       scope: 'system/Claim.write',
       decisionTimeframes: 'cms-0057-f' as const,
       attachmentSubmission: 'cdex' as const,
+      subscriptions: 'rest-hook' as const,
       version: 1,
       createdAt: t0,
       updatedAt: t0,
@@ -243,6 +244,7 @@ describe('PayerEndpoint', () => {
       scope: 'system/Claim.write',
       decisionTimeframes: 'cms-0057-f',
       attachmentSubmission: 'cdex',
+      subscriptions: 'rest-hook',
       version: 1,
       createdAt: t0,
       updatedAt: t0,
@@ -256,6 +258,9 @@ describe('PayerEndpoint', () => {
     // Written before CDex: requested documents go in a claim update.
     const { attachmentSubmission: __, ...beforeCdex } = payerEndpointEntity.toItem(endpoint);
     expect(payerEndpointEntity.fromItem(beforeCdex).attachmentSubmission).toBe('claim-update');
+    // Written before subscriptions: none made.
+    const { subscriptions: ___, ...unsubscribed } = payerEndpointEntity.toItem(endpoint);
+    expect(payerEndpointEntity.fromItem(unsubscribed).subscriptions).toBe('none');
   });
 });
 

@@ -106,6 +106,7 @@ describe('checkedPayerEndpoint', () => {
       scope: DEFAULT_PAYER_SCOPE,
       decisionTimeframes: 'cms-0057-f',
       attachmentSubmission: 'claim-update',
+      subscriptions: 'none',
     });
     expect(DEFAULT_PAYER_SCOPE).toBe('system/Claim.write system/ClaimResponse.read');
   });
@@ -126,6 +127,14 @@ describe('checkedPayerEndpoint', () => {
     expect(submissionOf('claim-update')).toBe('claim-update');
     expect(() => submissionOf('CDex')).toThrow('--attachment-submission takes claim-update or cdex.');
     expect(() => submissionOf('')).toThrow('--attachment-submission');
+  });
+
+  it('takes whether the payer takes PAS subscriptions: rest-hook or none, nothing else', () => {
+    const subscriptionsOf = (subscriptions: string) =>
+      checkedPayerEndpoint({ ...valid, subscriptions }, 'public-https').subscriptions;
+    expect(subscriptionsOf('rest-hook')).toBe('rest-hook');
+    expect(subscriptionsOf('none')).toBe('none');
+    expect(() => subscriptionsOf('websocket')).toThrow('--subscriptions takes rest-hook or none.');
   });
 
   it('takes scopes as RFC 6749 tokens, one space apart, bounded, system/ only among SMART contexts', () => {

@@ -8,7 +8,12 @@ import { requestEntity } from '#lib/entities/request';
 import { automationFlightEntity } from '#lib/entities/storage-usage';
 import { authorizerAccess, type RouteAccess, routeAccess } from '#lib/routes/access-model';
 import { automationTasks, invokedFunctions, recheckTasks } from '#lib/routes/automation-tasks';
-import { automationEventFunctions, eventFunctions, webhookDeliveryFunctions } from '#lib/routes/event-functions';
+import {
+  automationEventFunctions,
+  eventFunctions,
+  scheduledPayerFunctions,
+  webhookDeliveryFunctions,
+} from '#lib/routes/event-functions';
 import { PARTITION, stringLike } from '#lib/routes/table-partitions';
 
 /*
@@ -45,10 +50,9 @@ const everyAccess: Array<[string, RouteAccess]> = [
     row.name,
     row.access,
   ]),
-  ...[...eventFunctions, ...automationEventFunctions, ...webhookDeliveryFunctions].map((row): [string, RouteAccess] => [
-    row.name,
-    row.access,
-  ]),
+  ...[...eventFunctions, ...automationEventFunctions, ...webhookDeliveryFunctions, ...scheduledPayerFunctions].map(
+    (row): [string, RouteAccess] => [row.name, row.access],
+  ),
 ];
 const patternsOf = (access: RouteAccess) =>
   actionsByPartitions(access.table ?? { actions: [] }).flatMap((group) => group.leadingKeys ?? []);
