@@ -80,6 +80,11 @@ export const RUN_STEP_TEXTS = [
     "the payer's API did not answer; the attempt will be retried",
     'the payer refused a field of the request',
     'the request lacks fields the payer API needs',
+    // Documents answering a request for more information, by CDex (lib/payer-api/documents-by-cdex.ts).
+    'sending the documents to the payer (CDex $submit-attachment)',
+    'the payer took the documents',
+    'the payer refused the documents',
+    'the request lacks fields CDex needs',
     ...Object.values(OUTCOME_STEPS),
     // no_portal_account's text until the start chose the account (69149bc): stored runs keep it.
     "no active portal account of the organization serves the request's payer",

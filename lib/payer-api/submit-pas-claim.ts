@@ -6,6 +6,7 @@ import { RunNotFound } from '#lib/runs/errors';
 import { runRefOf, type TaskResult } from '#lib/runs/run-recorder';
 import { isTerminal, type RunRef } from '#lib/runs/run-store';
 import { decisionDueAtOf, isUrgentRequest } from './decision-deadline.ts';
+import { documentsByCdex, goesByCdex } from './documents-by-cdex.ts';
 import { sentSubmissionOf } from './latest-submission.ts';
 import type { PayerDecision } from './pas/answer-model.ts';
 import { readPasAnswer } from './pas/answer-reader.ts';
@@ -179,6 +180,16 @@ export async function submitPasClaim(ctx: PayerTaskContext, input: unknown): Pro
   if (run.submission!.sentAt) {
     const known = await reconciled(ctx, ref, run, request, endpoint, connection.payerId);
     if (known !== 'not_found') return known;
+  }
+  if (goesByCdex(run, endpoint)) {
+    return documentsByCdex(
+      ctx,
+      { ref, run, request, endpoint, payerId: connection.payerId },
+      {
+        unavailable: (retryAfterSeconds) => unavailable(ctx, ref, run, retryAfterSeconds),
+        endedBy: (result) => endedBy(ctx, ref, run, result),
+      },
+    );
   }
   const { bundle, problems } = buildSubmissionBundle({
     request,

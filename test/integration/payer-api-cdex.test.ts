@@ -169,4 +169,30 @@ describe('documents sent by CDex $submit-attachment to the local PAS payer', () 
     const still = await inquired(externalId);
     expect(still.informationRequested.items).toHaveLength(2);
   });
+
+  it('answer the request for more information when the client submits naming them: no claim update is sent', async () => {
+    const { externalId, claimIdentifier } = await pendedWithRequest();
+    const [plan] = await uploaded(externalId, [{ documentType: '18776-5', bytes: sample.pdf() }]);
+    const [notes] = await uploaded(externalId, [{ documentType: '11506-3', bytes: sample.pdf(1024) }]);
+    const res = await submit(tenant, externalId, { attachmentIds: [plan!.attachmentId, notes!.attachmentId] });
+    expect(res.status, res.text).toBe(202);
+    const settled = await settledRun(tenant, locationOf(res));
+    expect(settled.outcome).toBe('submitted');
+    const run = (await dynamoRunStore.getRun({ clientId: tenant.clientId, externalId, runId: settled.runId }))!;
+    expect(run.submission).toMatchObject({ action: 'update', relatedClaimIdentifier: claimIdentifier, sentAt: null });
+    expect(run.steps.map((step) => step.step)).toContain('the payer took the documents');
+    // The documents are on the claim the payer holds; no update of it was sent.
+    expect(
+      payer
+        .documentsOfClaim(claimIdentifier)
+        .map((document) => document.code)
+        .sort(),
+    ).toEqual(['11506-3', '18776-5']);
+    expect(payer.submissionsWithIdentifier(run.submission!.bundleIdentifier)).toBe(0);
+    // The claim read after the documents: still pended, nothing asked any more.
+    expect((await getRequest(tenant, externalId)).authorization).toMatchObject({
+      status: 'pending',
+      informationRequested: null,
+    });
+  });
 });
