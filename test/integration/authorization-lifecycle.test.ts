@@ -11,6 +11,7 @@ import { PAS_DOCUMENTS_MEMBER_ID, PAS_PARTIAL_MEMBER_ID } from '#local/pas-payer
 import { startRecheckTimer } from '#local/rechecks';
 import { SANDBOX_MEMBERS } from '#local/sandbox-portal/seed';
 import { enforceTableGrants } from '#local/table-grants';
+import { call } from '#test/support/api';
 import { loadSourceHandler } from '#test/support/in-process-gateway';
 import {
   claimsOf,
@@ -19,6 +20,7 @@ import {
   historyOf,
   ownPayer,
   type PayerApiTenant,
+  pasRequestBody,
   payerApiTenant,
   setPayerEndpoint,
   submit,
@@ -31,7 +33,8 @@ import { locationOf, settledBatch, settledRun, startBatch } from './rpa-end-to-e
  * really happens: requests submitted through the API to this file's own local PAS payer (real HTTP, real client
  * assertions), decided by its operator and read again with $inquire. Every history entry they leave is a
  * transition the table lists for the PAS channel and for what made it (the run's kind: a submission or a status
- * read; a deadline that passed), and every event written with it is one that row says it sends.
+ * read, a cancel; a deadline that passed), and every event written with it is one that row says it
+ * sends.
  */
 let payer: Awaited<ReturnType<typeof ownPayer>>;
 const PAYER_ID = 'PTEST-LIFECYCLE';
@@ -103,6 +106,16 @@ const decidedAndRead = async (externalId: string, bundleIdentifier: string, stat
   expect(batch.items[0]).toMatchObject({ status: 'succeeded', outcome: 'status_read' });
 };
 
+/** POST …/cancel, its run settled: the payer confirmed it. */
+const cancelled = async (externalId: string) => {
+  const res = await call('POST', `/api/external/v1.1/Requests/${encodeURIComponent(externalId)}/cancel`, {
+    apiKey: tenant.apiKey,
+    body: { clientUserId: tenant.clientUserId },
+  });
+  expect(res.status, res.text).toBe(202);
+  expect((await settledRun(tenant, locationOf(res))).outcome).toBe('submitted');
+};
+
 /** The request's changes, oldest first: from, to, what made them, and the events written with each. */
 const turnsOf = async (externalId: string) => {
   const events = (await outboxItemsOf(tenant.clientId))
@@ -140,12 +153,18 @@ describe('the lifecycle through the PAS channel, against the local payer', () =>
       partial: await createPasRequest(tenant, PAS_PARTIAL_MEMBER_ID),
       pended: await createPasRequest(tenant, pendedMember!),
       documents: await createPasRequest(tenant, PAS_DOCUMENTS_MEMBER_ID),
+      cancelledPended: await createPasRequest(tenant, pendedMember!),
+      cancelledApproved: await createPasRequest(tenant, approvedMember!),
     };
     for (const externalId of [flows.approved, flows.denied, flows.partial]) await submitted(externalId);
     const pendedClaim = await submitted(flows.pended);
     await deadlinePassed(flows.pended);
     await decidedAndRead(flows.pended, pendedClaim, 'denied');
     await decidedAndRead(flows.documents, await submitted(flows.documents), 'approved');
+    for (const externalId of [flows.cancelledPended, flows.cancelledApproved]) {
+      await submitted(externalId);
+      await cancelled(externalId);
+    }
 
     const seen = new Map<string, Awaited<ReturnType<typeof turnsOf>>>();
     for (const [flow, externalId] of Object.entries(flows)) seen.set(flow, await turnsOf(externalId));
@@ -156,6 +175,8 @@ describe('the lifecycle through the PAS channel, against the local payer', () =>
         partial: ['not_submitted>partially_approved'],
         pended: ['not_submitted>pending', 'pending>pending', 'pending>denied'],
         documents: ['not_submitted>pending', 'pending>approved'],
+        cancelledPended: ['not_submitted>pending', 'pending>cancelled'],
+        cancelledApproved: ['not_submitted>approved', 'approved>cancelled'],
       },
     );
     for (const [flow, turns] of seen) {
@@ -172,6 +193,8 @@ describe('the lifecycle through the PAS channel, against the local payer', () =>
       by: 'deadline',
       events: ['authorization.decision_overdue'],
     });
+    expect(seen.get('cancelledPended')![1]!.by).toBe('cancel');
+    expect(seen.get('cancelledApproved')![1]!.by).toBe('cancel');
     // The pended answer that asks for documents sends both events, as the table's rows for it say.
     expect(seen.get('documents')![0]!.events.sort()).toEqual([
       'authorization.information_requested',
