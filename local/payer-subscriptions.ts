@@ -1,24 +1,19 @@
 import { payerSubscriptionsEverySeconds } from '#lib/config/settings';
 import { scheduledPayerFunctions } from '#lib/routes/event-functions';
 import { type HandlerLoader, lambdaContext } from './gateway/invoke.ts';
+import { type PeriodicRun, periodicRun } from './periodic-run.ts';
 
 /*
  * The subscription keeper's timer of the local stack (docs/payer-api.md, "Subscriptions"): every
  * PAYER_SUBSCRIPTIONS_EVERY_SECONDS (5 minutes unless set) it runs KeepPayerSubscriptions, the function
  * EventBridge starts on AWS. A run still under way when the next tick comes is not doubled.
  */
-export interface PayerSubscriptionTimer {
-  /** One run now (what a tick does), awaited: tests use it rather than waiting for the timer. */
-  runOnce(): Promise<void>;
-  /** Stops the timer and waits for the run under way. */
-  close(): Promise<void>;
-}
+export type PayerSubscriptionTimer = PeriodicRun;
 
 export const startPayerSubscriptionTimer = (
   loadHandler: HandlerLoader,
   intervalMs = payerSubscriptionsEverySeconds() * 1000,
 ): PayerSubscriptionTimer => {
-  let running: Promise<void> | undefined;
   const run = async () => {
     try {
       for (const row of scheduledPayerFunctions) {
@@ -29,19 +24,5 @@ export const startPayerSubscriptionTimer = (
       process.stderr.write(`local payer subscriptions: ${(error as Error).name}\n`);
     }
   };
-  const runOnce = () => {
-    running ??= run().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  const timer = setInterval(() => void runOnce(), intervalMs);
-  timer.unref();
-  return {
-    runOnce,
-    close: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return periodicRun(run, intervalMs);
 };

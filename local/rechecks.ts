@@ -4,6 +4,7 @@ import { dueRechecksDefinition, type RecheckTaskResources } from '#lib/rechecks/
 import { recheckTasks } from '#lib/routes/automation-tasks';
 import { functionArnOf } from './arns.ts';
 import { type HandlerLoader, lambdaContext } from './gateway/invoke.ts';
+import { type PeriodicRun, periodicRun } from './periodic-run.ts';
 
 /*
  * The re-check timer of the local stack (docs/rechecks.md): every RECHECK_EVERY_SECONDS or
@@ -12,12 +13,7 @@ import { type HandlerLoader, lambdaContext } from './gateway/invoke.ts';
  * state machine, the definition EventBridge Scheduler starts on AWS, with each Task bound to the same
  * handler. A run still under way when the next tick comes is not doubled.
  */
-export interface RecheckTimer {
-  /** One run now (what a tick does), awaited: tests use it rather than waiting for the timer. */
-  runOnce(): Promise<void>;
-  /** Stops the timer and waits for the run under way. */
-  close(): Promise<void>;
-}
+export type RecheckTimer = PeriodicRun;
 
 export const startRecheckTimer = (
   loadHandler: HandlerLoader,
@@ -36,7 +32,6 @@ export const startRecheckTimer = (
         JSON.parse(JSON.stringify(await (await loadHandler(task.handler))(input, lambdaContext(task.name)))),
     ]),
   );
-  let running: Promise<void> | undefined;
   const run = async () => {
     try {
       await machine.run({}, { overrides: { taskResourceLocalHandlers } }).result;
@@ -45,19 +40,5 @@ export const startRecheckTimer = (
       process.stderr.write(`local re-checks: ${(error as Error).name}\n`);
     }
   };
-  const runOnce = () => {
-    running ??= run().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  const timer = setInterval(() => void runOnce(), intervalMs);
-  timer.unref();
-  return {
-    runOnce,
-    close: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return periodicRun(run, intervalMs);
 };

@@ -1,8 +1,7 @@
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import type { SubmittedClaimStore } from '#lib/payer-subscriptions/submitted-claim-store';
-import { changeRun } from '#lib/runs/run-changes';
 import type { RunStartContext } from '#lib/runs/run-context';
-import { notStarted } from '#lib/runs/run-start';
+import { startQueuedRun } from '#lib/runs/run-start';
 import { TIMEOUTS } from '#lib/runs/state-machines';
 
 /**
@@ -33,20 +32,5 @@ export async function startSubmitRun(
 ): Promise<RpaRunRecord> {
   // Before the admission, which a failed write here would leave taken; a pointer without its run names no one.
   await recordSubmittedClaim(ctx, run);
-  const admitted = await ctx.quotas.admit(run.clientId, run.runId, 1, TIMEOUTS.submitToPayer);
-  await ctx.runs.createRun(run);
-  let executionArn: string;
-  try {
-    executionArn = await ctx.automation.start('submit', run.runId, {
-      clientId: run.clientId,
-      requestExternalId: run.externalId,
-      runId: run.runId,
-    });
-  } catch (error) {
-    await notStarted(ctx, run);
-    await admitted.giveBack();
-    throw error;
-  }
-  const started = await changeRun(ctx.runs, run, (current) => ({ ...current, executionArn }), ctx.now);
-  return started ?? { ...run, executionArn };
+  return startQueuedRun(ctx, run, 'submit', {}, TIMEOUTS.submitToPayer);
 }

@@ -5,6 +5,7 @@ import type { BatchItem, RpaBatchRecord, RpaRunRecord } from '#lib/entities/rpa'
 import { Invalid } from '#lib/errors';
 import { uuidv7 } from '#lib/ids';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
+import type { AutomationMachine } from './automation-starter.ts';
 import { accountFor, type ChannelChoice, chooseEach } from './channel-choice.ts';
 import { type BatchRefusalReason, NoPortalAccount, RequestsNotAutomatable, RequestsNotFound } from './errors.ts';
 import { changeBatch, changeRun, withStep } from './run-changes.ts';
@@ -89,7 +90,7 @@ function queuedRun(ctx: RunStartContext, base: RunBase, choice: ChannelChoice): 
  * StartExecution failed: the run will never be picked up. Fails it (without an outcome: no portal or payer
  * was involved).
  */
-export function notStarted(ctx: Pick<RunStartContext, 'runs' | 'now'>, run: RpaRunRecord) {
+function notStarted(ctx: Pick<RunStartContext, 'runs' | 'now'>, run: RpaRunRecord) {
   return changeRun(
     ctx.runs,
     run,
@@ -99,6 +100,38 @@ export function notStarted(ctx: Pick<RunStartContext, 'runs' | 'now'>, run: RpaR
         : { ...current, status: 'failed', steps: withStep(current.steps, ctx.now().toISOString(), 'not started') },
     ctx.now,
   );
+}
+
+/**
+ * Starts a queued run: admitted against the client's quotas for `timeoutSeconds`, stored, its execution of
+ * `machine` started with the run's ids and `input` (a start that fails ends the run `not started` and gives
+ * the quota back), the execution's ARN recorded. The run, with its ARN.
+ */
+export async function startQueuedRun(
+  ctx: Pick<RunStartContext, 'runs' | 'automation' | 'quotas' | 'now'>,
+  run: RpaRunRecord,
+  machine: AutomationMachine,
+  input: Record<string, string>,
+  timeoutSeconds: number,
+): Promise<RpaRunRecord> {
+  const admitted = await ctx.quotas.admit(run.clientId, run.runId, 1, timeoutSeconds);
+  await ctx.runs.createRun(run);
+  let executionArn: string;
+  try {
+    executionArn = await ctx.automation.start(machine, run.runId, {
+      clientId: run.clientId,
+      requestExternalId: run.externalId,
+      runId: run.runId,
+      ...input,
+    });
+  } catch (error) {
+    await notStarted(ctx, run);
+    await admitted.giveBack();
+    throw error;
+  }
+  // The worker may already be writing the run: set the ARN on whatever version is current.
+  const started = await changeRun(ctx.runs, run, (current) => ({ ...current, executionArn }), ctx.now);
+  return started ?? { ...run, executionArn };
 }
 
 /** Queues a view-on-page run and starts its execution; the run, with its execution's ARN. */
@@ -120,25 +153,8 @@ export async function startViewOnPage(
     organizationId: user.organizationId,
   };
   const run = queuedRun(ctx, base, { channel: 'portal', account });
-  const admitted = await ctx.quotas.admit(clientId, run.runId, 1, TIMEOUTS.viewOnPage);
-  await ctx.runs.createRun(run);
-  let executionArn: string;
-  try {
-    // The account is fixed here: the credentials function hands out only this account's (run-credentials.ts).
-    executionArn = await ctx.automation.start('view-on-page', run.runId, {
-      clientId,
-      requestExternalId: externalId,
-      runId: run.runId,
-      portalAccountId: account.externalId,
-    });
-  } catch (error) {
-    await notStarted(ctx, run);
-    await admitted.giveBack();
-    throw error;
-  }
-  // The worker may already be writing the run: set the ARN on whatever version is current.
-  const started = await changeRun(ctx.runs, run, (current) => ({ ...current, executionArn }), ctx.now);
-  return started ?? { ...run, executionArn };
+  // The account is fixed here: the credentials function hands out only this account's (run-credentials.ts).
+  return startQueuedRun(ctx, run, 'view-on-page', { portalAccountId: account.externalId }, TIMEOUTS.viewOnPage);
 }
 
 /** A batch's body: on whose behalf, its requests, and what to do with a request that cannot be started. */

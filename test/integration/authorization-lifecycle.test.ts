@@ -20,7 +20,6 @@ import {
   historyOf,
   ownPayer,
   type PayerApiTenant,
-  pasRequestBody,
   payerApiTenant,
   setPayerEndpoint,
   submit,

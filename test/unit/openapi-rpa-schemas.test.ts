@@ -287,7 +287,7 @@ const callArguments = (source: string, name: string): string[][] => {
 };
 
 describe('what the code writes', () => {
-  const sources = ['runs', 'portal', 'payer-api'].flatMap((room) =>
+  const sources = ['runs', 'portal', 'payer-api', 'payer-api/cdex'].flatMap((room) =>
     readdirSync(new URL(`../../lib/${room}/`, import.meta.url))
       .filter((file) => file.endsWith('.ts'))
       .map((file) => readFileSync(new URL(`../../lib/${room}/${file}`, import.meta.url), 'utf8')),
