@@ -44,7 +44,7 @@ beforeAll(async () => {
   await enableInvocationContexts();
   enforceTableGrants();
   payer = await ownPayer();
-  await setPayerEndpoint(PAYER_ID, payer, undefined, 'cdex');
+  await setPayerEndpoint(PAYER_ID, payer, { attachmentSubmission: 'cdex' });
   tenant = await payerApiTenant('pas-cdex', { payer, payerId: PAYER_ID });
   ctx = payerTaskContextOf({
     runs: dynamoRunStore,

@@ -43,7 +43,7 @@ beforeAll(async () => {
   enforceTableGrants();
   payer = await ownPayer();
   await setPayerEndpoint(PAYER_ID, payer);
-  await setPayerEndpoint(UNCOVERED_PAYER_ID, payer, 'none');
+  await setPayerEndpoint(UNCOVERED_PAYER_ID, payer, { decisionTimeframes: 'none' });
   tenant = await payerApiTenant('pas-deadlines', { payer, payerId: PAYER_ID });
   await createConnection(tenant, UNCOVERED_PAYER_ID, tenant.payerClientId);
 });

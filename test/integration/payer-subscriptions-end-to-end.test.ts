@@ -34,7 +34,7 @@ const PENDED_MEMBER = SANDBOX_MEMBERS[2]!.memberId;
 
 beforeAll(async () => {
   payer = await ownPayer();
-  await setPayerEndpoint(PAYER_ID, payer, undefined, undefined, 'rest-hook');
+  await setPayerEndpoint(PAYER_ID, payer, { subscriptions: 'rest-hook' });
   tenant = await payerApiTenant('pas-pushed', { payer, payerId: PAYER_ID });
 });
 afterAll(() => payer?.close());

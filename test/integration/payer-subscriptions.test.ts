@@ -45,7 +45,7 @@ beforeAll(async () => {
   enforceTableGrants();
   payer = await ownPayer();
   receiver = await notificationReceiver();
-  await setPayerEndpoint(PAYER_ID, payer, undefined, undefined, 'rest-hook');
+  await setPayerEndpoint(PAYER_ID, payer, { subscriptions: 'rest-hook' });
   await setPayerEndpoint(UNSUBSCRIBED_PAYER_ID, payer);
 });
 afterAll(async () => {

@@ -58,18 +58,18 @@ const directory = payerEndpointDirectory({ store: dynamoPayerEndpointStore, urlP
 export const setPayerEndpoint = (
   payerId: string,
   payer: PayerSide,
-  decisionTimeframes?: 'none' | 'cms-0057-f',
-  attachmentSubmission?: 'claim-update' | 'cdex',
-  subscriptions?: 'rest-hook' | 'none',
+  flags: {
+    decisionTimeframes?: 'none' | 'cms-0057-f';
+    attachmentSubmission?: 'claim-update' | 'cdex';
+    subscriptions?: 'rest-hook' | 'none';
+  } = {},
 ) =>
   directory.set({
     payerId,
     name: `${payerId} plan`,
     fhirBaseUrl: payer.fhirBaseUrl,
     tokenUrl: payer.tokenUrl,
-    decisionTimeframes,
-    attachmentSubmission,
-    subscriptions,
+    ...flags,
   });
 
 const asOperator = (payer: PayerSide, path: string, body: unknown) =>
