@@ -172,9 +172,12 @@ describe('documents sent by CDex $submit-attachment to the local PAS payer', () 
 
   it('answer the request for more information when the client submits naming them: no claim update is sent', async () => {
     const { externalId, claimIdentifier } = await pendedWithRequest();
-    const [plan] = await uploaded(externalId, [{ documentType: '18776-5', bytes: sample.pdf() }]);
-    const [notes] = await uploaded(externalId, [{ documentType: '11506-3', bytes: sample.pdf(1024) }]);
-    const res = await submit(tenant, externalId, { attachmentIds: [plan!.attachmentId, notes!.attachmentId] });
+    const attachments = await uploaded(externalId, [
+      { documentType: '18776-5', bytes: sample.pdf() },
+      { documentType: '11506-3', bytes: sample.pdf(1024) },
+    ]);
+    const attachmentIds = attachments.map((attachment) => attachment.attachmentId);
+    const res = await submit(tenant, externalId, { attachmentIds });
     expect(res.status, res.text).toBe(202);
     const settled = await settledRun(tenant, locationOf(res));
     expect(settled.outcome).toBe('submitted');
