@@ -6,11 +6,9 @@ import { decisionDeadlineEntity } from '#lib/entities/decision-deadline';
 import { type AuthorizationStatus, requestEntity } from '#lib/entities/request';
 import { LIFECYCLE, pairsOf } from '#lib/requests/authorization-lifecycle';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
-import { enableInvocationContexts } from '#local/invocations';
 import { PAS_DOCUMENTS_MEMBER_ID, PAS_PARTIAL_MEMBER_ID } from '#local/pas-payer/seed';
 import { startRecheckTimer } from '#local/rechecks';
 import { SANDBOX_MEMBERS } from '#local/sandbox-portal/seed';
-import { enforceTableGrants } from '#local/table-grants';
 import { call } from '#test/support/api';
 import { loadSourceHandler } from '#test/support/in-process-gateway';
 import {
@@ -18,10 +16,9 @@ import {
   createPasRequest,
   decideAtPayer,
   historyOf,
-  ownPayer,
+  type OwnPayer,
+  ownPayerAndTenant,
   type PayerApiTenant,
-  payerApiTenant,
-  setPayerEndpoint,
   submit,
 } from '#test/support/payer-api';
 import { outboxItemsOf } from './events-support.ts';
@@ -35,17 +32,12 @@ import { locationOf, settledBatch, settledRun, startBatch } from './rpa-end-to-e
  * read, a cancel; a deadline that passed), and every event written with it is one that row says it
  * sends.
  */
-let payer: Awaited<ReturnType<typeof ownPayer>>;
+let payer: OwnPayer;
 const PAYER_ID = 'PTEST-LIFECYCLE';
 let tenant: PayerApiTenant;
 
 beforeAll(async () => {
-  // First: before any AWS SDK request of this process.
-  await enableInvocationContexts();
-  enforceTableGrants();
-  payer = await ownPayer();
-  await setPayerEndpoint(PAYER_ID, payer);
-  tenant = await payerApiTenant('pas-lifecycle', { payer, payerId: PAYER_ID });
+  ({ payer, tenant } = await ownPayerAndTenant('pas-lifecycle', PAYER_ID, { inProcess: true }));
 });
 afterAll(() => payer?.close());
 

@@ -9,11 +9,10 @@ import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
 import { call, newTenant, uniqueId } from '#test/support/api';
 import {
   createPasRequest,
-  ownPayer,
+  type OwnPayer,
+  ownPayerAndTenant,
   type PayerApiTenant,
-  payerApiTenant,
   payerClaims,
-  setPayerEndpoint,
   submit,
 } from '#test/support/payer-api';
 import { getRequest, locationOf, settledRun } from './rpa-end-to-end-support.ts';
@@ -25,14 +24,12 @@ import { getRequest, locationOf, settledRun } from './rpa-end-to-end-support.ts'
  * reached over HTTP with the tenant's real client assertions). What the payer answers a cancel is the
  * SubmitPasClaim task's to send and record, not the start's.
  */
-let payer: Awaited<ReturnType<typeof ownPayer>>;
+let payer: OwnPayer;
 const PAYER_ID = 'PTEST-CANCEL';
 let tenant: PayerApiTenant;
 
 beforeAll(async () => {
-  payer = await ownPayer();
-  await setPayerEndpoint(PAYER_ID, payer);
-  tenant = await payerApiTenant('pas-cancel', { payer, payerId: PAYER_ID });
+  ({ payer, tenant } = await ownPayerAndTenant('pas-cancel', PAYER_ID));
 });
 afterAll(() => payer?.close());
 

@@ -14,15 +14,12 @@ import { dynamoPayerConnectionStore } from '#lib/payer-connections/dynamo-payer-
 import { dynamoPayerEndpointStore } from '#lib/payer-endpoints/dynamo-payer-endpoint-store';
 import { dynamoRequestStore } from '#lib/requests/dynamo-request-store';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
-import { enableInvocationContexts } from '#local/invocations';
 import { PAS_DOCUMENTS_MEMBER_ID } from '#local/pas-payer/seed';
-import { enforceTableGrants } from '#local/table-grants';
 import {
   createPasRequest,
-  ownPayer,
+  type OwnPayer,
+  ownPayerAndTenant,
   type PayerApiTenant,
-  payerApiTenant,
-  setPayerEndpoint,
   submit,
 } from '#test/support/payer-api';
 import { sample, sha256, upload } from './attachments-support.ts';
@@ -34,18 +31,16 @@ import { getRequest, locationOf, settledBatch, settledRun, startBatch } from './
  * (the payer token function, a real client assertion). The payer files them on the claim and stops asking
  * for their codes: the next $inquire shows nothing requested any more.
  */
-let payer: Awaited<ReturnType<typeof ownPayer>>;
+let payer: OwnPayer;
 const PAYER_ID = 'PTEST-CDEX';
 let tenant: PayerApiTenant;
 let ctx: PayerTaskContext;
 
 beforeAll(async () => {
-  // First: before any AWS SDK request of this process.
-  await enableInvocationContexts();
-  enforceTableGrants();
-  payer = await ownPayer();
-  await setPayerEndpoint(PAYER_ID, payer, { attachmentSubmission: 'cdex' });
-  tenant = await payerApiTenant('pas-cdex', { payer, payerId: PAYER_ID });
+  ({ payer, tenant } = await ownPayerAndTenant('pas-cdex', PAYER_ID, {
+    flags: { attachmentSubmission: 'cdex' },
+    inProcess: true,
+  }));
   ctx = payerTaskContextOf({
     runs: dynamoRunStore,
     requests: dynamoRequestStore,

@@ -4,19 +4,16 @@ import type { RpaRunRecord } from '#lib/entities/rpa';
 import { uuidv7 } from '#lib/ids';
 import { payerTasks } from '#lib/payer-api/payer-task-service';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
-import { enableInvocationContexts } from '#local/invocations';
 import { REQUESTED_DOCUMENTS } from '#local/pas-payer/documentation-requests';
 import { PAS_DOCUMENTS_MEMBER_ID } from '#local/pas-payer/seed';
-import { enforceTableGrants } from '#local/table-grants';
 import { call } from '#test/support/api';
 import {
   createPasRequest,
-  ownPayer,
+  type OwnPayer,
+  ownPayerAndTenant,
   type PayerApiTenant,
   pasRequestBody,
-  payerApiTenant,
   payerClaims,
-  setPayerEndpoint,
   submit,
 } from '#test/support/payer-api';
 import { sample, upload } from './attachments-support.ts';
@@ -29,17 +26,12 @@ import { getRequest, locationOf, settledRun } from './rpa-end-to-end-support.ts'
  * information goes the same way with the named attachments; a denied request is refused an update; a
  * cancel run ends the authorization `cancelled`. This file's own payer, over HTTP with real assertions.
  */
-let payer: Awaited<ReturnType<typeof ownPayer>>;
+let payer: OwnPayer;
 const PAYER_ID = 'PTEST-UPDATES';
 let tenant: PayerApiTenant;
 
 beforeAll(async () => {
-  // First: before any AWS SDK request of this process (the cancel's task runs here, under its grants).
-  await enableInvocationContexts();
-  enforceTableGrants();
-  payer = await ownPayer();
-  await setPayerEndpoint(PAYER_ID, payer);
-  tenant = await payerApiTenant('pas-updates', { payer, payerId: PAYER_ID });
+  ({ payer, tenant } = await ownPayerAndTenant('pas-updates', PAYER_ID, { inProcess: true }));
 });
 afterAll(() => payer?.close());
 

@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoRunStore } from '#lib/runs/dynamo-run-store';
-import { enableInvocationContexts } from '#local/invocations';
 import { DOCUMENTS_DUE_DAYS, REQUESTED_DOCUMENTS } from '#local/pas-payer/documentation-requests';
 import { PAS_DOCUMENTS_MEMBER_ID } from '#local/pas-payer/seed';
-import { enforceTableGrants } from '#local/table-grants';
 import {
   claimsOf,
   createPasRequest,
   decideAtPayer,
   historyOf,
-  ownPayer,
+  type OwnPayer,
+  ownPayerAndTenant,
   type PayerApiTenant,
-  payerApiTenant,
-  setPayerEndpoint,
   submit,
 } from '#test/support/payer-api';
 import { outboxItemsOf } from './events-support.ts';
@@ -24,17 +21,12 @@ import { getRequest, locationOf, settledBatch, settledRun, startBatch } from './
  * authorization.information_requested event, codes only. Submitted through the API to this file's own
  * local PAS payer (member SBX-10008 pends with a request for documents), over HTTP with real client assertions.
  */
-let payer: Awaited<ReturnType<typeof ownPayer>>;
+let payer: OwnPayer;
 const PAYER_ID = 'PTEST-INFORMATION';
 let tenant: PayerApiTenant;
 
 beforeAll(async () => {
-  // First: before any AWS SDK request of this process.
-  await enableInvocationContexts();
-  enforceTableGrants();
-  payer = await ownPayer();
-  await setPayerEndpoint(PAYER_ID, payer);
-  tenant = await payerApiTenant('pas-information', { payer, payerId: PAYER_ID });
+  ({ payer, tenant } = await ownPayerAndTenant('pas-information', PAYER_ID, { inProcess: true }));
 });
 afterAll(() => payer?.close());
 

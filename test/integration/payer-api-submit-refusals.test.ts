@@ -7,12 +7,11 @@ import { call, newTenant, uniqueId } from '#test/support/api';
 import {
   createConnection,
   createPasRequest,
-  ownPayer,
+  type OwnPayer,
+  ownPayerAndTenant,
   type PayerApiTenant,
   pasRequestBody,
-  payerApiTenant,
   payerClaims,
-  setPayerEndpoint,
   submit,
   submitPath,
 } from '#test/support/payer-api';
@@ -25,14 +24,12 @@ import { locationOf, settledRun } from './rpa-end-to-end-support.ts';
  * a payer that refuses our client assertion. Each refused start sends nothing: no run, and this file's own
  * PAS payer (in this process, reached over HTTP) holds no more claims than before.
  */
-let payer: Awaited<ReturnType<typeof ownPayer>>;
+let payer: OwnPayer;
 const PAYER_ID = 'PTEST-REFUSALS';
 let tenant: PayerApiTenant;
 
 beforeAll(async () => {
-  payer = await ownPayer();
-  await setPayerEndpoint(PAYER_ID, payer);
-  tenant = await payerApiTenant('pas-submit-refusals', { payer, payerId: PAYER_ID });
+  ({ payer, tenant } = await ownPayerAndTenant('pas-submit-refusals', PAYER_ID));
 });
 afterAll(() => payer?.close());
 

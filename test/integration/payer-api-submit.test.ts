@@ -10,10 +10,9 @@ import {
   createPasRequest,
   decideAtPayer,
   historyOf,
-  ownPayer,
+  type OwnPayer,
+  ownPayerAndTenant,
   type PayerApiTenant,
-  payerApiTenant,
-  setPayerEndpoint,
   submit,
   subscribeToChanges,
 } from '#test/support/payer-api';
@@ -28,14 +27,12 @@ import { matchingSignatures, startReceiver } from './webhook-receiver-support.ts
  * (local/pas-payer/server.ts, in this process), so that what it counts per Bundle identifier, claims made
  * and submissions received, can be read: a retried or reconciled submission must make one claim.
  */
-let payer: Awaited<ReturnType<typeof ownPayer>>;
+let payer: OwnPayer;
 const PAYER_ID = 'PTEST-SUBMIT';
 let tenant: PayerApiTenant;
 
 beforeAll(async () => {
-  payer = await ownPayer();
-  await setPayerEndpoint(PAYER_ID, payer);
-  tenant = await payerApiTenant('pas-submit', { payer, payerId: PAYER_ID });
+  ({ payer, tenant } = await ownPayerAndTenant('pas-submit', PAYER_ID));
 });
 afterAll(() => payer?.close());
 

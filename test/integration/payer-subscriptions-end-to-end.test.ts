@@ -10,10 +10,9 @@ import {
   claimsOf,
   createPasRequest,
   decideAtPayer,
-  ownPayer,
+  type OwnPayer,
+  ownPayerAndTenant,
   type PayerApiTenant,
-  payerApiTenant,
-  setPayerEndpoint,
   submit,
   subscribeToChanges,
 } from '#test/support/payer-api';
@@ -27,15 +26,13 @@ import { startReceiver } from './webhook-receiver-support.ts';
  * which starts a `$inquire` through the connection; that read changes the authorization, and the client's
  * webhook receiver hears of it. No re-check runs: the request's re-check is still an hour and more away.
  */
-let payer: Awaited<ReturnType<typeof ownPayer>>;
+let payer: OwnPayer;
 let tenant: PayerApiTenant;
 const PAYER_ID = 'PTEST-PUSHED';
 const PENDED_MEMBER = SANDBOX_MEMBERS[2]!.memberId;
 
 beforeAll(async () => {
-  payer = await ownPayer();
-  await setPayerEndpoint(PAYER_ID, payer, { subscriptions: 'rest-hook' });
-  tenant = await payerApiTenant('pas-pushed', { payer, payerId: PAYER_ID });
+  ({ payer, tenant } = await ownPayerAndTenant('pas-pushed', PAYER_ID, { flags: { subscriptions: 'rest-hook' } }));
 });
 afterAll(() => payer?.close());
 

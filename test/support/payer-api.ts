@@ -199,6 +199,29 @@ export const submit = (
     headers,
   });
 
+/** A test file's own local PAS payer (ownPayer). */
+export type OwnPayer = Awaited<ReturnType<typeof ownPayer>>;
+
+/**
+ * What a payer-API test file starts with: its own local PAS payer, the payer in the directory (with `flags`),
+ * and a tenant connected to it. `inProcess`: the file runs functions in this process (payer tasks, the token
+ * function), so their invocation contexts and table grants are set up first, before any AWS SDK request.
+ */
+export async function ownPayerAndTenant(
+  label: string,
+  payerId: string,
+  { flags, inProcess = false }: { flags?: Parameters<typeof setPayerEndpoint>[2]; inProcess?: boolean } = {},
+) {
+  if (inProcess) {
+    await (await import('#local/invocations')).enableInvocationContexts();
+    (await import('#local/table-grants')).enforceTableGrants();
+  }
+  const payer = await ownPayer();
+  await setPayerEndpoint(payerId, payer, flags);
+  const tenant = await payerApiTenant(label, { payer, payerId });
+  return { payer, tenant };
+}
+
 /** The payer's operator page (HTML), read with the operator's token. */
 const operatorPage = async (payer: PayerSide) => {
   const res = await fetch(`${payer.url}/operator`, { headers: { authorization: `Bearer ${payer.operatorToken}` } });
