@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /*
  * The channel secret of a subscription (docs/security.md, "Payer notifications"): 32 random bytes, base64url,
@@ -8,6 +8,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  */
 
 const digestOf = (secret: string) => createHash('sha256').update(secret, 'utf8').digest();
+
+/** A new subscription's channel secret, and the hash that is all we keep of it. */
+export const newChannelSecret = (): { secret: string; secretHash: string } => {
+  const secret = randomBytes(32).toString('base64url');
+  return { secret, secretHash: digestOf(secret).toString('hex') };
+};
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 

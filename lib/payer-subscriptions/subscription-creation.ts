@@ -1,8 +1,9 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@medplum/fhirtypes';
 import type { PayerSubscriptionStatus, StoredPayerSubscription } from '#lib/entities/payer-subscription';
 import { log } from '#lib/observability/logger';
 import { shardOf } from '#lib/table-shards';
+import { newChannelSecret } from './notification-secret.ts';
 import {
   answeredBody,
   callOf,
@@ -24,8 +25,6 @@ export type Created = 'created' | 'raced' | 'not_answered';
 
 /** How many times the payer's id is written on a subscription its handshake changes meanwhile. */
 const RECORD_ATTEMPTS = 3;
-
-const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** The payer's id and status on the subscription as it is now (a handshake may have made it `active`). */
 async function recordPayerId(
@@ -65,13 +64,13 @@ export async function createSubscription(
   const now = ctx.now();
   const at = now.toISOString();
   const subscriptionId = randomUUID();
-  const secret = randomBytes(32).toString('base64url');
+  const { secret, secretHash } = newChannelSecret();
   const subscription: StoredPayerSubscription = {
     subscriptionId,
     ...owner,
     payerId: site.connection.payerId,
     payerSubscriptionId: null,
-    secretHash: sha256Hex(secret),
+    secretHash,
     status: 'requested',
     endAt: endAtFrom(now),
     heartbeatPeriodSeconds: ctx.heartbeatPeriodSeconds,

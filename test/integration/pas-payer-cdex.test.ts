@@ -11,7 +11,7 @@ import type {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAS_DOCUMENTS_MEMBER_ID } from '#local/pas-payer/seed';
 import { type PasPayer, startPasPayer } from '#local/pas-payer/server';
-import { clientAssertion, jwksServer, pasRequestBundle, RENDERING_NPI } from './pas-payer-support.ts';
+import { accessTokenAt, jwksServer, pasRequestBundle, RENDERING_NPI } from './pas-payer-support.ts';
 
 /*
  * The local PAS payer's CDex `$submit-attachment` over real HTTP with real tokens (docs/pas-payer.md):
@@ -35,26 +35,7 @@ afterAll(async () => {
   await keys?.close();
 });
 
-const accessToken = async (clientId: string) => {
-  const assertion = await clientAssertion({
-    clientId,
-    audience: payer.tokenUrl,
-    privateKey: keys.privateKey,
-    kid: keys.kid,
-  });
-  const response = await fetch(payer.tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-      client_assertion: assertion,
-      scope: 'system/Claim.write',
-    }).toString(),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { access_token: string }).access_token;
-};
+const accessToken = (clientId: string) => accessTokenAt(payer, keys, clientId, 'system/Claim.write');
 
 const post = async (operation: string, body: unknown, token: string, contentType = 'application/fhir+json') => {
   const response = await fetch(`${payer.fhirBaseUrl}/Claim/${operation}`, {

@@ -10,7 +10,7 @@ import {
   type SubscriptionOptions,
   statusOf,
 } from './pas-payer-subscriptions-support.ts';
-import { clientAssertion, jwksServer, pasRequestBundle } from './pas-payer-support.ts';
+import { accessTokenAt, jwksServer, pasRequestBundle } from './pas-payer-support.ts';
 
 /**
  * The local PAS payer's subscriptions over real HTTP: created by a client with a real token (signed
@@ -38,25 +38,7 @@ afterAll(async () => {
   await keys?.close();
 });
 
-const accessToken = async (clientId: string) => {
-  const assertion = await clientAssertion({
-    clientId,
-    audience: payer.tokenUrl,
-    privateKey: keys.privateKey,
-    kid: keys.kid,
-  });
-  const response = await fetch(payer.tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-      client_assertion: assertion,
-    }).toString(),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { access_token: string }).access_token;
-};
+const accessToken = (clientId: string) => accessTokenAt(payer, keys, clientId);
 
 const call = async (method: string, path: string, token: string, body?: unknown, type = 'application/fhir+json') => {
   const response = await fetch(`${payer.fhirBaseUrl}${path}`, {

@@ -258,3 +258,30 @@ export const clientAssertion = (options: AssertionOptions) => {
     .setJti(options.jti ?? randomUUID())
     .sign(options.privateKey);
 };
+
+/** A live access token from the payer's token endpoint, for `clientId` signing with `keys` (scope: the payer's default). */
+export const accessTokenAt = async (
+  payer: { tokenUrl: string },
+  keys: { privateKey: CryptoKey; kid: string },
+  clientId: string,
+  scope?: string,
+) => {
+  const assertion = await clientAssertion({
+    clientId,
+    audience: payer.tokenUrl,
+    privateKey: keys.privateKey,
+    kid: keys.kid,
+  });
+  const response = await fetch(payer.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: assertion,
+      ...(scope ? { scope } : {}),
+    }).toString(),
+  });
+  if (response.status !== 200) throw new Error(`The payer's token endpoint answered ${response.status}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+};
