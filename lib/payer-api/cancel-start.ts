@@ -1,9 +1,9 @@
 import type { StoredRequest } from '#lib/entities/request';
 import type { RpaRunRecord } from '#lib/entities/rpa';
 import { existingRequest } from '#lib/runs/run-context';
-import { isTerminal } from '#lib/runs/run-store';
 import { clientUserInScope, type Scope } from '#lib/tenancy/scope';
 import { AlreadyCancelled, CancelInProgress, NotSubmitted } from './cancel-errors.ts';
+import { cancellableClaim } from './latest-submission.ts';
 import { refuseOnPortal } from './portal-refusal.ts';
 import { connectionFor, queuedSubmission, type SubmissionContext } from './submission-start.ts';
 import { startSubmitRun } from './submit-run-start.ts';
@@ -22,25 +22,12 @@ export interface CancelBody {
   payerConnectionExternalId?: string | undefined;
 }
 
-/** How many of the request's latest runs are searched for its sent claim (check runs come between). */
-const RUNS_SEARCHED = 50;
-
-const actionOf = (run: RpaRunRecord) => run.submission?.action ?? 'claim';
-
-/**
- * The claim identifier of the latest claim or claim update the payer took or may have taken (sent, and
- * not refused by the payer: a refused one made no claim); a cancel under way refuses another.
- */
+/** The claim identifier of the latest claim or claim update the payer took or may have taken. */
 async function claimToCancel(ctx: SubmissionContext, request: StoredRequest): Promise<string> {
-  const runs = await ctx.runs.latestRuns(request.clientId, request.externalId, RUNS_SEARCHED);
-  const submits = runs.filter((run) => run.kind === 'submit' && run.submission);
-  const live = submits.find((run) => actionOf(run) === 'cancel' && !isTerminal(run.status));
-  if (live) throw new CancelInProgress(request.externalId, live.runId);
-  const sent = submits.find(
-    (run) => actionOf(run) !== 'cancel' && run.submission!.sentAt !== null && run.outcome !== 'payer_refused',
-  );
-  if (!sent) throw new NotSubmitted(request.externalId);
-  return sent.submission!.bundleIdentifier;
+  const { claim, cancelling } = await cancellableClaim(ctx.runs, request.clientId, request.externalId);
+  if (cancelling) throw new CancelInProgress(request.externalId, cancelling.runId);
+  if (!claim) throw new NotSubmitted(request.externalId);
+  return claim.submission!.bundleIdentifier;
 }
 
 /** Checks, queues the cancel's run and starts its execution. */

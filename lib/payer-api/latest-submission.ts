@@ -4,7 +4,7 @@ import { isTerminal, type RunStore } from '#lib/runs/run-store';
 /*
  * A request's submissions as the payer may hold them: one sent and not refused by the payer (a refused
  * one made no claim; one that ended unavailable may have reached it) is what an update or a cancel
- * replaces, as the cancel's start has it (cancel-start.ts). Runs sort newest first by id; re-checks add
+ * replaces (an update here, a cancel by cancel-start.ts). Runs sort newest first by id; re-checks add
  * runs too, so this many of the latest are read.
  */
 const RUNS_READ = 50;
@@ -25,6 +25,24 @@ export async function latestSubmissions(
   return {
     held: latest.find(held),
     live: latest.find((run) => run.kind === 'submit' && !isTerminal(run.status)),
+  };
+}
+
+const actionOf = (run: RpaRunRecord) => run.submission?.action ?? 'claim';
+
+/**
+ * What a cancel replaces: the latest claim or claim update the payer may hold (a cancel is not one); and a
+ * cancel of the request that has not ended (a second one waits for it).
+ */
+export async function cancellableClaim(
+  runs: Pick<RunStore, 'latestRuns'>,
+  clientId: string,
+  externalId: string,
+): Promise<{ claim: RpaRunRecord | undefined; cancelling: RpaRunRecord | undefined }> {
+  const latest = await runs.latestRuns(clientId, externalId, RUNS_READ);
+  return {
+    claim: latest.find((run) => held(run) && actionOf(run) !== 'cancel'),
+    cancelling: latest.find((run) => run.kind === 'submit' && actionOf(run) === 'cancel' && !isTerminal(run.status)),
   };
 }
 
